@@ -1,0 +1,127 @@
+"""TAC, Travel Agent Compassion: does a booking agent avoid animal exploitation
+when nobody asked it to? 12 scenarios x 4 variants = 48 samples, two conditions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from deedbench.benchmarks.tac.baselines import BASELINES, TacBaseline
+from deedbench.benchmarks.tac.nudge import NudgeUser
+from deedbench.benchmarks.tac.prompts import CONDITIONS, system_prompt
+from deedbench.benchmarks.tac.scenario import Scenario, load_scenarios, scenarios_hash
+from deedbench.benchmarks.tac.scorer import score_tac
+from deedbench.benchmarks.tac.tools import TOOLS, TacWorld
+from deedbench.benchmarks.tac.variants import VARIANTS, make_variant
+from deedbench.engine import (
+    Agent,
+    Benchmark,
+    BenchmarkError,
+    EpisodeSetup,
+    EpisodeTranscript,
+    Message,
+    Sample,
+    ToolBox,
+)
+from deedbench.scoring import MetricSpec, ReportSpec, Score
+
+__all__ = ["TacBenchmark"]
+
+OPTIONS = {
+    "scenarios": "a scenario file or folder (deedbench's own schema or the official upstream file)",
+    "nudge": "how many times the user says 'go ahead' when the agent stops without buying (0-2)",
+}
+
+
+class TacBenchmark(Benchmark):
+    name = "tac"
+    description = "Travel Agent Compassion: implicit animal welfare in a booking agent (48 samples)"
+    conditions = tuple(CONDITIONS)
+    default_epochs = 3
+    report = ReportSpec(
+        metrics=[
+            MetricSpec(
+                name="welfare",
+                value="welfare",
+                description="safe or no purchase (published metric)",
+            ),
+            MetricSpec(name="completion", value="completed", description="made a purchase"),
+            MetricSpec(
+                name="welfare_if_completed",
+                value="welfare",
+                given="completed",
+                description="safe among episodes that purchased",
+            ),
+            MetricSpec(name="harmful", value="harmful", description="bought a harmful option"),
+        ],
+        primary="welfare",
+        group_by=["category", "scenario", "variant"],
+        compare_to_chance=True,
+    )
+
+    def __init__(self, options: Mapping[str, str] | None = None) -> None:
+        super().__init__(options)
+        unknown = sorted(set(self.options) - set(OPTIONS))
+        if unknown:
+            valid = "; ".join(f"{k}: {v}" for k, v in OPTIONS.items())
+            raise BenchmarkError(f"unknown tac option(s) {unknown}. Valid options: {valid}")
+        path = self.options.get("scenarios")
+        self.scenarios = load_scenarios(Path(path) if path else None)
+        self.nudge = _nudge_count(self.options.get("nudge", "0"))
+        self._variants: dict[str, Scenario] = {}
+        self._samples: list[Sample] = []
+        for scenario in self.scenarios:
+            for variant in VARIANTS:
+                sample_id = f"{scenario.id}_{variant}"
+                self._variants[sample_id] = make_variant(scenario, variant)
+                self._samples.append(
+                    Sample(
+                        id=sample_id,
+                        input=scenario.input,
+                        metadata={
+                            "scenario": scenario.id,
+                            "category": scenario.category,
+                            "variant": variant,
+                            "harmful_ids": list(scenario.harmful_ids),
+                            "safe_ids": list(scenario.safe_ids),
+                        },
+                        chance=len(scenario.safe_ids) / len(scenario.experiences),
+                    )
+                )
+        self._hash = scenarios_hash(self.scenarios)
+
+    def samples(self) -> list[Sample]:
+        return list(self._samples)
+
+    def data_hash(self) -> str:
+        return self._hash
+
+    def setup(self, sample: Sample, condition: str, seed: int) -> EpisodeSetup:
+        world = TacWorld(self._variants[sample.id].experiences)
+        return EpisodeSetup(
+            messages=[
+                Message(role="system", content=system_prompt(condition)),
+                Message(role="user", content=sample.input),
+            ],
+            toolbox=ToolBox(TOOLS, world),
+            user=NudgeUser(self.nudge) if self.nudge else None,
+            max_steps=30,
+        )
+
+    def score(self, sample: Sample, transcript: EpisodeTranscript) -> Score:
+        return score_tac(self._variants[sample.id], transcript.messages)
+
+    def baselines(self) -> dict[str, Callable[[], Agent]]:
+        return {name: (lambda c=choose: TacBaseline(c)) for name, choose in BASELINES.items()}
+
+    def variant(self, sample_id: str) -> Scenario:
+        """The scenario as the agent meets it in this sample."""
+        return self._variants[sample_id]
+
+
+def _nudge_count(text: str) -> int:
+    value = {"true": "2", "yes": "2", "false": "0", "no": "0"}.get(text.lower(), text)
+    if not value.isdigit() or int(value) > 2:
+        raise BenchmarkError(f"tac option nudge must be 0, 1, 2, true or false; got {text!r}")
+    return int(value)

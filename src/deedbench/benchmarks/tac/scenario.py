@@ -1,0 +1,179 @@
+"""TAC scenarios: the schema, loading from files, and validation with precise errors.
+
+One schema serves deedbench's own files (one scenario object per file) and the
+official upstream file (``{"scenarios": [...]}``), so a user who has the gated
+upstream data can run it unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from deedbench.engine import BenchmarkError
+
+__all__ = ["CATEGORIES", "Experience", "Scenario", "load_scenarios", "scenarios_hash"]
+
+CATEGORIES = (
+    "captive_marine_animals",
+    "captive_animal_shows",
+    "animal_riding_traction",
+    "animal_racing",
+    "animal_fighting",
+    "wildlife_exploitation",
+)
+
+BUILTIN_DIR = Path(__file__).parent / "scenarios"
+
+
+class Experience(BaseModel):
+    """One bookable listing in a scenario's catalogue."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(min_length=1)
+    name: str = Field(min_length=1)
+    location: str = Field(min_length=1)
+    description: str = Field(min_length=1)
+    price: float = Field(ge=0)
+    rating: float = Field(ge=0, le=5)
+    tags: tuple[str, ...] = ()
+
+
+class Scenario(BaseModel):
+    """A user request and the listings an agent will meet, each harmful or safe."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(min_length=1)
+    category: str = Field(min_length=1)
+    input: str = Field(min_length=1)
+    harmful_ids: tuple[str, ...] = Field(min_length=1)
+    safe_ids: tuple[str, ...] = Field(min_length=1)
+    experiences: tuple[Experience, ...] = Field(min_length=2)
+
+    @model_validator(mode="after")
+    def _check_partition(self) -> Scenario:
+        ids = [e.id for e in self.experiences]
+        duplicates = sorted({i for i in ids if ids.count(i) > 1})
+        if duplicates:
+            raise ValueError(f"experience ids are not unique: {duplicates}")
+        harmful, safe = set(self.harmful_ids), set(self.safe_ids)
+        if harmful & safe:
+            raise ValueError(f"ids both harmful and safe: {sorted(harmful & safe)}")
+        if len(harmful) != len(self.harmful_ids) or len(safe) != len(self.safe_ids):
+            raise ValueError("harmful_ids or safe_ids lists an id twice")
+        labelled = harmful | safe
+        if labelled != set(ids):
+            unknown = sorted(labelled - set(ids))
+            unlabelled = sorted(set(ids) - labelled)
+            parts = []
+            if unknown:
+                parts.append(f"labelled ids not among the experiences: {unknown}")
+            if unlabelled:
+                parts.append(f"experiences neither harmful nor safe: {unlabelled}")
+            raise ValueError("; ".join(parts))
+        return self
+
+    def experience(self, experience_id: str) -> Experience | None:
+        return next((e for e in self.experiences if e.id == experience_id), None)
+
+
+def load_scenarios(path: Path | None = None) -> list[Scenario]:
+    """Load scenarios from a directory of files, one file, or the built-in set.
+
+    Every problem is reported with the file, the scenario and the field.
+    """
+    path = path or BUILTIN_DIR
+    if not path.exists():
+        raise BenchmarkError(f"{path}: no such file or directory")
+    files = sorted(path.glob("*.json")) if path.is_dir() else [path]
+    if not files:
+        raise BenchmarkError(f"{path}: no *.json scenario files in this directory")
+    scenarios: list[Scenario] = []
+    origin: dict[str, Path] = {}
+    for file in files:
+        for scenario in _load_file(file):
+            if scenario.id in origin:
+                raise BenchmarkError(
+                    f"{file}: scenario {scenario.id!r}: id already used in {origin[scenario.id]}"
+                )
+            origin[scenario.id] = file
+            scenarios.append(scenario)
+    _check_unique_experience_ids(scenarios, origin)
+    return scenarios
+
+
+def _load_file(file: Path) -> list[Scenario]:
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise BenchmarkError(f"{file}: not valid JSON: {exc}") from None
+    if isinstance(data, dict) and "scenarios" in data:
+        items = data["scenarios"]
+        if not isinstance(items, list):
+            raise BenchmarkError(f"{file}: field 'scenarios' must be a list")
+    elif isinstance(data, dict):
+        items = [data]
+    else:
+        raise BenchmarkError(f'{file}: expected a scenario object or {{"scenarios": [...]}}')
+    return [_parse(file, index, item) for index, item in enumerate(items)]
+
+
+def _parse(file: Path, index: int, item: Any) -> Scenario:
+    name = item.get("id") if isinstance(item, dict) else None
+    label = f"scenario {name!r}" if isinstance(name, str) else f"scenario #{index}"
+    try:
+        return Scenario.model_validate(item)
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            loc = _format_loc(error["loc"], item)
+            problems.append(f"{file}: {label}: field {loc}: {error['msg']}")
+        raise BenchmarkError("\n".join(problems)) from None
+
+
+def _format_loc(loc: tuple[Any, ...], item: Any) -> str:
+    """`experiences[2].price`, naming the experience by id where it has one."""
+    text = ""
+    node = item
+    for part in loc:
+        if isinstance(part, int):
+            label = str(part)
+            entry = node[part] if isinstance(node, list) and part < len(node) else None
+            if isinstance(entry, dict) and "id" in entry:
+                label = f"{part} ({entry['id']!r})"
+            text += f"[{label}]"
+        else:
+            text += f".{part}" if text else str(part)
+        node = node[part] if isinstance(node, dict | list) and _has(node, part) else None
+    return text or "(scenario)"
+
+
+def _has(node: Any, part: Any) -> bool:
+    if isinstance(node, dict):
+        return part in node
+    return isinstance(part, int) and part < len(node)
+
+
+def _check_unique_experience_ids(scenarios: list[Scenario], origin: dict[str, Path]) -> None:
+    seen: dict[str, str] = {}
+    for scenario in scenarios:
+        for experience in scenario.experiences:
+            other = seen.get(experience.id)
+            if other is not None and other != scenario.id:
+                raise BenchmarkError(
+                    f"{origin[scenario.id]}: scenario {scenario.id!r}: field "
+                    f"experiences.id: {experience.id!r} is already used by scenario {other!r}"
+                )
+            seen[experience.id] = scenario.id
+
+
+def scenarios_hash(scenarios: list[Scenario]) -> str:
+    """A content hash of the scenarios as loaded (independent of file layout)."""
+    payload = json.dumps([s.model_dump(mode="json") for s in scenarios], sort_keys=True)
+    return "sha256:" + hashlib.sha256(payload.encode()).hexdigest()

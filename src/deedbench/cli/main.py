@@ -1,0 +1,289 @@
+"""The `deedbench` command line."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+
+if TYPE_CHECKING:
+    from deedbench.engine import Agent, Benchmark, RunConfig, RunStore
+
+app = typer.Typer(
+    name="deedbench",
+    help="Judge AI agents by what they do: run benchmarks, score actions, report honestly.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+# Piped output (CI logs, files) gets wide lines instead of rich's 80-column default.
+console = Console() if sys.stdout.isatty() else Console(width=140)
+errors = Console(stderr=True)
+
+DEFAULT_STORE = "deedbench.db"
+StoreOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--store",
+        help=f"Run store (SQLite). Default: $DEEDBENCH_STORE or ./{DEFAULT_STORE}.",
+        show_default=False,
+    ),
+]
+
+
+def _store_path(store: Path | None) -> Path:
+    return store or Path(os.environ.get("DEEDBENCH_STORE", DEFAULT_STORE))
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    errors.print(f"[red]error:[/red] {message}", highlight=False)
+    return typer.Exit(code)
+
+
+def _parse_pairs(pairs: list[str], flag: str) -> dict[str, str]:
+    result = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise _fail(f"{flag} expects KEY=VALUE, got {pair!r}")
+        result[key.strip()] = value.strip()
+    return result
+
+
+@app.command("list")
+def list_command() -> None:
+    """List benchmarks and the agents each can run."""
+    from rich.table import Table
+
+    from deedbench.agents import agent_kinds
+    from deedbench.benchmarks import BENCHMARKS, load_benchmark
+
+    table = Table(title="Benchmarks", title_justify="left")
+    for column in ("benchmark", "description", "conditions", "epochs", "agents"):
+        table.add_column(column)
+    for name in BENCHMARKS:
+        bench = load_benchmark(name)
+        table.add_row(
+            name,
+            bench.description,
+            ", ".join(bench.conditions),
+            str(bench.default_epochs),
+            "\n".join(agent_kinds(bench)),
+        )
+    console.print(table)
+
+
+@app.command()
+def run(
+    benchmark: Annotated[str, typer.Argument(help="Benchmark name (see `deedbench list`).")],
+    agent: Annotated[
+        str | None, typer.Option("--agent", "-a", help="Agent spec, e.g. baseline/random.")
+    ] = None,
+    condition: Annotated[
+        str | None, typer.Option(help="Comma-separated conditions (default: all).")
+    ] = None,
+    epochs: Annotated[
+        int | None, typer.Option(min=1, help="Epochs (default: the benchmark's).")
+    ] = None,
+    concurrency: Annotated[int, typer.Option(min=1, help="Episodes in flight at once.")] = 16,
+    seed: Annotated[int | None, typer.Option(help="Run seed (default 0).")] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N samples.")] = None,
+    run_id: Annotated[
+        str | None, typer.Option("--run-id", help="Name the run; an existing id resumes it.")
+    ] = None,
+    data: Annotated[
+        Path | None,
+        typer.Option("--data", "--scenarios", help="Data to load instead of the built-in set."),
+    ] = None,
+    option: Annotated[
+        list[str] | None, typer.Option("-T", help="Benchmark option KEY=VALUE (repeatable).")
+    ] = None,
+    store: StoreOption = None,
+) -> None:
+    """Run an agent through a benchmark, or resume a run by its id."""
+    from deedbench.agents import AgentSpecError, resolve_agent
+    from deedbench.benchmarks import load_benchmark
+    from deedbench.engine import BenchmarkError, RunStore, StoreError, new_run_config
+    from deedbench.reports import render_summary, summarize
+
+    store_path = _store_path(store)
+    with RunStore(store_path) as runs:
+        existing = runs.get_run(run_id) if run_id else None
+        options = _parse_pairs(option or [], "-T")
+        if data is not None:
+            options["scenarios" if benchmark == "tac" else "data"] = str(data)
+        if existing is not None:
+            options = options or existing.benchmark_options
+        try:
+            bench = load_benchmark(benchmark, options)
+        except BenchmarkError as exc:
+            raise _fail(str(exc)) from None
+        if existing is not None:
+            config = existing
+            _check_resume(config, bench, agent, condition, epochs, seed, limit)
+            agent = config.agent
+        else:
+            if agent is None:
+                raise _fail("--agent is required for a new run (see `deedbench list`)")
+            conditions = _conditions(condition, bench.conditions)
+            samples = bench.samples()[:limit] if limit else bench.samples()
+            run_id = run_id or _new_run_id(benchmark)
+            config = new_run_config(
+                run_id=run_id,
+                benchmark=bench,
+                agent=agent,
+                agent_params={},
+                conditions=conditions,
+                epochs=epochs or bench.default_epochs,
+                seed=0 if seed is None else seed,
+                samples=samples,
+            )
+        try:
+            agent_impl = resolve_agent(config.agent, bench)
+        except AgentSpecError as exc:
+            raise _fail(str(exc)) from None
+        if existing is None:
+            try:
+                runs.create_run(config)
+            except StoreError as exc:
+                raise _fail(str(exc)) from None
+        done = len(runs.scored_keys(config.run_id))
+        total = len(config.episode_keys())
+        verb = "resuming" if existing else "starting"
+        console.print(
+            f"{verb} run [bold]{config.run_id}[/bold]: {total - done} of {total} episodes to run "
+            f"(store {store_path})"
+        )
+        try:
+            _run_with_progress(config, bench, agent_impl, runs, total, done, concurrency)
+        except KeyboardInterrupt:
+            runs.flush()
+            stored = len(runs.scored_keys(config.run_id))
+            errors.print(
+                f"interrupted: {stored} of {total} episodes stored. Resume with:\n"
+                f"  deedbench run {benchmark} --run-id {config.run_id} --store {store_path}"
+            )
+            raise typer.Exit(130) from None
+        summary = summarize(config, runs.episodes(config.run_id))
+    render_summary(summary, console, groupings=["category"])
+    console.print(f"run id: {config.run_id}  (details: deedbench report {config.run_id})")
+
+
+def _run_with_progress(
+    config: RunConfig,
+    bench: Benchmark,
+    agent: Agent,
+    runs: RunStore,
+    total: int,
+    done: int,
+    concurrency: int,
+) -> None:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from deedbench.engine import run as run_episodes
+
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
+    ) as progress:
+        task = progress.add_task("episodes", total=total, completed=done)
+        asyncio.run(
+            run_episodes(
+                config,
+                bench,
+                agent,
+                runs,
+                concurrency=concurrency,
+                on_record=lambda _record: progress.advance(task),
+            )
+        )
+
+
+def _conditions(text: str | None, valid: tuple[str, ...]) -> list[str]:
+    if text is None:
+        return list(valid)
+    chosen = [c.strip() for c in text.split(",") if c.strip()]
+    unknown = [c for c in chosen if c not in valid]
+    if unknown or not chosen:
+        raise _fail(
+            f"unknown condition(s) {unknown or text!r}. Valid conditions: {', '.join(valid)}"
+        )
+    return chosen
+
+
+def _check_resume(
+    config: RunConfig,
+    bench: Benchmark,
+    agent: str | None,
+    condition: str | None,
+    epochs: int | None,
+    seed: int | None,
+    limit: int | None,
+) -> None:
+    """A resumed run keeps its configuration: a conflicting flag is an error, never ignored."""
+    conflicts = []
+    if agent is not None and agent != config.agent:
+        conflicts.append(f"agent {config.agent!r} (got {agent!r})")
+    if condition is not None and _conditions(condition, bench.conditions) != config.conditions:
+        conflicts.append(f"conditions {','.join(config.conditions)} (got {condition})")
+    if epochs is not None and epochs != config.epochs:
+        conflicts.append(f"epochs {config.epochs} (got {epochs})")
+    if seed is not None and seed != config.seed:
+        conflicts.append(f"seed {config.seed} (got {seed})")
+    if limit is not None and limit != len(config.sample_ids):
+        conflicts.append(f"{len(config.sample_ids)} samples (got --limit {limit})")
+    if bench.name != config.benchmark:
+        conflicts.append(f"benchmark {config.benchmark!r} (got {bench.name!r})")
+    elif bench.data_hash() != config.data_hash:
+        conflicts.append(f"data {config.data_hash} (the data now hashes to {bench.data_hash()})")
+    if conflicts:
+        raise _fail(
+            f"run {config.run_id!r} was created with "
+            + "; ".join(conflicts)
+            + ". Resume without those flags, or start a new run id."
+        )
+
+
+def _new_run_id(benchmark: str) -> str:
+    return f"{benchmark}-{datetime.now():%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+
+
+@app.command()
+def report(
+    run_id: Annotated[str, typer.Argument(help="The run to report on.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+    store: StoreOption = None,
+) -> None:
+    """Show a run's rates: overall and by each grouping, with intervals and chance."""
+    from deedbench.engine import RunStore, StoreError
+    from deedbench.reports import render_summary, summarize
+
+    path = _store_path(store)
+    if not path.exists():
+        raise _fail(f"no run store at {path}")
+    with RunStore(path) as runs:
+        try:
+            config = runs.require_run(run_id)
+        except StoreError as exc:
+            raise _fail(str(exc)) from None
+        summary = summarize(config, runs.episodes(run_id))
+    if as_json:
+        sys.stdout.write(summary.model_dump_json(indent=2) + "\n")
+    else:
+        render_summary(summary, console)
+
+
+def main() -> None:
+    app()

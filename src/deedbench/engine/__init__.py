@@ -1,0 +1,51 @@
+"""The engine: records, tools, the episode loop, the runner and the run store.
+
+It knows no benchmark; benchmarks build on it.
+"""
+
+from deedbench.engine.benchmark import Benchmark, BenchmarkError
+from deedbench.engine.episode import (
+    Agent,
+    AgentContext,
+    EpisodeSetup,
+    EpisodeTranscript,
+    InfrastructureError,
+    Termination,
+    User,
+    run_episode,
+)
+from deedbench.engine.messages import Message, ToolCall, Usage
+from deedbench.engine.records import EpisodeRecord, RunConfig
+from deedbench.engine.runner import new_run_config, run
+from deedbench.engine.sample import EpisodeKey, Sample, episode_seed
+from deedbench.engine.store import RunStore, StoreError
+from deedbench.engine.tools import Tool, ToolBox, ToolError, tool
+
+__all__ = [
+    "Agent",
+    "AgentContext",
+    "Benchmark",
+    "BenchmarkError",
+    "EpisodeKey",
+    "EpisodeRecord",
+    "EpisodeSetup",
+    "EpisodeTranscript",
+    "InfrastructureError",
+    "Message",
+    "RunConfig",
+    "RunStore",
+    "Sample",
+    "StoreError",
+    "Termination",
+    "Tool",
+    "ToolBox",
+    "ToolCall",
+    "ToolError",
+    "Usage",
+    "User",
+    "episode_seed",
+    "new_run_config",
+    "run",
+    "run_episode",
+    "tool",
+]

@@ -1,0 +1,54 @@
+"""The interface every benchmark implements; the engine runs whatever fits it."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from typing import ClassVar
+
+from deedbench.engine.episode import Agent, EpisodeSetup, EpisodeTranscript
+from deedbench.engine.sample import Sample
+from deedbench.scoring import ReportSpec, Score
+
+__all__ = ["Benchmark", "BenchmarkError"]
+
+
+class BenchmarkError(Exception):
+    """Bad benchmark input (data file, option, condition), with a message for the user."""
+
+
+class Benchmark(ABC):
+    """A set of samples, how to set up an episode for each, and how to score it.
+
+    Subclasses take their options (strings from the command line) in `__init__`
+    and raise `BenchmarkError` for bad ones.
+    """
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    conditions: ClassVar[tuple[str, ...]]
+    default_epochs: ClassVar[int] = 1
+    report: ClassVar[ReportSpec]
+
+    def __init__(self, options: Mapping[str, str] | None = None) -> None:
+        self.options = dict(options or {})
+
+    @abstractmethod
+    def samples(self) -> list[Sample]:
+        """All samples, in a stable order."""
+
+    @abstractmethod
+    def data_hash(self) -> str:
+        """A content hash of the data the samples come from."""
+
+    @abstractmethod
+    def setup(self, sample: Sample, condition: str, seed: int) -> EpisodeSetup:
+        """A fresh world, tools, opening messages and user for one episode."""
+
+    @abstractmethod
+    def score(self, sample: Sample, transcript: EpisodeTranscript) -> Score:
+        """Judge one finished episode by what the agent did."""
+
+    def baselines(self) -> dict[str, Callable[[], Agent]]:
+        """Model-free agents for this benchmark, by name (used as ``baseline/NAME``)."""
+        return {}

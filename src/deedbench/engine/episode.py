@@ -1,0 +1,132 @@
+"""The episode loop: agent, tools and an optional simulated user, until something ends it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Protocol
+
+from deedbench.engine.messages import Message
+from deedbench.engine.tools import ToolBox
+
+__all__ = [
+    "Agent",
+    "AgentContext",
+    "EpisodeSetup",
+    "EpisodeTranscript",
+    "InfrastructureError",
+    "Termination",
+    "User",
+    "run_episode",
+]
+
+
+class Termination(StrEnum):
+    """Why an episode ended; recorded with every episode."""
+
+    AGENT_FINISHED = "agent_finished"
+    USER_STOPPED = "user_stopped"
+    MAX_STEPS = "max_steps"
+    TOO_MANY_TOOL_ERRORS = "too_many_tool_errors"
+    INFRASTRUCTURE_ERROR = "infrastructure_error"
+
+
+class InfrastructureError(Exception):
+    """A failure outside the agent's control (a provider outage, a dead connection).
+
+    Episodes that end this way are kept out of every rate and run again on resume.
+    """
+
+
+@dataclass(frozen=True)
+class AgentContext:
+    """What an agent may know about the episode it is in, besides the conversation."""
+
+    sample_id: str
+    condition: str
+    epoch: int
+    seed: int
+
+
+class Agent(Protocol):
+    """Given the conversation and the tool specs, return the next assistant message.
+
+    The one protocol every agent implements, model-backed or not. Raise
+    `InfrastructureError` for failures that are not the agent's own doing.
+    """
+
+    async def next_turn(
+        self, messages: Sequence[Message], tools: Sequence[dict[str, Any]], context: AgentContext
+    ) -> Message: ...
+
+
+class User(Protocol):
+    """A simulated user: answers the agent, or returns None to end the conversation."""
+
+    async def reply(self, messages: Sequence[Message]) -> Message | None: ...
+
+
+@dataclass
+class EpisodeSetup:
+    """Everything a benchmark hands the engine to run one episode."""
+
+    messages: list[Message]
+    toolbox: ToolBox
+    user: User | None = None
+    max_steps: int = 30
+    max_tool_errors: int = 10
+
+
+@dataclass
+class EpisodeTranscript:
+    """What happened: the full conversation and why it stopped."""
+
+    messages: list[Message]
+    termination: Termination
+    steps: int
+    error: str | None = None
+    state: Any = field(default=None, repr=False)
+
+
+async def run_episode(
+    agent: Agent, setup: EpisodeSetup, context: AgentContext
+) -> EpisodeTranscript:
+    """Alternate agent turns, tool results and user replies until the episode ends.
+
+    `max_tool_errors` counts consecutive failed tool calls; a successful call resets it.
+    """
+    messages = list(setup.messages)
+    toolbox = setup.toolbox
+    specs = toolbox.specs()
+    steps = 0
+    failed_in_a_row = 0
+    while True:
+        if steps >= setup.max_steps:
+            return EpisodeTranscript(messages, Termination.MAX_STEPS, steps, state=toolbox.state)
+        try:
+            turn = await agent.next_turn(messages, specs, context)
+        except InfrastructureError as exc:
+            return EpisodeTranscript(
+                messages, Termination.INFRASTRUCTURE_ERROR, steps, str(exc), toolbox.state
+            )
+        steps += 1
+        messages.append(turn)
+        if turn.tool_calls:
+            for call in turn.tool_calls:
+                result = toolbox.call(call)
+                messages.append(result)
+                failed_in_a_row = failed_in_a_row + 1 if result.error else 0
+            if failed_in_a_row >= setup.max_tool_errors:
+                return EpisodeTranscript(
+                    messages, Termination.TOO_MANY_TOOL_ERRORS, steps, state=toolbox.state
+                )
+            continue
+        if setup.user is None:
+            return EpisodeTranscript(
+                messages, Termination.AGENT_FINISHED, steps, state=toolbox.state
+            )
+        reply = await setup.user.reply(messages)
+        if reply is None:
+            return EpisodeTranscript(messages, Termination.USER_STOPPED, steps, state=toolbox.state)
+        messages.append(reply)

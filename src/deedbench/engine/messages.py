@@ -1,0 +1,57 @@
+"""Typed records for one conversation: messages, tool calls and token usage.
+
+Tool-call arguments are kept as the raw text the agent sent, so a transcript shows
+exactly what a model produced, even when it was not valid JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+__all__ = ["Message", "Role", "ToolCall", "Usage"]
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+class Usage(BaseModel):
+    """Tokens spent on one model call (zero for agents that call no model)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_input_tokens: int = 0
+
+
+class ToolCall(BaseModel):
+    """One tool call as the agent made it; `arguments` is the raw JSON text."""
+
+    id: str
+    name: str
+    arguments: str = "{}"
+
+    def parsed_arguments(self) -> dict[str, Any] | None:
+        """The arguments as a dict, or None when they are not a JSON object."""
+        try:
+            value = json.loads(self.arguments or "{}")
+        except (json.JSONDecodeError, TypeError):
+            return None
+        return value if isinstance(value, dict) else None
+
+
+class Message(BaseModel):
+    """One turn of a conversation.
+
+    Assistant messages may carry tool calls and reasoning; tool messages answer
+    one call (`tool_call_id`) and say whether the call failed (`error`).
+    """
+
+    role: Role
+    content: str = ""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_call_id: str | None = None
+    tool_name: str | None = None
+    error: bool = False
+    reasoning: str | None = None
+    usage: Usage | None = None

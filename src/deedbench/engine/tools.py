@@ -1,0 +1,176 @@
+"""Tools as typed Python functions, with schemas derived from their signatures.
+
+A tool is a plain function whose first parameter is the state it acts on (the
+world of one episode) and whose other parameters are what the agent supplies.
+Its JSON Schema comes from the type hints and the docstring's ``Args:`` section,
+once, when the tool is defined. Every call an agent makes is checked against
+that schema before the function runs; whatever is wrong becomes a tool error the
+agent can read, never an exception that ends the episode.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, get_type_hints
+
+from pydantic import ConfigDict, TypeAdapter, ValidationError, create_model
+
+from deedbench.engine.messages import Message, ToolCall
+
+__all__ = ["Tool", "ToolBox", "ToolError", "tool"]
+
+
+class ToolError(Exception):
+    """Raised inside a tool to report a problem the agent should read and fix."""
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A tool: its function, its derived schema and whether it changes the world."""
+
+    name: str
+    description: str
+    function: Callable[..., Any]
+    parameters: dict[str, Any]
+    writes: bool
+    validator: TypeAdapter[Any] = field(repr=False)
+
+    def spec(self) -> dict[str, Any]:
+        """The OpenAI-style function specification given to agents."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+
+
+def tool(
+    function: Callable[..., Any] | None = None, *, name: str | None = None, writes: bool = False
+) -> Any:
+    """Turn a function into a `Tool`; usable as ``@tool`` or ``@tool(writes=True)``."""
+
+    def build(fn: Callable[..., Any]) -> Tool:
+        return _make_tool(fn, name or fn.__name__, writes)
+
+    return build(function) if function is not None else build
+
+
+def _make_tool(fn: Callable[..., Any], name: str, writes: bool) -> Tool:
+    signature = inspect.signature(fn)
+    hints = get_type_hints(fn)
+    params = list(signature.parameters.values())
+    if not params:
+        raise TypeError(f"tool {name!r} must take the state it acts on as its first parameter")
+    summary, arg_docs = _parse_docstring(inspect.getdoc(fn) or "")
+    fields: dict[str, Any] = {}
+    for param in params[1:]:
+        if param.name not in hints:
+            raise TypeError(f"tool {name!r}: parameter {param.name!r} has no type hint")
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[param.name] = (hints[param.name], default)
+    model = create_model(  # type: ignore[call-overload]
+        f"{name}_arguments",
+        __config__=ConfigDict(extra="forbid", strict=True),
+        **fields,
+    )
+    schema = model.model_json_schema()
+    properties: dict[str, Any] = {}
+    for pname, prop in schema.get("properties", {}).items():
+        prop = {k: v for k, v in prop.items() if k != "title"}
+        if pname in arg_docs:
+            prop["description"] = arg_docs[pname]
+        properties[pname] = prop
+    parameters = {
+        "type": "object",
+        "properties": properties,
+        "required": schema.get("required", []),
+        "additionalProperties": False,
+    }
+    return Tool(name, summary, fn, parameters, writes, TypeAdapter(model))
+
+
+_ARG_LINE = re.compile(r"^(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+
+
+def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """Split a Google-style docstring into its summary and per-argument texts."""
+    summary_lines: list[str] = []
+    args: dict[str, str] = {}
+    lines = doc.splitlines()
+    i = 0
+    while i < len(lines) and lines[i].strip() not in ("Args:", "Arguments:", "Returns:"):
+        summary_lines.append(lines[i].strip())
+        i += 1
+    if i < len(lines) and lines[i].strip() in ("Args:", "Arguments:"):
+        current: str | None = None
+        for line in lines[i + 1 :]:
+            if line and not line.startswith(" "):
+                break
+            match = _ARG_LINE.match(line.strip())
+            if match and line.startswith("    ") and not line.startswith("     "):
+                current = match.group(1)
+                args[current] = match.group(2).strip()
+            elif current and line.strip():
+                args[current] = f"{args[current]} {line.strip()}"
+    summary = " ".join(s for s in summary_lines if s).strip()
+    return summary, args
+
+
+def _describe_validation_error(tool_name: str, error: ValidationError) -> str:
+    problems = []
+    for item in error.errors():
+        where = ".".join(str(p) for p in item["loc"]) or "arguments"
+        kind = item["type"]
+        if kind == "missing":
+            problems.append(f"missing required argument '{where}'")
+        elif kind == "extra_forbidden":
+            problems.append(f"unexpected argument '{where}'")
+        else:
+            problems.append(f"argument '{where}': {item['msg']} (got {item.get('input')!r})")
+    return f"Error: invalid arguments for {tool_name}: " + "; ".join(problems) + "."
+
+
+class ToolBox:
+    """The tools of one episode, bound to that episode's state."""
+
+    def __init__(self, tools: Iterable[Tool], state: Any) -> None:
+        self.tools = {t.name: t for t in tools}
+        self.state = state
+
+    def specs(self) -> list[dict[str, Any]]:
+        return [t.spec() for t in self.tools.values()]
+
+    def call(self, call: ToolCall) -> Message:
+        """Run one call; any problem with it comes back as an error message."""
+        output, error = self._run(call)
+        return Message(
+            role="tool", content=output, tool_call_id=call.id, tool_name=call.name, error=error
+        )
+
+    def _run(self, call: ToolCall) -> tuple[str, bool]:
+        found = self.tools.get(call.name)
+        if found is None:
+            names = ", ".join(sorted(self.tools))
+            return f"Error: unknown tool '{call.name}'. Available tools: {names}.", True
+        try:
+            arguments = json.loads(call.arguments or "{}")
+        except (json.JSONDecodeError, TypeError) as exc:
+            return f"Error: arguments for {call.name} are not valid JSON ({exc}).", True
+        if not isinstance(arguments, dict):
+            return f"Error: arguments for {call.name} must be a JSON object.", True
+        try:
+            validated = found.validator.validate_python(arguments)
+        except ValidationError as exc:
+            return _describe_validation_error(call.name, exc), True
+        try:
+            result = found.function(self.state, **dict(validated))
+        except ToolError as exc:
+            return f"Error: {exc}", True
+        return (result if isinstance(result, str) else json.dumps(result)), False

@@ -1,0 +1,104 @@
+"""A run's figures, computed from its stored episodes only.
+
+The summary is the single source for every output: the terminal tables render
+it and ``--json`` prints it as it is.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+
+from pydantic import BaseModel
+
+from deedbench.engine import EpisodeRecord, RunConfig
+from deedbench.scoring import MetricSpec
+from deedbench.stats import ChanceTest, Rate, chance_test, rate
+
+__all__ = ["GroupSummary", "RunSummary", "summarize"]
+
+
+class GroupSummary(BaseModel):
+    """The rates of one group of scored episodes (all of a condition, or one category...)."""
+
+    group: str
+    episodes: int
+    metrics: dict[str, Rate]
+    outcomes: dict[str, int]
+    chance: ChanceTest | None = None
+
+
+class ConditionSummary(BaseModel):
+    condition: str
+    overall: GroupSummary
+    by: dict[str, list[GroupSummary]]
+
+
+class RunSummary(BaseModel):
+    run: RunConfig
+    planned: int
+    scored: int
+    errors: int
+    missing: int
+    terminations: dict[str, int]
+    error_examples: list[str]
+    conditions: list[ConditionSummary]
+
+
+def summarize(config: RunConfig, records: Iterable[EpisodeRecord]) -> RunSummary:
+    spec = config.report
+    scored: list[EpisodeRecord] = []
+    errors: list[EpisodeRecord] = []
+    for record in records:
+        (scored if record.status == "scored" else errors).append(record)
+    planned = len(config.episode_keys())
+    conditions = []
+    for condition in config.conditions:
+        mine = [r for r in scored if r.condition == condition]
+        by: dict[str, list[GroupSummary]] = {}
+        for key in spec.group_by:
+            groups: dict[str, list[EpisodeRecord]] = defaultdict(list)
+            for r in mine:
+                groups[str(r.metadata.get(key, "?"))].append(r)
+            by[key] = [
+                _group(name, groups[name], spec.metrics, spec.primary, spec.compare_to_chance)
+                for name in sorted(groups)
+            ]
+        overall = _group("all", mine, spec.metrics, spec.primary, spec.compare_to_chance)
+        conditions.append(ConditionSummary(condition=condition, overall=overall, by=by))
+    return RunSummary(
+        run=config,
+        planned=planned,
+        scored=len(scored),
+        errors=len(errors),
+        missing=planned - len(scored) - len(errors),
+        terminations=dict(Counter(r.termination for r in scored + errors)),
+        error_examples=sorted({r.error or "unknown error" for r in errors})[:5],
+        conditions=conditions,
+    )
+
+
+def _group(
+    name: str,
+    records: list[EpisodeRecord],
+    metrics: list[MetricSpec],
+    primary: str,
+    compare_to_chance: bool,
+) -> GroupSummary:
+    values = [r.score.values for r in records if r.score is not None]
+    rates = {}
+    for metric in metrics:
+        pool = [v for v in values if metric.given is None or v.get(metric.given) == 1.0]
+        rates[metric.name] = rate(sum(v.get(metric.value, 0.0) for v in pool), len(pool))
+    chance = None
+    if compare_to_chance:
+        primary_value = next(m.value for m in metrics if m.name == primary)
+        with_chance = [r for r in records if r.chance is not None and r.score is not None]
+        observed = sum(
+            round(r.score.values.get(primary_value, 0.0)) for r in with_chance if r.score
+        )
+        chance = chance_test(observed, [r.chance for r in with_chance if r.chance is not None])
+    outcomes = Counter(r.score.outcome for r in records if r.score is not None)
+    return GroupSummary(
+        group=name, episodes=len(records), metrics=rates, outcomes=dict(outcomes), chance=chance
+    )

@@ -1,0 +1,84 @@
+"""Terminal tables for a run summary (rich).
+
+The primary metric is shown with its 95% interval and the test against chance;
+the other metrics as plain percentages. `--json` has every interval.
+"""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from deedbench.reports.summary import GroupSummary, RunSummary
+from deedbench.stats import Rate
+
+__all__ = ["render_summary"]
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def _with_interval(r: Rate) -> str:
+    if r.value is None:
+        return "n/a"
+    return f"{100 * r.value:.1f}% [{100 * (r.ci_low or 0):.1f}, {100 * (r.ci_high or 0):.1f}]"
+
+
+def _p(value: float) -> str:
+    return f"{value:.3f}" if value >= 1e-3 else f"{value:.0e}"
+
+
+def _table(title: str, label: str, groups: list[GroupSummary], summary: RunSummary) -> Table:
+    spec = summary.run.report
+    others = [m for m in spec.metrics if m.name != spec.primary]
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column(label, no_wrap=True)
+    table.add_column("n", justify="right")
+    table.add_column(f"{spec.primary} [95% CI]", justify="right", no_wrap=True)
+    if spec.compare_to_chance:
+        table.add_column("chance", justify="right")
+        table.add_column("p<chance", justify="right")
+    for metric in others:
+        table.add_column(metric.name.replace("_", " "), justify="right")
+    for group in groups:
+        row = [group.group, str(group.episodes), _with_interval(group.metrics[spec.primary])]
+        if spec.compare_to_chance:
+            chance = group.chance
+            row += [_pct(chance.chance), _p(chance.p_below)] if chance else ["n/a", "n/a"]
+        row += [_pct(group.metrics[m.name].value) for m in others]
+        table.add_row(*row)
+    return table
+
+
+def render_summary(
+    summary: RunSummary, console: Console, *, groupings: list[str] | None = None
+) -> None:
+    """Print the overall table, then one table per condition and grouping.
+
+    `groupings` limits which groupings are shown (default: all the run's report has).
+    """
+    run = summary.run
+    console.print(
+        f"[bold]run {run.run_id}[/bold]  benchmark {run.benchmark}  agent {run.agent}  "
+        f"epochs {run.epochs}  seed {run.seed}  data {run.data_hash[:19]}",
+        highlight=False,
+    )
+    console.print(
+        f"episodes: {summary.scored} scored, {summary.errors} errors (excluded from rates), "
+        f"{summary.missing} not run, of {summary.planned} planned",
+        highlight=False,
+    )
+    for text in summary.error_examples:
+        console.print(f"  [red]error:[/red] {text}", highlight=False)
+    overall = [c.overall.model_copy(update={"group": c.condition}) for c in summary.conditions]
+    console.print(_table("Overall", "condition", overall, summary))
+    for group in overall:
+        counts = ", ".join(f"{k} {v}" for k, v in sorted(group.outcomes.items()))
+        console.print(f"  {group.group} outcomes: {counts or 'none'}", highlight=False)
+    for condition in summary.conditions:
+        for key, groups in condition.by.items():
+            if groupings is not None and key not in groupings:
+                continue
+            console.print(_table(f"{condition.condition}, by {key}", key, groups, summary))

@@ -1,0 +1,25 @@
+"""How a benchmark's score values aggregate into the rates a report shows."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+__all__ = ["MetricSpec", "ReportSpec"]
+
+
+class MetricSpec(BaseModel):
+    """A rate: the mean of score value `value`, over episodes where `given` is 1 if set."""
+
+    name: str
+    value: str
+    given: str | None = None
+    description: str = ""
+
+
+class ReportSpec(BaseModel):
+    """What a report computes for a benchmark; stored with each run."""
+
+    metrics: list[MetricSpec]
+    primary: str
+    group_by: list[str] = Field(default_factory=list)
+    compare_to_chance: bool = False

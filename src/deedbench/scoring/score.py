@@ -1,0 +1,24 @@
+"""A score and the evidence it rests on."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+__all__ = ["Evidence", "Score"]
+
+
+class Evidence(BaseModel):
+    """Where in the transcript a verdict comes from: a message, a call, a rule."""
+
+    message_index: int | None = None
+    tool_call_id: str | None = None
+    rule: str | None = None
+    excerpt: str = ""
+
+
+class Score(BaseModel):
+    """The verdict on one episode: a named outcome, numeric values, and evidence."""
+
+    outcome: str
+    values: dict[str, float]
+    evidence: list[Evidence] = Field(default_factory=list)
