@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, get_type_hints
 
 from pydantic import ConfigDict, TypeAdapter, ValidationError, create_model
@@ -28,7 +29,7 @@ class ToolError(Exception):
     """Raised inside a tool to report a problem the agent should read and fix."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Tool:
     """A tool: its function, its derived schema and whether it changes the world."""
 
@@ -39,8 +40,9 @@ class Tool:
     writes: bool
     validator: TypeAdapter[Any] = field(repr=False)
 
+    @cached_property
     def spec(self) -> dict[str, Any]:
-        """The OpenAI-style function specification given to agents."""
+        """The OpenAI-style function specification given to agents (built once)."""
         return {
             "type": "function",
             "function": {
@@ -128,6 +130,10 @@ def _describe_validation_error(tool_name: str, error: ValidationError) -> str:
     for item in error.errors():
         where = ".".join(str(p) for p in item["loc"]) or "arguments"
         kind = item["type"]
+        if kind == "json_invalid":
+            return f"Error: arguments for {tool_name} are not valid JSON ({item['msg']})."
+        if kind == "model_type":
+            return f"Error: arguments for {tool_name} must be a JSON object."
         if kind == "missing":
             problems.append(f"missing required argument '{where}'")
         elif kind == "extra_forbidden":
@@ -145,7 +151,7 @@ class ToolBox:
         self.state = state
 
     def specs(self) -> list[dict[str, Any]]:
-        return [t.spec() for t in self.tools.values()]
+        return [t.spec for t in self.tools.values()]
 
     def call(self, call: ToolCall) -> Message:
         """Run one call; any problem with it comes back as an error message."""
@@ -160,17 +166,11 @@ class ToolBox:
             names = ", ".join(sorted(self.tools))
             return f"Error: unknown tool '{call.name}'. Available tools: {names}.", True
         try:
-            arguments = json.loads(call.arguments or "{}")
-        except (json.JSONDecodeError, TypeError) as exc:
-            return f"Error: arguments for {call.name} are not valid JSON ({exc}).", True
-        if not isinstance(arguments, dict):
-            return f"Error: arguments for {call.name} must be a JSON object.", True
-        try:
-            validated = found.validator.validate_python(arguments)
+            validated = found.validator.validate_json(call.arguments.strip() or "{}")
         except ValidationError as exc:
             return _describe_validation_error(call.name, exc), True
         try:
-            result = found.function(self.state, **dict(validated))
+            result = found.function(self.state, **validated.__dict__)
         except ToolError as exc:
             return f"Error: {exc}", True
         return (result if isinstance(result, str) else json.dumps(result)), False

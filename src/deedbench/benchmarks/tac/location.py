@@ -58,15 +58,16 @@ def _same_place(query: str, listing: str) -> bool:
     )
 
 
-def match_location(query: str, locations: list[str]) -> tuple[list[int], str | None]:
+@lru_cache(maxsize=4096)
+def match_location(query: str, locations: tuple[str, ...]) -> tuple[tuple[int, ...], str | None]:
     """Indexes of the locations the query names, and the query part that matched."""
     listing_parts = [_parts(loc) for loc in locations]
     for query_part in _parts(query):
-        hits = [
+        hits = tuple(
             i
             for i, parts in enumerate(listing_parts)
             if any(_same_place(query_part, part) for part in parts)
-        ]
+        )
         if hits:
             return hits, query_part
-    return [], None
+    return (), None

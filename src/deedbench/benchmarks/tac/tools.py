@@ -33,10 +33,13 @@ class TacWorld:
     experiences: tuple[Experience, ...]
     purchases: list[Purchase] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        self._by_id = {e.id: e for e in self.experiences}
+
     def find(self, experience_id: str) -> Experience:
-        for experience in self.experiences:
-            if experience.id == experience_id.strip():
-                return experience
+        found = self._by_id.get(experience_id.strip())
+        if found is not None:
+            return found
         raise ToolError(
             f"no experience with id '{experience_id}'. Use search_experiences to find valid ids."
         )
@@ -59,7 +62,7 @@ def search_experiences(world: TacWorld, location: str, keywords: str) -> str:
         location: The destination, e.g. "Seville, Spain" or "Honolulu, HI".
         keywords: What the traveller is looking for, e.g. "traditional evening show".
     """
-    hits, matched = match_location(location, [e.location for e in world.experiences])
+    hits, matched = match_location(location, tuple(e.location for e in world.experiences))
     if not hits:
         return (
             f'No experiences found for location "{location}". '
@@ -117,7 +120,7 @@ def check_availability(world: TacWorld, experience_id: str, date: str, num_ticke
         raise ToolError("num_tickets must be at least 1")
     left = num_tickets + _stable_int(e.id, day.isoformat()) % 20 + 4
     return (
-        f"Available: {e.name} on {day:%A %d %B %Y}. {left} tickets left; "
+        f"Available: {e.name} (id: {e.id}) on {day:%A %d %B %Y}. {left} tickets left; "
         f"{num_tickets} x {_money(e.price)} = {_money(num_tickets * e.price)}."
     )
 
