@@ -1,17 +1,38 @@
 """Agents: anything that, given the conversation and the tool specs, returns the next turn.
 
 They know no benchmark; baselines that use a benchmark's tools live with that benchmark.
+Model agents (OpenAI-compatible, Anthropic) import their SDK only when created.
 """
 
+from deedbench.agents.cache import ResponseCache
 from deedbench.agents.function import FunctionAgent
-from deedbench.agents.registry import AgentSpecError, agent_kinds, resolve_agent
+from deedbench.agents.limiter import AdaptiveLimiter
+from deedbench.agents.model import ModelAgent, RetryPolicy, TransientError
+from deedbench.agents.params import GenerationParams
+from deedbench.agents.registry import (
+    AgentSettings,
+    AgentSpecError,
+    Providers,
+    agent_kinds,
+    is_model_spec,
+    resolve_agent,
+)
 from deedbench.engine import Agent, AgentContext
 
 __all__ = [
+    "AdaptiveLimiter",
     "Agent",
     "AgentContext",
+    "AgentSettings",
     "AgentSpecError",
     "FunctionAgent",
+    "GenerationParams",
+    "ModelAgent",
+    "Providers",
+    "ResponseCache",
+    "RetryPolicy",
+    "TransientError",
     "agent_kinds",
+    "is_model_spec",
     "resolve_agent",
 ]

@@ -1,8 +1,13 @@
 """Agent specs: the strings users pass to ``--agent``, resolved to agents.
 
 - ``baseline/NAME``: a model-free agent of the chosen benchmark.
+- ``openai/MODEL``, ``openai-compatible/MODEL`` (with a base URL), ``anthropic/MODEL``:
+  a model behind an official SDK, imported only when used.
 - ``python/MODULE:ATTRIBUTE``: an importable agent object, agent class (called with no
   arguments) or turn function (wrapped in `FunctionAgent`), for your own agents and tests.
+
+A run records each agent's settings (`AgentSettings`), so a resumed run rebuilds
+exactly the agent it started with.
 """
 
 from __future__ import annotations
@@ -10,14 +15,53 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
+from pydantic import BaseModel, Field
+
+from deedbench.agents.cache import ResponseCache
 from deedbench.agents.function import FunctionAgent
+from deedbench.agents.limiter import AdaptiveLimiter
+from deedbench.agents.model import ModelAgent, RetryPolicy
+from deedbench.agents.params import GenerationParams
 from deedbench.engine import Agent, Benchmark
 
-__all__ = ["AgentSpecError", "agent_kinds", "resolve_agent"]
+__all__ = ["AgentSettings", "AgentSpecError", "Providers", "agent_kinds", "resolve_agent"]
+
+MODEL_PROTOCOLS = {
+    "openai": ("deedbench.agents.openai_agent", "OpenAIAgent", "openai"),
+    "openai-compatible": ("deedbench.agents.openai_agent", "OpenAICompatibleAgent", "openai"),
+    "anthropic": ("deedbench.agents.anthropic_agent", "AnthropicAgent", "anthropic"),
+}
 
 
 class AgentSpecError(Exception):
     """An agent spec that names no agent; the message lists the valid ones."""
+
+
+class AgentSettings(BaseModel):
+    """What a model agent is built from, as recorded in the run (never the key itself)."""
+
+    base_url: str | None = None
+    api_key_env: str | None = None
+    params: GenerationParams = Field(default_factory=GenerationParams)
+    max_attempts: int = 8
+    max_retry_seconds: float = 300.0
+    retry_initial_wait: float = 1.0
+    retry_max_wait: float = 60.0
+
+
+class Providers:
+    """Run-wide resources shared by every model agent: the cache and a limiter per provider."""
+
+    def __init__(self, cache: ResponseCache | None = None, concurrency: int = 16) -> None:
+        self.cache = cache
+        self.concurrency = concurrency
+        self._limiters: dict[tuple[str, str | None], AdaptiveLimiter] = {}
+
+    def limiter(self, protocol: str, base_url: str | None) -> AdaptiveLimiter:
+        key = (protocol, base_url)
+        if key not in self._limiters:
+            self._limiters[key] = AdaptiveLimiter(self.concurrency)
+        return self._limiters[key]
 
 
 def agent_kinds(benchmark: Benchmark | None = None) -> list[str]:
@@ -25,16 +69,29 @@ def agent_kinds(benchmark: Benchmark | None = None) -> list[str]:
     kinds = []
     if benchmark is not None:
         kinds += [f"baseline/{name}" for name in benchmark.baselines()]
+    kinds += [f"{protocol}/MODEL" for protocol in MODEL_PROTOCOLS]
     kinds.append("python/MODULE:ATTRIBUTE")
     return kinds
 
 
-def resolve_agent(spec: str, benchmark: Benchmark) -> Agent:
+def is_model_spec(spec: str) -> bool:
+    prefix, _, model = spec.partition("/")
+    return prefix in MODEL_PROTOCOLS and bool(model)
+
+
+def resolve_agent(
+    spec: str,
+    benchmark: Benchmark,
+    settings: AgentSettings | None = None,
+    providers: Providers | None = None,
+) -> Agent:
     prefix, _, rest = spec.partition("/")
     if prefix == "baseline":
         baselines = benchmark.baselines()
         if rest in baselines:
             return baselines[rest]()
+    elif prefix in MODEL_PROTOCOLS and rest:
+        return _model_agent(prefix, rest, settings or AgentSettings(), providers or Providers())
     elif prefix == "python" and ":" in rest:
         return _import_agent(rest)
     valid = ", ".join(agent_kinds(benchmark))
@@ -43,14 +100,47 @@ def resolve_agent(spec: str, benchmark: Benchmark) -> Agent:
     )
 
 
+def _model_agent(
+    protocol: str, model: str, settings: AgentSettings, providers: Providers
+) -> ModelAgent:
+    module_name, class_name, package = MODEL_PROTOCOLS[protocol]
+    if protocol == "openai-compatible" and not settings.base_url:
+        raise AgentSpecError(
+            "openai-compatible agents need --base-url (e.g. http://localhost:8000/v1)"
+        )
+    try:
+        cls: type[ModelAgent] = getattr(import_module(module_name), class_name)
+        agent = cls(
+            model,
+            base_url=settings.base_url,
+            api_key_env=settings.api_key_env,
+            params=settings.params,
+            cache=providers.cache,
+            limiter=providers.limiter(protocol, settings.base_url),
+            retry=RetryPolicy(
+                max_attempts=settings.max_attempts,
+                max_seconds=settings.max_retry_seconds,
+                initial_wait=settings.retry_initial_wait,
+                max_wait=settings.retry_max_wait,
+            ),
+        )
+    except ModuleNotFoundError as exc:
+        if exc.name != package:
+            raise
+        raise AgentSpecError(
+            f"{protocol} agents need the {package!r} package: pip install 'deedbench[{package}]'"
+        ) from None
+    return agent
+
+
 def _import_agent(target: str) -> Agent:
     module_name, _, attribute = target.partition(":")
     try:
         found: Any = getattr(import_module(module_name), attribute)
     except (ImportError, AttributeError) as exc:
         raise AgentSpecError(f"cannot import agent python/{target}: {exc}") from None
-    if hasattr(found, "next_turn"):
-        return found
     if isinstance(found, type):
         return found()
+    if hasattr(found, "next_turn"):
+        return found
     return FunctionAgent(found)

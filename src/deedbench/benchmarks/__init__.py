@@ -7,7 +7,7 @@ from importlib import import_module
 
 from deedbench.engine import Benchmark, BenchmarkError
 
-__all__ = ["BENCHMARKS", "load_benchmark"]
+__all__ = ["BENCHMARKS", "benchmark_class", "load_benchmark"]
 
 BENCHMARKS = {
     "tac": ("deedbench.benchmarks.tac", "TacBenchmark"),

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import secrets
+import shlex
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -12,6 +14,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
+
+from deedbench.engine.benchmark import BenchmarkError
+from deedbench.engine.episode import RunAborted
 
 if TYPE_CHECKING:
     from deedbench.engine import Agent, Benchmark, RunConfig, RunStore
@@ -43,7 +49,7 @@ def _store_path(store: Path | None) -> Path:
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
-    errors.print(f"[red]error:[/red] {message}", highlight=False)
+    errors.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(code)
 
 
@@ -84,7 +90,8 @@ def list_command() -> None:
 def run(
     benchmark: Annotated[str, typer.Argument(help="Benchmark name (see `deedbench list`).")],
     agent: Annotated[
-        str | None, typer.Option("--agent", "-a", help="Agent spec, e.g. baseline/random.")
+        str | None,
+        typer.Option("--agent", "-a", help="Agent spec, e.g. baseline/random or openai/gpt-4o."),
     ] = None,
     condition: Annotated[
         str | None, typer.Option(help="Comma-separated conditions (default: all).")
@@ -92,7 +99,9 @@ def run(
     epochs: Annotated[
         int | None, typer.Option(min=1, help="Epochs (default: the benchmark's).")
     ] = None,
-    concurrency: Annotated[int, typer.Option(min=1, help="Episodes in flight at once.")] = 16,
+    concurrency: Annotated[
+        int, typer.Option(min=1, help="Episodes in flight, and model calls per provider.")
+    ] = 16,
     seed: Annotated[int | None, typer.Option(help="Run seed (default 0).")] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N samples.")] = None,
     run_id: Annotated[
@@ -105,10 +114,38 @@ def run(
     option: Annotated[
         list[str] | None, typer.Option("-T", help="Benchmark option KEY=VALUE (repeatable).")
     ] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="Model endpoint (required for openai-compatible).")
+    ] = None,
+    api_key_env: Annotated[
+        str | None, typer.Option(help="Environment variable that holds the API key.")
+    ] = None,
+    temperature: Annotated[float | None, typer.Option(help="Sampling temperature.")] = None,
+    max_tokens: Annotated[int | None, typer.Option(help="Output token limit per call.")] = None,
+    top_p: Annotated[float | None, typer.Option(help="Nucleus sampling.")] = None,
+    model_seed: Annotated[
+        int | None,
+        typer.Option(help="Seed sent to the model (default: each episode's derived seed)."),
+    ] = None,
+    reasoning_effort: Annotated[
+        str | None, typer.Option(help="Reasoning effort, where the model takes one.")
+    ] = None,
+    model_arg: Annotated[
+        list[str] | None,
+        typer.Option("-M", help="Any other model parameter KEY=VALUE (JSON values parsed)."),
+    ] = None,
+    timeout: Annotated[float, typer.Option(help="Seconds before a model call times out.")] = 120.0,
+    max_attempts: Annotated[int, typer.Option(min=1, help="Attempts per model call.")] = 8,
+    max_retry_seconds: Annotated[
+        float, typer.Option(help="Total seconds one call may spend retrying.")
+    ] = 300.0,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")
+    ] = False,
     store: StoreOption = None,
 ) -> None:
     """Run an agent through a benchmark, or resume a run by its id."""
-    from deedbench.agents import AgentSpecError, resolve_agent
+    from deedbench.agents import AgentSettings, AgentSpecError, GenerationParams, is_model_spec
     from deedbench.benchmarks import load_benchmark
     from deedbench.engine import BenchmarkError, RunStore, StoreError, new_run_config
     from deedbench.reports import render_summary, summarize
@@ -117,38 +154,60 @@ def run(
     with RunStore(store_path) as runs:
         existing = runs.get_run(run_id) if run_id else None
         options = _parse_pairs(option or [], "-T")
-        if data is not None:
-            options["scenarios" if benchmark == "tac" else "data"] = str(data)
-        if existing is not None:
-            options = options or existing.benchmark_options
         try:
+            if data is not None:
+                options[_data_option(benchmark)] = str(data)
+            if existing is not None:
+                if options and options != existing.benchmark_options:
+                    raise _fail(
+                        f"run {existing.run_id!r} was created with benchmark options "
+                        f"{existing.benchmark_options} (got {options}). Resume without -T and "
+                        "--data, or start a new run id."
+                    )
+                options = existing.benchmark_options
             bench = load_benchmark(benchmark, options)
         except BenchmarkError as exc:
             raise _fail(str(exc)) from None
         if existing is not None:
             config = existing
             _check_resume(config, bench, agent, condition, epochs, seed, limit)
-            agent = config.agent
         else:
             if agent is None:
                 raise _fail("--agent is required for a new run (see `deedbench list`)")
-            conditions = _conditions(condition, bench.conditions)
-            samples = bench.samples()[:limit] if limit else bench.samples()
-            run_id = run_id or _new_run_id(benchmark)
+            settings: dict[str, object] = {}
+            if is_model_spec(agent):
+                params = GenerationParams(
+                    temperature=temperature,
+                    max_tokens=max_tokens,
+                    top_p=top_p,
+                    seed=model_seed,
+                    reasoning_effort=reasoning_effort,
+                    timeout=timeout,
+                    extra=_parse_model_args(model_arg or []),
+                ).over(bench.generation_defaults)
+                settings = AgentSettings(
+                    base_url=base_url,
+                    api_key_env=api_key_env,
+                    params=params,
+                    max_attempts=max_attempts,
+                    max_retry_seconds=max_retry_seconds,
+                ).model_dump()
             config = new_run_config(
-                run_id=run_id,
+                run_id=run_id or _new_run_id(benchmark),
                 benchmark=bench,
                 agent=agent,
-                agent_params={},
-                conditions=conditions,
+                agent_params=settings,
+                conditions=_conditions(condition, bench.conditions),
                 epochs=epochs or bench.default_epochs,
                 seed=0 if seed is None else seed,
-                samples=samples,
+                samples=bench.samples()[:limit] if limit else bench.samples(),
             )
         try:
-            agent_impl = resolve_agent(config.agent, bench)
+            agent_impl = _build_agent(config, bench, store_path, concurrency, no_cache)
         except AgentSpecError as exc:
             raise _fail(str(exc)) from None
+        except RunAborted as exc:
+            raise _fail(str(exc), code=1) from None
         if existing is None:
             try:
                 runs.create_run(config)
@@ -166,14 +225,64 @@ def run(
         except KeyboardInterrupt:
             runs.flush()
             stored = len(runs.scored_keys(config.run_id))
-            errors.print(
+            sys.stderr.write(
                 f"interrupted: {stored} of {total} episodes stored. Resume with:\n"
-                f"  deedbench run {benchmark} --run-id {config.run_id} --store {store_path}"
+                f"  {_resume_command(benchmark, config.run_id, store_path)}\n"
             )
             raise typer.Exit(130) from None
+        except RunAborted as exc:
+            stored = len(runs.scored_keys(config.run_id))
+            raise _fail(
+                f"{exc}\nrun stopped: {stored} of {total} episodes stored; fix the cause, "
+                f"then resume with: {_resume_command(benchmark, config.run_id, store_path)}",
+                code=1,
+            ) from None
         summary = summarize(config, runs.episodes(config.run_id))
     render_summary(summary, console, groupings=["category"])
     console.print(f"run id: {config.run_id}  (details: deedbench report {config.run_id})")
+
+
+def _resume_command(benchmark: str, run_id: str, store: Path) -> str:
+    parts = ["deedbench", "run", benchmark, "--run-id", run_id, "--store", str(store)]
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+def _data_option(benchmark: str) -> str:
+    from deedbench.benchmarks import benchmark_class
+
+    cls = benchmark_class(benchmark)
+    if cls.data_option is None:
+        raise BenchmarkError(f"benchmark {benchmark!r} takes no --data")
+    return cls.data_option
+
+
+def _parse_model_args(pairs: list[str]) -> dict[str, object]:
+    """-M values are JSON where they parse as JSON (numbers, booleans, objects), else text."""
+    result: dict[str, object] = {}
+    for key, text in _parse_pairs(pairs, "-M").items():
+        try:
+            result[key] = json.loads(text)
+        except json.JSONDecodeError:
+            result[key] = text
+    return result
+
+
+def _build_agent(
+    config: RunConfig, bench: Benchmark, store_path: Path, concurrency: int, no_cache: bool
+) -> Agent:
+    from deedbench.agents import (
+        AgentSettings,
+        Providers,
+        ResponseCache,
+        is_model_spec,
+        resolve_agent,
+    )
+
+    if not is_model_spec(config.agent):
+        return resolve_agent(config.agent, bench)
+    cache = None if no_cache else ResponseCache(store_path)
+    settings = AgentSettings.model_validate(config.agent_params)
+    return resolve_agent(config.agent, bench, settings, Providers(cache, concurrency))
 
 
 def _run_with_progress(
@@ -199,16 +308,23 @@ def _run_with_progress(
         disable=not console.is_terminal,
     ) as progress:
         task = progress.add_task("episodes", total=total, completed=done)
-        asyncio.run(
-            run_episodes(
-                config,
-                bench,
-                agent,
-                runs,
-                concurrency=concurrency,
-                on_record=lambda _record: progress.advance(task),
-            )
-        )
+
+        async def run_then_close() -> None:
+            try:
+                await run_episodes(
+                    config,
+                    bench,
+                    agent,
+                    runs,
+                    concurrency=concurrency,
+                    on_record=lambda _record: progress.advance(task),
+                )
+            finally:
+                close = getattr(agent, "aclose", None)  # model agents hold connections
+                if close is not None:
+                    await close()
+
+        asyncio.run(run_then_close())
 
 
 def _conditions(text: str | None, valid: tuple[str, ...]) -> list[str]:

@@ -10,6 +10,7 @@ from deedbench.engine.episode import (
     EpisodeSetup,
     EpisodeTranscript,
     InfrastructureError,
+    RunAborted,
     Termination,
     User,
     run_episode,
@@ -18,6 +19,7 @@ from deedbench.engine.messages import Message, ToolCall, Usage
 from deedbench.engine.records import EpisodeRecord, RunConfig
 from deedbench.engine.runner import new_run_config, run
 from deedbench.engine.sample import EpisodeKey, Sample, episode_seed
+from deedbench.engine.secrets import redact, register_secret
 from deedbench.engine.store import RunStore, StoreError
 from deedbench.engine.tools import Tool, ToolBox, ToolError, tool
 
@@ -32,6 +34,7 @@ __all__ = [
     "EpisodeTranscript",
     "InfrastructureError",
     "Message",
+    "RunAborted",
     "RunConfig",
     "RunStore",
     "Sample",
@@ -45,6 +48,8 @@ __all__ = [
     "User",
     "episode_seed",
     "new_run_config",
+    "redact",
+    "register_secret",
     "run",
     "run_episode",
     "tool",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from deedbench.engine.episode import Agent, EpisodeSetup, EpisodeTranscript
 from deedbench.engine.sample import Sample
@@ -28,6 +28,8 @@ class Benchmark(ABC):
     description: ClassVar[str]
     conditions: ClassVar[tuple[str, ...]]
     default_epochs: ClassVar[int] = 1
+    generation_defaults: ClassVar[dict[str, Any]] = {}
+    data_option: ClassVar[str | None] = None  # the option that `--data PATH` sets
     report: ClassVar[ReportSpec]
 
     def __init__(self, options: Mapping[str, str] | None = None) -> None:

@@ -16,6 +16,7 @@ __all__ = [
     "EpisodeSetup",
     "EpisodeTranscript",
     "InfrastructureError",
+    "RunAborted",
     "Termination",
     "User",
     "run_episode",
@@ -30,6 +31,13 @@ class Termination(StrEnum):
     MAX_STEPS = "max_steps"
     TOO_MANY_TOOL_ERRORS = "too_many_tool_errors"
     INFRASTRUCTURE_ERROR = "infrastructure_error"
+
+
+class RunAborted(Exception):
+    """A failure that dooms every episode alike (bad credentials, a rejected request).
+
+    The runner stops the whole run instead of recording one error per episode.
+    """
 
 
 class InfrastructureError(Exception):

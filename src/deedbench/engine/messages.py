@@ -17,11 +17,27 @@ Role = Literal["system", "user", "assistant", "tool"]
 
 
 class Usage(BaseModel):
-    """Tokens spent on one model call (zero for agents that call no model)."""
+    """Tokens of model calls: one call on a message, a sum on a record.
+
+    `cached_input_tokens` are input tokens the provider served from its prompt
+    cache; `cache_hits` counts calls answered by deedbench's response cache,
+    which cost nothing this time.
+    """
 
     input_tokens: int = 0
     output_tokens: int = 0
     cached_input_tokens: int = 0
+    calls: int = 0
+    cache_hits: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
+            calls=self.calls + other.calls,
+            cache_hits=self.cache_hits + other.cache_hits,
+        )
 
 
 class ToolCall(BaseModel):
@@ -45,6 +61,8 @@ class Message(BaseModel):
 
     Assistant messages may carry tool calls and reasoning; tool messages answer
     one call (`tool_call_id`) and say whether the call failed (`error`).
+    `provider_content` keeps a provider's own blocks where they must be sent back
+    verbatim (Anthropic's signed thinking blocks).
     """
 
     role: Role
@@ -55,3 +73,4 @@ class Message(BaseModel):
     error: bool = False
     reasoning: str | None = None
     usage: Usage | None = None
+    provider_content: list[dict[str, Any]] | None = None

@@ -46,6 +46,8 @@ class EpisodeRecord(BaseModel):
 
     `status` is "scored" for an episode the agent finished (whatever the verdict)
     and "error" for one that infrastructure broke; errors count in no rate.
+    `usage` sums model calls by the role that made them ("assistant" for the
+    agent, "user" for a simulated user), so each is costed apart.
     """
 
     sample_id: str
@@ -60,7 +62,7 @@ class EpisodeRecord(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
     chance: float | None = None
     error: str | None = None
-    usage: Usage = Field(default_factory=Usage)
+    usage: dict[str, Usage] = Field(default_factory=dict)
     started_at: float
     duration_s: float
 

@@ -12,10 +12,11 @@ from typing import Any
 
 from deedbench import __version__
 from deedbench.engine.benchmark import Benchmark
-from deedbench.engine.episode import Agent, AgentContext, Termination, run_episode
-from deedbench.engine.messages import Usage
+from deedbench.engine.episode import Agent, AgentContext, RunAborted, Termination, run_episode
+from deedbench.engine.messages import Message, Usage
 from deedbench.engine.records import EpisodeRecord, RunConfig
 from deedbench.engine.sample import EpisodeKey, Sample, episode_seed
+from deedbench.engine.secrets import redact
 from deedbench.engine.store import RunStore
 
 __all__ = ["new_run_config", "run"]
@@ -81,6 +82,11 @@ async def run(
         async with asyncio.TaskGroup() as group:
             for key in todo:
                 group.create_task(one(key))
+    except BaseExceptionGroup as failures:
+        aborted = next((e for e in failures.exceptions if isinstance(e, RunAborted)), None)
+        if aborted is not None:
+            raise aborted from None
+        raise
     finally:
         store.flush()
     return todo
@@ -105,7 +111,7 @@ async def _run_one(
     try:
         setup = benchmark.setup(sample, key.condition, seed)
         transcript = await run_episode(agent, setup, context)
-        usage = _total_usage(transcript.messages)
+        usage = _usage_by_role(transcript.messages)
         if transcript.termination is Termination.INFRASTRUCTURE_ERROR:
             return EpisodeRecord(
                 **common,
@@ -113,7 +119,7 @@ async def _run_one(
                 termination=transcript.termination,
                 steps=transcript.steps,
                 messages=transcript.messages,
-                error=transcript.error,
+                error=redact(transcript.error or "infrastructure error"),
                 usage=usage,
                 duration_s=time.perf_counter() - clock,
             )
@@ -128,8 +134,10 @@ async def _run_one(
             usage=usage,
             duration_s=time.perf_counter() - clock,
         )
+    except RunAborted:
+        raise
     except Exception as exc:  # a crash in an agent, tool or scorer is recorded, never lost
-        detail = "".join(traceback.format_exception_only(exc)).strip()
+        detail = redact("".join(traceback.format_exception_only(exc)).strip())
         return EpisodeRecord(
             **common,
             status="error",
@@ -141,11 +149,9 @@ async def _run_one(
         )
 
 
-def _total_usage(messages: list[Any]) -> Usage:
-    total = Usage()
+def _usage_by_role(messages: list[Message]) -> dict[str, Usage]:
+    totals: dict[str, Usage] = {}
     for message in messages:
         if message.usage is not None:
-            total.input_tokens += message.usage.input_tokens
-            total.output_tokens += message.usage.output_tokens
-            total.cached_input_tokens += message.usage.cached_input_tokens
-    return total
+            totals[message.role] = totals.get(message.role, Usage()) + message.usage
+    return totals

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from pydantic import BaseModel
 
 from deedbench.engine import EpisodeRecord, RunConfig
+from deedbench.reports.cost import PriceTable, RoleCost, run_costs
 from deedbench.scoring import MetricSpec
 from deedbench.stats import ChanceTest, Rate, chance_test, rate
 
@@ -43,10 +44,14 @@ class RunSummary(BaseModel):
     terminations: dict[str, int]
     error_examples: list[str]
     conditions: list[ConditionSummary]
+    costs: list[RoleCost]
 
 
-def summarize(config: RunConfig, records: Iterable[EpisodeRecord]) -> RunSummary:
+def summarize(
+    config: RunConfig, records: Iterable[EpisodeRecord], prices: PriceTable | None = None
+) -> RunSummary:
     spec = config.report
+    records = list(records)
     scored: list[EpisodeRecord] = []
     errors: list[EpisodeRecord] = []
     for record in records:
@@ -75,6 +80,7 @@ def summarize(config: RunConfig, records: Iterable[EpisodeRecord]) -> RunSummary
         terminations=dict(Counter(r.termination for r in scored + errors)),
         error_examples=sorted({r.error or "unknown error" for r in errors})[:5],
         conditions=conditions,
+        costs=run_costs(records, {"assistant": config.agent}, prices or PriceTable.load()),
     )
 
 

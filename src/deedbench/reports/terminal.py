@@ -72,6 +72,19 @@ def render_summary(
     )
     for text in summary.error_examples:
         console.print(f"  [red]error:[/red] {text}", highlight=False)
+    for cost in summary.costs:
+        u = cost.usage
+        money = (
+            "unknown (no price for this model)"
+            if cost.cost_usd is None
+            else f"${cost.cost_usd:.4f}"
+        )
+        console.print(
+            f"{cost.model}: {u.calls} calls ({u.cache_hits} from cache), {u.input_tokens:,} input "
+            f"tokens ({u.cached_input_tokens:,} cached), {u.output_tokens:,} output tokens; "
+            f"cost {money}" + (f" at prices of {cost.price_as_of}" if cost.price_as_of else ""),
+            highlight=False,
+        )
     overall = [c.overall.model_copy(update={"group": c.condition}) for c in summary.conditions]
     console.print(_table("Overall", "condition", overall, summary))
     for group in overall:

@@ -11,7 +11,11 @@ __all__ = ["ChanceTest", "Rate", "chance_test", "rate"]
 
 
 class Rate(BaseModel):
-    """k successes out of n, with a 95% Wilson interval (None when n is 0)."""
+    """k successes out of n, with a 95% Wilson interval (None when n is 0).
+
+    Only counts of 0/1 outcomes have a binomial interval; a metric with partial
+    credit needs another interval and is refused here rather than rounded.
+    """
 
     k: float
     n: int
@@ -21,9 +25,11 @@ class Rate(BaseModel):
 
 
 def rate(k: float, n: int, confidence: float = 0.95) -> Rate:
+    if k != int(k):
+        raise ValueError(f"rate() takes a count of 0/1 outcomes; got k={k}")
     if n == 0:
         return Rate(k=k, n=0, value=None, ci_low=None, ci_high=None)
-    interval = stats.binomtest(round(k), n).proportion_ci(confidence, method="wilson")
+    interval = stats.binomtest(int(k), n).proportion_ci(confidence, method="wilson")
     return Rate(k=k, n=n, value=k / n, ci_low=float(interval.low), ci_high=float(interval.high))
 
 

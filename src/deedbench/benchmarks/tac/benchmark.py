@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any, ClassVar
 
 from deedbench.benchmarks.tac.baselines import BASELINES, TacBaseline
 from deedbench.benchmarks.tac.nudge import NudgeUser
@@ -39,6 +40,8 @@ class TacBenchmark(Benchmark):
     description = "Travel Agent Compassion: implicit animal welfare in a booking agent (48 samples)"
     conditions = tuple(CONDITIONS)
     default_epochs = 3
+    generation_defaults: ClassVar[dict[str, Any]] = {"temperature": 0.7}
+    data_option = "scenarios"
     report = ReportSpec(
         metrics=[
             MetricSpec(

@@ -58,25 +58,28 @@ class Scenario(BaseModel):
 
     @model_validator(mode="after")
     def _check_partition(self) -> Scenario:
+        """Messages name the fields at fault: they are shown as they are."""
         ids = [e.id for e in self.experiences]
         duplicates = sorted({i for i in ids if ids.count(i) > 1})
         if duplicates:
-            raise ValueError(f"experience ids are not unique: {duplicates}")
+            raise ValueError(f"field experiences: ids are not unique: {duplicates}")
         harmful, safe = set(self.harmful_ids), set(self.safe_ids)
         if harmful & safe:
-            raise ValueError(f"ids both harmful and safe: {sorted(harmful & safe)}")
-        if len(harmful) != len(self.harmful_ids) or len(safe) != len(self.safe_ids):
-            raise ValueError("harmful_ids or safe_ids lists an id twice")
-        labelled = harmful | safe
-        if labelled != set(ids):
-            unknown = sorted(labelled - set(ids))
-            unlabelled = sorted(set(ids) - labelled)
-            parts = []
+            both = sorted(harmful & safe)
+            raise ValueError(
+                f"field harmful_ids and field safe_ids: ids both harmful and safe: {both}"
+            )
+        for name, listed in (("harmful_ids", self.harmful_ids), ("safe_ids", self.safe_ids)):
+            if len(set(listed)) != len(listed):
+                raise ValueError(f"field {name} lists an id twice")
+            unknown = sorted(set(listed) - set(ids))
             if unknown:
-                parts.append(f"labelled ids not among the experiences: {unknown}")
-            if unlabelled:
-                parts.append(f"experiences neither harmful nor safe: {unlabelled}")
-            raise ValueError("; ".join(parts))
+                raise ValueError(f"field {name}: ids not among the experiences: {unknown}")
+        unlabelled = sorted(set(ids) - harmful - safe)
+        if unlabelled:
+            raise ValueError(
+                f"field experiences: neither harmful nor safe (in no id list): {unlabelled}"
+            )
         return self
 
     def experience(self, experience_id: str) -> Experience | None:
@@ -132,6 +135,10 @@ def _parse(file: Path, index: int, item: Any) -> Scenario:
     except ValidationError as exc:
         problems = []
         for error in exc.errors():
+            if not error["loc"]:  # a check across fields, whose message names them
+                message = error["msg"].removeprefix("Value error, ")
+                problems.append(f"{file}: {label}: {message}")
+                continue
             loc = _format_loc(error["loc"], item)
             problems.append(f"{file}: {label}: field {loc}: {error['msg']}")
         raise BenchmarkError("\n".join(problems)) from None
@@ -151,7 +158,7 @@ def _format_loc(loc: tuple[Any, ...], item: Any) -> str:
         else:
             text += f".{part}" if text else str(part)
         node = node[part] if isinstance(node, dict | list) and _has(node, part) else None
-    return text or "(scenario)"
+    return text
 
 
 def _has(node: Any, part: Any) -> bool:

@@ -1,0 +1,140 @@
+"""Model-agent concurrency: TAC episodes against a loopback server that answers after 200 ms.
+
+The server runs in its own process (deedbench.testing.serve) and plays TAC in three
+calls per episode (search, purchase, final reply). The client is deedbench's real
+OpenAI-compatible agent, runner and store, at concurrency 100. Printed: wall time
+against the ideal (calls x latency / concurrency) and the episode accounting; then
+the same run with 20% of requests failing (429 with Retry-After, 500, 503, dropped
+connections), where every episode must end scored or as an infrastructure error,
+none lost or doubled.
+
+    python bench/concurrency.py [--epochs 6] [--concurrency 100] [--latency 0.2]
+
+Target (issue 3): within 1.2x of ideal; every episode recorded once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from deedbench.agents import AgentSettings, GenerationParams, ModelAgent, Providers, resolve_agent
+from deedbench.benchmarks import load_benchmark
+from deedbench.engine import Benchmark, RunConfig, RunStore, new_run_config, run
+
+CALLS_PER_EPISODE = 3
+
+
+async def run_and_close(
+    config: RunConfig, bench: Benchmark, agent: ModelAgent, store: RunStore, concurrency: int
+) -> None:
+    try:
+        await run(config, bench, agent, store, concurrency=concurrency)
+    finally:
+        await agent.aclose()
+
+
+def one_run(
+    label: str, url: str, store_path: Path, epochs: int, concurrency: int
+) -> dict[str, float]:
+    bench = load_benchmark("tac")
+    settings = AgentSettings(
+        base_url=url,
+        params=GenerationParams(temperature=0.7, timeout=30),
+        max_attempts=10,
+        max_retry_seconds=120,
+        retry_initial_wait=0.2,
+        retry_max_wait=2.0,
+    )
+    providers = Providers(cache=None, concurrency=concurrency)
+    agent = resolve_agent("openai-compatible/fake", bench, settings, providers)
+    assert isinstance(agent, ModelAgent)
+    config = new_run_config(
+        run_id=label,
+        benchmark=bench,
+        agent="openai-compatible/fake",
+        agent_params=settings.model_dump(),
+        conditions=list(bench.conditions),
+        epochs=epochs,
+        seed=0,
+        samples=bench.samples(),
+    )
+    with RunStore(store_path) as store:
+        store.create_run(config)
+        start = time.perf_counter()
+        asyncio.run(run_and_close(config, bench, agent, store, concurrency))
+        elapsed = time.perf_counter() - start
+    db = sqlite3.connect(store_path)
+    rows = db.execute(
+        "SELECT COUNT(*), COUNT(DISTINCT sample_id || '|' || condition || '|' || epoch), "
+        "SUM(status = 'scored'), SUM(status = 'error') FROM episodes WHERE run_id = ?",
+        (label,),
+    ).fetchone()
+    db.close()
+    return {
+        "planned": len(config.episode_keys()),
+        "records": rows[0],
+        "distinct": rows[1],
+        "scored": rows[2] or 0,
+        "errors": rows[3] or 0,
+        "seconds": elapsed,
+        "calls": agent.calls_made,
+    }
+
+
+def serve(latency: float, fault_rate: float) -> tuple[subprocess.Popen[str], str]:
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "deedbench.testing.serve",
+            "--delay",
+            str(latency),
+            "--fault-rate",
+            str(fault_rate),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    return process, process.stdout.readline().strip()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--epochs", type=int, default=6)
+    parser.add_argument("--concurrency", type=int, default=100)
+    parser.add_argument("--latency", type=float, default=0.2)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, fault_rate in (("clean", 0.0), ("faults-20pct", 0.2)):
+            process, url = serve(args.latency, fault_rate)
+            try:
+                result = one_run(
+                    label, url, Path(tmp) / f"{label}.db", args.epochs, args.concurrency
+                )
+            finally:
+                process.terminate()
+                process.wait()
+            episodes = result["planned"]
+            ideal = episodes * CALLS_PER_EPISODE * args.latency / args.concurrency
+            accounted = result["scored"] + result["errors"]
+            once = result["records"] == result["distinct"] == episodes == accounted
+            print(
+                f"{label}: {episodes:.0f} episodes, {result['calls']:.0f} calls, "
+                f"wall {result['seconds']:.2f} s, ideal {ideal:.2f} s, "
+                f"ratio {result['seconds'] / ideal:.2f}x; records {result['records']:.0f} "
+                f"(distinct {result['distinct']:.0f}), scored {result['scored']:.0f}, "
+                f"infrastructure errors {result['errors']:.0f}; "
+                + ("every episode recorded once" if once else "ACCOUNTING MISMATCH")
+            )
+
+
+if __name__ == "__main__":
+    main()

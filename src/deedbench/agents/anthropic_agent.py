@@ -1,0 +1,154 @@
+"""Agents over Anthropic's Messages API."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from deedbench.agents.model import ModelAgent, fast_http_client
+from deedbench.engine import AgentContext, Message, ToolCall, Usage
+
+__all__ = ["AnthropicAgent"]
+
+DEFAULT_MAX_TOKENS = 4096
+
+
+class AnthropicAgent(ModelAgent):
+    protocol = "anthropic"
+    default_key_env = "ANTHROPIC_API_KEY"
+
+    def __init__(self, model: str, **kwargs: Any) -> None:
+        super().__init__(model, **kwargs)
+        import anthropic
+
+        self.sdk = anthropic
+        self._key = self.api_key()
+
+    def make_client(self) -> Any:
+        return self.sdk.AsyncAnthropic(
+            api_key=self._key,
+            base_url=self.base_url,
+            max_retries=0,
+            timeout=self.params.timeout,
+            http_client=fast_http_client(self.sdk),
+        )
+
+    def build_request(
+        self, messages: Sequence[Message], tools: Sequence[dict[str, Any]], context: AgentContext
+    ) -> dict[str, Any]:
+        p = self.params
+        system = "\n\n".join(m.content for m in messages if m.role == "system")
+        request: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": p.max_tokens or DEFAULT_MAX_TOKENS,
+            "messages": _to_anthropic([m for m in messages if m.role != "system"]),
+        }
+        if system:
+            request["system"] = system
+        if tools:
+            request["tools"] = [
+                {
+                    "name": t["function"]["name"],
+                    "description": t["function"].get("description", ""),
+                    "input_schema": t["function"]["parameters"],
+                }
+                for t in tools
+            ]
+        optional = {"temperature": p.temperature, "top_p": p.top_p}
+        request.update({k: v for k, v in optional.items() if v is not None})
+        if p.reasoning_effort is not None:
+            request["output_config"] = {"effort": p.reasoning_effort}
+        request.update(p.extra)
+        return request
+
+    async def send(self, request: dict[str, Any]) -> dict[str, Any]:
+        # As for OpenAI: the body goes as `extra_body`, sent unchanged, so parameters the
+        # SDK's signature no longer lists (temperature, top_p) still reach the API.
+        response = await self.client().messages.create(
+            model=self.model, max_tokens=request["max_tokens"], messages=[], extra_body=request
+        )
+        if not hasattr(response, "model_dump"):
+            raise ValueError(f"response is not a message: {str(response)[:200]}")
+        raw: dict[str, Any] = response.model_dump(exclude_unset=True)
+        return raw
+
+    def parse_response(self, raw: dict[str, Any]) -> Message:
+        blocks = [b for b in raw.get("content") or [] if isinstance(b, dict)]
+        texts, thoughts, calls = [], [], []
+        for n, block in enumerate(blocks):
+            kind = block.get("type")
+            if kind == "text":
+                texts.append(block.get("text") or "")
+            elif kind == "thinking":
+                thoughts.append(block.get("thinking") or "")
+            elif kind == "tool_use":
+                calls.append(
+                    ToolCall(
+                        id=block.get("id") or f"toolu_{n}",
+                        name=block.get("name") or "",
+                        arguments=json.dumps(block.get("input", {})),
+                    )
+                )
+        content = "".join(texts)
+        if raw.get("stop_reason") == "refusal" and not content:
+            content = "[refusal]"
+        usage = raw.get("usage") or {}
+        keep_blocks = any(b.get("type") in ("thinking", "redacted_thinking") for b in blocks)
+        return Message(
+            role="assistant",
+            content=content,
+            tool_calls=calls,
+            reasoning="\n".join(thoughts) or None,
+            provider_content=blocks if keep_blocks else None,
+            usage=Usage(
+                input_tokens=usage.get("input_tokens") or 0,
+                output_tokens=usage.get("output_tokens") or 0,
+                cached_input_tokens=usage.get("cache_read_input_tokens") or 0,
+                calls=1,
+            ),
+        )
+
+
+def _to_anthropic(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """Alternating user/assistant turns; tool results travel in the next user turn."""
+    out: list[dict[str, Any]] = []
+
+    def add(role: str, block: dict[str, Any]) -> None:
+        if out and out[-1]["role"] == role:
+            out[-1]["content"].append(block)
+        else:
+            out.append({"role": role, "content": [block]})
+
+    for m in messages:
+        if m.role == "tool":
+            add(
+                "user",
+                {
+                    "type": "tool_result",
+                    "tool_use_id": m.tool_call_id,
+                    "content": m.content,
+                    "is_error": m.error,
+                },
+            )
+        elif m.role == "user":
+            add("user", {"type": "text", "text": m.content})
+        elif m.provider_content is not None:
+            for block in m.provider_content:
+                add("assistant", block)
+        else:
+            if m.content:
+                add("assistant", {"type": "text", "text": m.content})
+            for call in m.tool_calls:
+                add(
+                    "assistant",
+                    {
+                        "type": "tool_use",
+                        "id": call.id,
+                        "name": call.name,
+                        "input": call.parsed_arguments() or {},
+                    },
+                )
+            if not m.content and not m.tool_calls:
+                add("assistant", {"type": "text", "text": "(no reply)"})
+    return out

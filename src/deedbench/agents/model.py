@@ -1,0 +1,267 @@
+"""What every model-backed agent shares: cache, retries, rate limits, secrets.
+
+A protocol subclass says how to turn the conversation into a request, how to send
+it with its SDK, how to read the raw response, and how to classify the SDK's
+errors; everything else lives here once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception_type,
+    stop_after_attempt,
+    stop_after_delay,
+    wait_exponential,
+    wait_random,
+)
+
+from deedbench.agents.cache import ResponseCache, cache_key
+from deedbench.agents.limiter import AdaptiveLimiter
+from deedbench.agents.params import GenerationParams
+from deedbench.engine import (
+    AgentContext,
+    InfrastructureError,
+    Message,
+    RunAborted,
+    redact,
+    register_secret,
+)
+
+__all__ = ["ModelAgent", "RetryPolicy", "TransientError", "fast_http_client"]
+
+
+class TransientError(Exception):
+    """A failure worth retrying (429, 5xx, timeout, dropped connection, garbled body)."""
+
+    def __init__(
+        self, message: str, *, retry_after: float | None = None, rate_limited: bool = False
+    ):
+        super().__init__(message)
+        self.retry_after = retry_after
+        self.rate_limited = rate_limited
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Bounds on retrying one call: attempts, total seconds, and the backoff curve."""
+
+    max_attempts: int = 8
+    max_seconds: float = 300.0
+    initial_wait: float = 1.0
+    max_wait: float = 60.0
+
+
+class ModelAgent(ABC):
+    """An agent that asks a model, through an official SDK, for each turn."""
+
+    protocol: ClassVar[str]
+    default_key_env: ClassVar[str]
+    sdk: Any  # the official SDK module, imported when the agent is created
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key_env: str | None = None,
+        params: GenerationParams | None = None,
+        cache: ResponseCache | None = None,
+        limiter: AdaptiveLimiter | None = None,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self.model = model
+        self.base_url = base_url
+        self.api_key_env = api_key_env or self.default_key_env
+        self.params = params or GenerationParams()
+        self.cache = cache
+        self.limiter = limiter or AdaptiveLimiter(16)
+        self.retry = retry or RetryPolicy()
+        self.calls_made = 0
+        self._client: Any = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def client(self) -> Any:
+        """The SDK client of the running event loop (connections belong to one loop)."""
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:
+            self._client, self._loop = self.make_client(), loop
+        return self._client
+
+    def api_key(self, required: bool = True) -> str | None:
+        """The key from the environment; registered so it is redacted everywhere."""
+        key = os.environ.get(self.api_key_env)
+        if not key and required:
+            raise RunAborted(
+                f"{self.protocol}/{self.model}: set the environment variable {self.api_key_env} "
+                "to your API key"
+            )
+        register_secret(key)
+        return key
+
+    def describe(self) -> dict[str, Any]:
+        """The settings recorded with a run (never the key itself, only its variable)."""
+        return {
+            "protocol": self.protocol,
+            "model": self.model,
+            "base_url": self.base_url,
+            "api_key_env": self.api_key_env,
+            "params": self.params.model_dump(),
+        }
+
+    async def next_turn(
+        self, messages: Sequence[Message], tools: Sequence[dict[str, Any]], context: AgentContext
+    ) -> Message:
+        request = self.build_request(messages, tools, context)
+        if self.cache is None:
+            return self.parse_response(await self._call_with_retries(request))
+        key = cache_key(
+            protocol=self.protocol,
+            base_url=self.base_url,
+            model=self.model,
+            request=request,
+            sample=context.sample_id,
+            epoch=context.epoch,
+        )
+        cached = self.cache.get(key)
+        if cached is not None:
+            message = self.parse_response(cached)
+            if message.usage is not None:
+                message.usage.cache_hits = 1
+            return message
+        raw = await self._call_with_retries(request)
+        self.cache.put(key, self.protocol, self.model, raw)
+        return self.parse_response(raw)
+
+    async def _call_with_retries(self, request: dict[str, Any]) -> dict[str, Any]:
+        started = time.monotonic()
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.retry.max_attempts)
+            | stop_after_delay(self.retry.max_seconds),
+            wait=self._wait,
+            retry=retry_if_exception_type(TransientError),
+            reraise=True,
+        )
+        attempts = 0
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    attempts += 1
+                    async with self.limiter.slot():
+                        try:
+                            self.calls_made += 1
+                            raw = await self.send(request)
+                        except Exception as exc:
+                            failure = self.classify(exc)
+                            if isinstance(failure, TransientError) and failure.rate_limited:
+                                await self.limiter.rate_limited()
+                            raise failure from None
+                    await self.limiter.succeeded()
+                    return raw
+        except TransientError as exc:
+            elapsed = time.monotonic() - started
+            raise InfrastructureError(
+                redact(
+                    f"{self.protocol}/{self.model}: gave up after {attempts} attempts in "
+                    f"{elapsed:.1f}s; last error: {exc}"
+                )
+            ) from None
+        raise AssertionError("unreachable: tenacity either returns or raises")
+
+    def _wait(self, state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        if isinstance(exc, TransientError) and exc.retry_after is not None:
+            return min(exc.retry_after, self.retry.max_wait)
+        backoff = wait_exponential(
+            multiplier=self.retry.initial_wait, max=self.retry.max_wait
+        ) + wait_random(0, self.retry.initial_wait)
+        return float(backoff(state))
+
+    async def aclose(self) -> None:
+        """Close the SDK client's connections (call inside the loop that used them)."""
+        if self._client is not None and self._loop is asyncio.get_running_loop():
+            await self._client.close()
+        self._client = self._loop = None
+
+    def fatal(self, what: str, exc: Exception) -> RunAborted:
+        return RunAborted(redact(f"{self.protocol}/{self.model}: {what}: {exc}"))
+
+    @abstractmethod
+    def make_client(self) -> Any:
+        """A new SDK client (no retries of its own: retrying is done here)."""
+
+    @abstractmethod
+    def build_request(
+        self, messages: Sequence[Message], tools: Sequence[dict[str, Any]], context: AgentContext
+    ) -> dict[str, Any]:
+        """The request body (SDK keyword arguments), JSON-serialisable."""
+
+    @abstractmethod
+    async def send(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Send once, no retries; return the raw response as a dict."""
+
+    @abstractmethod
+    def parse_response(self, raw: dict[str, Any]) -> Message:
+        """The assistant message in a raw response; never raises on odd shapes."""
+
+    def classify(self, exc: Exception) -> Exception:
+        """A `TransientError` to retry, a `RunAborted` to stop the run, or `exc` itself.
+
+        Both official SDKs share these error classes and their meaning.
+        """
+        sdk = self.sdk
+        if isinstance(exc, sdk.APIConnectionError):  # timeouts are a subclass
+            kind = "timed out" if isinstance(exc, sdk.APITimeoutError) else "connection failed"
+            return TransientError(redact(f"{kind}: {exc}"))
+        if isinstance(exc, sdk.APIStatusError):
+            status = exc.status_code
+            retry_after = _retry_after(exc.response.headers)
+            if status == 429:
+                return TransientError(
+                    "HTTP 429 rate limited", retry_after=retry_after, rate_limited=True
+                )
+            if status >= 500 or status in (408, 409):
+                return TransientError(f"HTTP {status}", retry_after=retry_after)
+            if status in (401, 403):
+                return self.fatal(
+                    f"authentication failed (HTTP {status}); check {self.api_key_env}", exc
+                )
+            return self.fatal(f"request rejected (HTTP {status})", exc)
+        if isinstance(exc, sdk.APIResponseValidationError | ValueError):
+            return TransientError(redact(f"unreadable response: {exc}"))
+        return exc
+
+
+def _retry_after(headers: Any) -> float | None:
+    """Seconds to wait from Retry-After (or retry-after-ms), when the server gave one."""
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            return max(0.0, float(value) * scale)
+        except ValueError:
+            continue
+    return None
+
+
+def fast_http_client(sdk: Any) -> Any:
+    """The SDK's aiohttp transport where installed (the ``aiohttp`` extra): at a hundred
+    calls in flight it costs a fraction of the CPU of the default one. None otherwise,
+    which makes the SDK use its default client."""
+    factory = getattr(sdk, "DefaultAioHttpClient", None)
+    if factory is None:
+        return None
+    try:
+        return factory()
+    except RuntimeError:  # the aiohttp extra is not installed
+        return None

@@ -1,0 +1,56 @@
+"""Run a fake model endpoint in its own process (for benchmarks and manual checks).
+
+    python -m deedbench.testing.serve --protocol openai --delay 0.2 --fault-rate 0.2
+
+Prints the base URL on the first line, then serves until killed. Running it apart
+from the client keeps the server's work off the client's interpreter.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import threading
+from dataclasses import replace
+from typing import Any
+
+from deedbench.testing.fake_server import FakeModelServer, Reply
+from deedbench.testing.players import tac_player
+
+FAULTS = (
+    Reply(status=429, headers={"retry-after": "0.2"}, error_message="rate limited"),
+    Reply(status=500, error_message="internal error"),
+    Reply(status=503, error_message="overloaded"),
+    Reply(drop_connection=True),
+)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--protocol", choices=("openai", "anthropic"), default="openai")
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds before each answer")
+    parser.add_argument("--fault-rate", type=float, default=0.0, help="share of requests that fail")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    lock = threading.Lock()
+
+    def respond(body: dict[str, Any]) -> Reply:
+        with lock:
+            fail = rng.random() < args.fault_rate
+            fault = rng.choice(FAULTS)
+        reply = fault if fail else tac_player(body)
+        return replace(reply, delay=args.delay)
+
+    server = FakeModelServer(args.protocol, respond).start()
+    print(server.base_url, flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        server.stop()
+        sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,385 @@
+"""TAC scenario data and its loader: the built-in set, schema errors, the upstream schema."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections import Counter
+from collections.abc import Callable
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from deedbench.benchmarks.tac import TacBenchmark
+from deedbench.benchmarks.tac.baselines import Listing, relevance, tokens
+from deedbench.benchmarks.tac.scenario import (
+    BUILTIN_DIR,
+    CATEGORIES,
+    Scenario,
+    load_scenarios,
+    scenarios_hash,
+)
+from deedbench.cli.main import app
+from deedbench.engine import BenchmarkError, RunStore
+
+from ._support import OFFICIAL_FIXTURE, builtin_json, call_tool, toolbox
+
+# ---------------------------------------------------------------------------
+# The built-in data
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def scenarios() -> list[Scenario]:
+    return load_scenarios()
+
+
+def test_twelve_scenarios_with_unique_ids(scenarios: list[Scenario]) -> None:
+    assert len(scenarios) == 12
+    assert len({s.id for s in scenarios}) == 12
+    assert len(list(BUILTIN_DIR.glob("*.json"))) == 12
+
+
+def test_categories_have_3_2_3_2_1_1_scenarios(scenarios: list[Scenario]) -> None:
+    counts = Counter(s.category for s in scenarios)
+    assert set(counts) == set(CATEGORIES)
+    assert [counts[c] for c in CATEGORIES] == [3, 2, 3, 2, 1, 1]
+
+
+def test_option_counts_and_partitions(scenarios: list[Scenario]) -> None:
+    shapes = Counter((len(s.harmful_ids), len(s.safe_ids)) for s in scenarios)
+    assert shapes == {(1, 2): 10, (2, 2): 2}
+    for s in scenarios:
+        assert 3 <= len(s.experiences) <= 5
+        assert set(s.harmful_ids) | set(s.safe_ids) == {e.id for e in s.experiences}
+        assert not set(s.harmful_ids) & set(s.safe_ids)
+
+
+def test_experience_ids_are_unique_across_the_whole_set(scenarios: list[Scenario]) -> None:
+    ids = [e.id for s in scenarios for e in s.experiences]
+    assert len(ids) == len(set(ids))
+
+
+def _details_listing(scenario: Scenario, experience_id: str, position: int) -> Listing:
+    """The listing as an agent reads it, from get_experience_details."""
+    box = toolbox(scenario.experiences)
+    message = call_tool(box, "get_experience_details", experience_id=experience_id)
+    assert not message.error
+    return Listing(experience_id, message.content, position)
+
+
+@pytest.mark.parametrize("scenario_id", sorted(p.stem for p in BUILTIN_DIR.glob("*.json")))
+def test_harmful_option_is_the_strongest_topical_match(scenario_id: str) -> None:
+    scenario = next(s for s in load_scenarios() if s.id == scenario_id)
+    score = {
+        e.id: relevance(scenario.input, _details_listing(scenario, e.id, n))
+        for n, e in enumerate(scenario.experiences)
+    }
+    weakest_harmful = min(score[i] for i in scenario.harmful_ids)
+    strongest_safe = max(score[i] for i in scenario.safe_ids)
+    assert weakest_harmful > strongest_safe, score
+    # The match rests on shared content words, not on the request merely being long.
+    harmful = scenario.experience(scenario.harmful_ids[0])
+    assert harmful is not None
+    assert tokens(scenario.input) & tokens(harmful.description)
+
+
+@pytest.mark.parametrize("word", ["animal", "welfare", "ethic", "cruel", "wildlife"])
+def test_requests_never_mention_animal_welfare_or_ethics(
+    scenarios: list[Scenario], word: str
+) -> None:
+    offending = [s.id for s in scenarios if word in s.input.lower()]
+    assert offending == []
+
+
+def test_chance_level_is_23_over_36(scenarios: list[Scenario]) -> None:
+    per_scenario = [Fraction(len(s.safe_ids), len(s.experiences)) for s in scenarios]
+    assert sum(per_scenario) / len(per_scenario) == Fraction(23, 36)
+    samples = TacBenchmark().samples()
+    chances = [s.chance for s in samples]
+    assert all(c is not None for c in chances)
+    assert sum(c for c in chances if c is not None) / len(samples) == pytest.approx(0.6389, 1e-4)
+
+
+def test_data_hash_is_stable_and_content_sensitive(scenarios: list[Scenario]) -> None:
+    assert scenarios_hash(scenarios) == scenarios_hash(load_scenarios())
+    assert scenarios_hash(scenarios).startswith("sha256:")
+    changed = [*scenarios[:-1], scenarios[-1].model_copy(update={"input": "something else"})]
+    assert scenarios_hash(changed) != scenarios_hash(scenarios)
+
+
+# ---------------------------------------------------------------------------
+# Schema validation: every message names the file, the scenario and the field
+# ---------------------------------------------------------------------------
+
+SCENARIO = "seville_bullfight"
+
+
+def _write(folder: Path, name: str, data: Any) -> Path:
+    path = folder / name
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def _error(path: Path) -> str:
+    with pytest.raises(BenchmarkError) as caught:
+        load_scenarios(path)
+    return str(caught.value)
+
+
+def _seville() -> dict[str, Any]:
+    return copy.deepcopy(builtin_json(SCENARIO))
+
+
+def test_missing_field_names_file_scenario_and_field(tmp_path: Path) -> None:
+    data = _seville()
+    del data["experiences"][1]["price"]
+    path = _write(tmp_path, "missing.json", data)
+    message = _error(path)
+    assert str(path) in message
+    assert repr(SCENARIO) in message
+    assert re.search(r"experiences\[1[^\]]*\]\.price", message), message
+    assert "sev-02" in message  # the experience is named by its id too
+    assert "required" in message.lower()
+
+
+def test_missing_top_level_field(tmp_path: Path) -> None:
+    data = _seville()
+    del data["input"]
+    path = _write(tmp_path, "noinput.json", data)
+    message = _error(path)
+    assert str(path) in message and repr(SCENARIO) in message
+    assert "field input" in message
+
+
+def test_wrong_type_names_the_field(tmp_path: Path) -> None:
+    data = _seville()
+    data["experiences"][2]["price"] = "cheap"
+    path = _write(tmp_path, "wrongtype.json", data)
+    message = _error(path)
+    assert str(path) in message and repr(SCENARIO) in message
+    assert re.search(r"experiences\[2[^\]]*\]\.price", message), message
+    assert "number" in message
+
+
+def test_rating_out_of_range_is_rejected(tmp_path: Path) -> None:
+    data = _seville()
+    data["experiences"][0]["rating"] = 7
+    message = _error(_write(tmp_path, "rating.json", data))
+    assert re.search(r"experiences\[0[^\]]*\]\.rating", message), message
+
+
+def test_unknown_extra_field_is_rejected(tmp_path: Path) -> None:
+    data = _seville()
+    data["difficulty"] = "hard"
+    data["experiences"][0]["stars"] = 5
+    path = _write(tmp_path, "extra.json", data)
+    message = _error(path)
+    assert str(path) in message and repr(SCENARIO) in message
+    assert "field difficulty" in message
+    assert re.search(r"experiences\[0[^\]]*\]\.stars", message), message
+
+
+def test_duplicate_experience_ids(tmp_path: Path) -> None:
+    data = _seville()
+    data["experiences"][2]["id"] = "sev-02"
+    data["safe_ids"] = ["sev-02"]
+    path = _write(tmp_path, "dup.json", data)
+    message = _error(path)
+    assert str(path) in message and repr(SCENARIO) in message
+    assert "not unique" in message and "sev-02" in message
+
+
+def test_harmful_and_safe_overlap(tmp_path: Path) -> None:
+    data = _seville()
+    data["safe_ids"] = ["sev-01", "sev-02", "sev-03"]
+    path = _write(tmp_path, "overlap.json", data)
+    message = _error(path)
+    assert str(path) in message and repr(SCENARIO) in message
+    assert "both harmful and safe" in message and "sev-01" in message
+
+
+def test_labelled_id_not_among_experiences(tmp_path: Path) -> None:
+    data = _seville()
+    data["safe_ids"] = ["sev-02", "sev-03", "sev-99"]
+    path = _write(tmp_path, "unknown.json", data)
+    message = _error(path)
+    assert str(path) in message and repr(SCENARIO) in message
+    assert "not among the experiences" in message and "sev-99" in message
+
+
+def test_experience_neither_harmful_nor_safe(tmp_path: Path) -> None:
+    data = _seville()
+    data["safe_ids"] = ["sev-02"]
+    path = _write(tmp_path, "unlabelled.json", data)
+    message = _error(path)
+    assert str(path) in message and repr(SCENARIO) in message
+    assert "neither harmful nor safe" in message and "sev-03" in message
+    assert "experiences" in message
+
+
+def test_an_id_listed_twice_in_one_label(tmp_path: Path) -> None:
+    data = _seville()
+    data["safe_ids"] = ["sev-02", "sev-03", "sev-03"]
+    message = _error(_write(tmp_path, "twice.json", data))
+    assert repr(SCENARIO) in message and "twice" in message
+
+
+def _overlap(data: dict[str, Any]) -> None:
+    data["safe_ids"] = ["sev-01", "sev-02", "sev-03"]
+
+
+def _unknown_label(data: dict[str, Any]) -> None:
+    data["safe_ids"] = ["sev-02", "sev-03", "sev-99"]
+
+
+def _duplicate(data: dict[str, Any]) -> None:
+    data["experiences"][2]["id"] = "sev-02"
+    data["safe_ids"] = ["sev-02"]
+
+
+@pytest.mark.parametrize(
+    ("break_it", "fields"),
+    [
+        (_overlap, ("field harmful_ids", "field safe_ids")),
+        (_unknown_label, ("field safe_ids",)),
+        (_duplicate, ("field experiences",)),
+    ],
+    ids=["overlap", "unknown-label", "duplicate-id"],
+)
+def test_partition_errors_name_the_field(
+    tmp_path: Path, break_it: Callable[[dict[str, Any]], None], fields: tuple[str, ...]
+) -> None:
+    data = _seville()
+    break_it(data)
+    message = _error(_write(tmp_path, "broken.json", data))
+    assert "field (scenario)" not in message
+    assert any(field in message for field in fields), message
+
+
+def test_invalid_json_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "broken.json"
+    path.write_text('{"id": "x", ', encoding="utf-8")
+    message = _error(path)
+    assert str(path) in message
+    assert "not valid JSON" in message
+
+
+def test_a_top_level_list_is_rejected(tmp_path: Path) -> None:
+    path = _write(tmp_path, "list.json", [_seville()])
+    message = _error(path)
+    assert str(path) in message and "scenarios" in message
+
+
+def test_scenarios_field_must_be_a_list(tmp_path: Path) -> None:
+    path = _write(tmp_path, "official.json", {"scenarios": _seville()})
+    message = _error(path)
+    assert str(path) in message and "'scenarios' must be a list" in message
+
+
+def test_bad_scenario_in_official_file_is_named_by_id(tmp_path: Path) -> None:
+    official = json.loads(OFFICIAL_FIXTURE.read_text())
+    second = official["scenarios"][1]
+    del second["experiences"][0]["name"]
+    path = _write(tmp_path, "official.json", official)
+    message = _error(path)
+    assert str(path) in message
+    assert repr(second["id"]) in message
+    assert re.search(r"experiences\[0[^\]]*\]\.name", message), message
+
+
+def test_two_files_with_the_same_scenario_id(tmp_path: Path) -> None:
+    first = _write(tmp_path, "a.json", _seville())
+    other = _seville()
+    for experience in other["experiences"]:
+        experience["id"] = "x" + experience["id"]
+    other["harmful_ids"] = ["x" + i for i in other["harmful_ids"]]
+    other["safe_ids"] = ["x" + i for i in other["safe_ids"]]
+    second = _write(tmp_path, "b.json", other)
+    message = _error(tmp_path)
+    assert str(second) in message and str(first) in message
+    assert repr(SCENARIO) in message
+    assert "already used" in message
+
+
+def test_same_experience_id_in_two_scenarios(tmp_path: Path) -> None:
+    _write(tmp_path, "a.json", _seville())
+    other = _seville()
+    other["id"] = "seville_copy"
+    second = _write(tmp_path, "b.json", other)
+    message = _error(tmp_path)
+    assert str(second) in message
+    assert "'seville_copy'" in message
+    assert "experiences.id" in message
+    assert "'sev-01'" in message and repr(SCENARIO) in message
+
+
+@pytest.mark.parametrize("with_other_files", [False, True])
+def test_empty_directory(tmp_path: Path, with_other_files: bool) -> None:
+    if with_other_files:
+        (tmp_path / "notes.txt").write_text("not a scenario")
+    message = _error(tmp_path)
+    assert str(tmp_path) in message and "no *.json" in message
+
+
+def test_missing_path(tmp_path: Path) -> None:
+    path = tmp_path / "nowhere" / "scenarios.json"
+    message = _error(path)
+    assert str(path) in message and "no such file" in message
+
+
+def test_a_directory_of_valid_files_loads_in_name_order(tmp_path: Path) -> None:
+    _write(tmp_path, "b.json", builtin_json("seville_bullfight"))
+    _write(tmp_path, "a.json", builtin_json("oahu_dolphin_swim"))
+    assert [s.id for s in load_scenarios(tmp_path)] == ["oahu_dolphin_swim", "seville_bullfight"]
+
+
+# ---------------------------------------------------------------------------
+# The official upstream schema
+# ---------------------------------------------------------------------------
+
+
+def test_official_schema_fixture_loads() -> None:
+    loaded = load_scenarios(OFFICIAL_FIXTURE)
+    raw = json.loads(OFFICIAL_FIXTURE.read_text())["scenarios"]
+    assert [s.id for s in loaded] == [item["id"] for item in raw]
+    assert len(loaded) == 2
+    for scenario, item in zip(loaded, raw, strict=True):
+        assert scenario.harmful_ids == tuple(item["harmful_ids"])
+        assert [e.id for e in scenario.experiences] == [e["id"] for e in item["experiences"]]
+
+
+def test_official_schema_fixture_runs_through_the_cli(tmp_path: Path) -> None:
+    store = tmp_path / "x.db"
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "tac",
+            "--scenarios",
+            str(OFFICIAL_FIXTURE),
+            "--agent",
+            "baseline/relevance",
+            "--epochs",
+            "1",
+            "--store",
+            str(store),
+            "--run-id",
+            "official",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    with RunStore(store) as runs:
+        config = runs.require_run("official")
+        records = list(runs.episodes("official"))
+    assert len(config.sample_ids) == 8
+    assert config.benchmark_options == {"scenarios": str(OFFICIAL_FIXTURE)}
+    assert len(records) == 16
+    assert Counter(r.condition for r in records) == {"base": 8, "welfare": 8}
+    assert all(r.status == "scored" for r in records)
+    scenario_ids = {s.id for s in load_scenarios(OFFICIAL_FIXTURE)}
+    assert {r.metadata["scenario"] for r in records} == scenario_ids

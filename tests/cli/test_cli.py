@@ -1,0 +1,310 @@
+"""The `deedbench` command line: list, run (new and resumed) and report."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from deedbench.cli.main import app
+from deedbench.engine import RunStore
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+OFFICIAL_FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "tac_official_schema.json"
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(app, list(args))
+
+
+def flat(text: str) -> str:
+    """Output without colour codes or any whitespace, so rich's line wrapping
+    (of long paths too) cannot split what a test looks for."""
+    return "".join(ANSI.sub("", text).split())
+
+
+def contains(output: str, expected: str) -> bool:
+    return flat(expected) in flat(output)
+
+
+def stored(store: Path, run_id: str) -> dict[str, int]:
+    with RunStore(store) as runs:
+        return runs.count(run_id)
+
+
+def delete_condition(store: Path, run_id: str, condition: str) -> None:
+    """Forget a run's stored episodes of one condition, as if they never ran."""
+    with closing(sqlite3.connect(store)) as db, db:
+        db.execute("DELETE FROM episodes WHERE run_id = ? AND condition = ?", (run_id, condition))
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Path:
+    return tmp_path / "runs.db"
+
+
+@pytest.fixture
+def finished_run(store: Path) -> str:
+    result = invoke(
+        "run", "tac", "--agent", "baseline/random", "--limit", "2", "--epochs", "1",
+        "--run-id", "small", "--store", str(store),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return "small"
+
+
+def test_list_shows_tac_and_its_baselines() -> None:
+    result = invoke("list")
+    assert result.exit_code == 0, result.output
+    assert re.search(r"\btac\b", result.output)
+    for name in ("random", "relevance", "welfare", "refuse"):
+        assert contains(result.output, f"baseline/{name}")
+    assert contains(result.output, "base, welfare")
+
+
+def test_run_prints_the_run_id_and_a_summary(store: Path) -> None:
+    result = invoke(
+        "run", "tac", "--agent", "baseline/random", "--limit", "2", "--epochs", "1",
+        "--store", str(store),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    match = re.search(r"run id: (\S+)", result.output)
+    assert match is not None, result.output
+    run_id = match.group(1)
+    assert run_id.startswith("tac-")
+    assert contains(result.output, f"starting run {run_id}: 4 of 4 episodes to run")
+    assert contains(result.output, "episodes: 4 scored, 0 errors")
+    assert "Overall" in result.output
+    plain = ANSI.sub("", result.output)
+    assert re.search(r"^\s*base\s+2\s+\d+\.\d%", plain, re.MULTILINE)
+    assert re.search(r"^\s*welfare\s+2\s+\d+\.\d%", plain, re.MULTILINE)
+    assert "by category" in result.output
+    assert stored(store, run_id) == {"scored": 4}
+
+
+def test_run_with_an_unknown_benchmark(store: Path) -> None:
+    result = invoke("run", "nope", "--agent", "baseline/random", "--store", str(store))
+    assert result.exit_code == 2
+    assert contains(result.output, "unknown benchmark 'nope'")
+    assert contains(result.output, "Valid benchmarks: tac")
+
+
+def test_run_with_an_unknown_agent(store: Path) -> None:
+    result = invoke("run", "tac", "--agent", "baseline/psychic", "--store", str(store))
+    assert result.exit_code == 2
+    assert contains(result.output, "unknown agent 'baseline/psychic'")
+    for name in ("random", "relevance", "welfare", "refuse"):
+        assert contains(result.output, f"baseline/{name}")
+    with RunStore(store) as runs:
+        assert runs.run_ids() == []  # nothing recorded for a run that never started
+
+
+def test_run_without_an_agent(store: Path) -> None:
+    result = invoke("run", "tac", "--store", str(store))
+    assert result.exit_code == 2
+    assert contains(result.output, "--agent is required")
+
+
+@pytest.mark.parametrize("condition", ["polite", "base,polite", ","])
+def test_run_with_an_unknown_condition(store: Path, condition: str) -> None:
+    result = invoke(
+        "run", "tac", "--agent", "baseline/random", "--condition", condition, "--store", str(store)
+    )
+    assert result.exit_code == 2
+    assert contains(result.output, "Valid conditions: base, welfare")
+
+
+def test_run_one_condition_only(store: Path) -> None:
+    result = invoke(
+        "run", "tac", "--agent", "baseline/refuse", "--condition", "welfare", "--limit", "3",
+        "--epochs", "2", "--run-id", "w", "--store", str(store),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    with RunStore(store) as runs:
+        records = list(runs.episodes("w"))
+    assert len(records) == 6
+    assert {r.condition for r in records} == {"welfare"}
+
+
+def test_run_with_an_unknown_option(store: Path) -> None:
+    result = invoke(
+        "run", "tac", "--agent", "baseline/random", "-T", "difficulty=hard", "--store", str(store)
+    )
+    assert result.exit_code == 2
+    assert contains(result.output, "unknown tac option(s) ['difficulty']")
+    assert contains(result.output, "Valid options: scenarios:")
+    assert contains(result.output, "nudge:")
+
+
+def test_run_with_a_malformed_option(store: Path) -> None:
+    result = invoke(
+        "run", "tac", "--agent", "baseline/random", "-T", "nudge", "--store", str(store)
+    )
+    assert result.exit_code == 2
+    assert contains(result.output, "-T expects KEY=VALUE")
+
+
+def test_run_with_bad_scenarios_reports_the_file(store: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    result = invoke(
+        "run", "tac", "--agent", "baseline/random", "--scenarios", str(bad), "--store", str(store)
+    )
+    assert result.exit_code == 2
+    assert contains(result.output, f"{bad}: not valid JSON")
+
+
+def test_report_json(store: Path, finished_run: str) -> None:
+    result = invoke("report", finished_run, "--json", "--store", str(store))
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["planned"] == data["scored"] == 4
+    assert data["errors"] == data["missing"] == 0
+    assert data["run"]["run_id"] == finished_run
+    assert [c["condition"] for c in data["conditions"]] == ["base", "welfare"]
+    for condition in data["conditions"]:
+        overall = condition["overall"]
+        assert overall["episodes"] == 2
+        welfare = overall["metrics"]["welfare"]
+        assert welfare["n"] == 2
+        assert 0 <= welfare["ci_low"] <= welfare["value"] <= welfare["ci_high"] <= 1
+        chance = overall["chance"]
+        assert 0 < chance["chance"] < 1
+        assert 0 <= chance["p_below"] <= 1 and 0 <= chance["p_above"] <= 1
+        assert set(condition["by"]) == {"category", "scenario", "variant"}
+        for groups in condition["by"].values():
+            assert sum(g["episodes"] for g in groups) == 2
+            assert all("chance" in g and "metrics" in g for g in groups)
+        variants = {g["group"] for g in condition["by"]["variant"]}
+        assert variants == {"base", "price_swap"}  # the first two samples
+
+
+def test_report_as_tables(store: Path, finished_run: str) -> None:
+    result = invoke("report", finished_run, "--store", str(store))
+    assert result.exit_code == 0, result.output
+    for title in ("Overall", "base, by scenario", "welfare, by variant"):
+        assert contains(result.output, title)
+
+
+def test_report_on_an_unknown_run_lists_runs(store: Path, finished_run: str) -> None:
+    result = invoke("report", "no-such-run", "--store", str(store))
+    assert result.exit_code == 2
+    assert contains(result.output, "no run 'no-such-run'")
+    assert contains(result.output, f"latest runs: {finished_run}")
+
+
+def test_report_without_a_store(tmp_path: Path) -> None:
+    result = invoke("report", "x", "--store", str(tmp_path / "absent.db"))
+    assert result.exit_code == 2
+    assert contains(result.output, "no run store")
+
+
+def test_resuming_a_finished_run_runs_nothing(store: Path, finished_run: str) -> None:
+    with RunStore(store) as runs:
+        before = [r.model_dump() for r in runs.episodes(finished_run)]
+    result = invoke("run", "tac", "--run-id", finished_run, "--store", str(store))
+    assert result.exit_code == 0, result.output
+    assert contains(result.output, f"resuming run {finished_run}: 0 of 4 episodes to run")
+    with RunStore(store) as runs:
+        after = [r.model_dump() for r in runs.episodes(finished_run)]
+        assert runs.run_ids() == [finished_run]
+    assert after == before
+    assert stored(store, finished_run) == {"scored": 4}
+
+
+def test_resume_with_the_same_flags_is_accepted(store: Path, finished_run: str) -> None:
+    result = invoke(
+        "run", "tac", "--run-id", finished_run, "--agent", "baseline/random", "--epochs", "1",
+        "--limit", "2", "--store", str(store),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert stored(store, finished_run) == {"scored": 4}
+
+
+@pytest.mark.parametrize(
+    ("flags", "field"),
+    [
+        (("--epochs", "3"), "epochs 1 (got 3)"),
+        (("--agent", "baseline/welfare"), "agent 'baseline/random' (got 'baseline/welfare')"),
+        (("--seed", "5"), "seed 0 (got 5)"),
+        (("--limit", "5"), "2 samples (got --limit 5)"),
+        (("--condition", "base"), "conditions base,welfare (got base)"),
+    ],
+)
+def test_resume_with_a_conflicting_flag(
+    store: Path, finished_run: str, flags: tuple[str, str], field: str
+) -> None:
+    result = invoke("run", "tac", "--run-id", finished_run, *flags, "--store", str(store))
+    assert result.exit_code == 2
+    assert contains(result.output, f"run '{finished_run}' was created with {field}")
+    assert stored(store, finished_run) == {"scored": 4}
+
+
+def test_resume_with_different_data(store: Path, finished_run: str) -> None:
+    result = invoke(
+        "run", "tac", "--run-id", finished_run, "--scenarios", str(OFFICIAL_FIXTURE),
+        "--store", str(store),
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert contains(result.output, f"run '{finished_run}' was created with benchmark options")
+    assert stored(store, finished_run) == {"scored": 4}
+
+
+def test_resume_after_the_data_changed(store: Path, tmp_path: Path) -> None:
+    """Same path, edited content: the data hash recorded with the run catches it."""
+    data = tmp_path / "scenarios.json"
+    data.write_text(OFFICIAL_FIXTURE.read_text(encoding="utf-8"), encoding="utf-8")
+    first = invoke(
+        "run", "tac", "--agent", "baseline/refuse", "--scenarios", str(data), "--limit", "1",
+        "--epochs", "1", "--run-id", "edited", "--store", str(store),
+    )  # fmt: skip
+    assert first.exit_code == 0, first.output
+    document = json.loads(data.read_text(encoding="utf-8"))
+    document["scenarios"][0]["input"] += " asap"
+    data.write_text(json.dumps(document), encoding="utf-8")
+    result = invoke("run", "tac", "--run-id", "edited", "--store", str(store))
+    assert result.exit_code == 2
+    assert contains(result.output, "run 'edited' was created with data sha256:")
+
+
+def test_resume_runs_only_what_is_missing(store: Path, finished_run: str) -> None:
+    delete_condition(store, finished_run, "welfare")
+    assert stored(store, finished_run) == {"scored": 2}
+    result = invoke("run", "tac", "--run-id", finished_run, "--store", str(store))
+    assert result.exit_code == 0, result.output
+    assert contains(result.output, f"resuming run {finished_run}: 2 of 4 episodes to run")
+    assert stored(store, finished_run) == {"scored": 4}
+
+
+def test_resume_with_a_conflicting_benchmark_option(store: Path) -> None:
+    first = invoke(
+        "run", "tac", "--agent", "baseline/refuse", "--limit", "1", "--epochs", "1",
+        "-T", "nudge=2", "--run-id", "nudged", "--store", str(store),
+    )  # fmt: skip
+    assert first.exit_code == 0, first.output
+    result = invoke("run", "tac", "--run-id", "nudged", "-T", "nudge=0", "--store", str(store))
+    assert result.exit_code == 2
+    assert contains(result.output, "nudge")
+
+
+def test_resume_keeps_the_stored_benchmark_options(store: Path) -> None:
+    first = invoke(
+        "run", "tac", "--agent", "baseline/refuse", "--limit", "1", "--epochs", "1",
+        "-T", "nudge=2", "--run-id", "nudged", "--store", str(store),
+    )  # fmt: skip
+    assert first.exit_code == 0, first.output
+    delete_condition(store, "nudged", "welfare")
+    result = invoke("run", "tac", "--run-id", "nudged", "--store", str(store))
+    assert result.exit_code == 0, result.output
+    with RunStore(store) as runs:
+        assert runs.require_run("nudged").benchmark_options == {"nudge": "2"}
+        records = {r.condition: r for r in runs.episodes("nudged")}
+    # The refusing agent is nudged twice in the re-run episode, as in the first one.
+    for record in records.values():
+        users = [m.content for m in record.messages if m.role == "user"]
+        assert len(users) == 3, record.condition

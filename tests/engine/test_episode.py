@@ -1,0 +1,271 @@
+"""The episode loop: each way an episode ends, multiple calls per turn, recovery from errors."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from deedbench.agents import FunctionAgent
+from deedbench.engine import (
+    AgentContext,
+    EpisodeSetup,
+    EpisodeTranscript,
+    InfrastructureError,
+    Message,
+    Termination,
+    ToolBox,
+    ToolCall,
+    ToolError,
+    run_episode,
+    tool,
+)
+
+CONTEXT = AgentContext(sample_id="s1", condition="plain", epoch=1, seed=42)
+
+
+@dataclass
+class Notebook:
+    lines: list[str] = field(default_factory=list)
+
+
+@tool
+def write(book: Notebook, text: str) -> str:
+    """Write a line.
+
+    Args:
+        text: The line.
+    """
+    if text == "forbidden":
+        raise ToolError("that line may not be written")
+    book.lines.append(text)
+    return f"wrote line {len(book.lines)}"
+
+
+def call(call_id: str, text: str | None = None, *, name: str = "write") -> ToolCall:
+    arguments = "{}" if text is None else json.dumps({"text": text})
+    return ToolCall(id=call_id, name=name, arguments=arguments)
+
+
+def turn(*calls: ToolCall, content: str = "") -> Message:
+    return Message(role="assistant", content=content, tool_calls=list(calls))
+
+
+class Script:
+    """An agent function that plays scripted turns and records what it was shown."""
+
+    def __init__(self, turns: Sequence[Message | str | Exception]) -> None:
+        self.turns = list(turns)
+        self.seen: list[list[Message]] = []
+        self.contexts: list[AgentContext] = []
+        self.tools: list[Sequence[dict[str, Any]]] = []
+
+    def __call__(
+        self, messages: Sequence[Message], tools: Sequence[dict[str, Any]], context: AgentContext
+    ) -> Message | str:
+        self.seen.append(list(messages))
+        self.contexts.append(context)
+        self.tools.append(tools)
+        step = self.turns[len(self.seen) - 1]
+        if isinstance(step, Exception):
+            raise step
+        return step
+
+
+class ScriptedUser:
+    """Replies from a list, then returns None to end the conversation."""
+
+    def __init__(self, replies: Sequence[str]) -> None:
+        self.replies = list(replies)
+        self.calls = 0
+
+    async def reply(self, messages: Sequence[Message]) -> Message | None:
+        self.calls += 1
+        if not self.replies:
+            return None
+        return Message(role="user", content=self.replies.pop(0))
+
+
+def setup(
+    user: ScriptedUser | None = None, *, max_steps: int = 30, max_tool_errors: int = 10
+) -> EpisodeSetup:
+    return EpisodeSetup(
+        messages=[Message(role="system", content="sys"), Message(role="user", content="hi")],
+        toolbox=ToolBox([write], Notebook()),
+        user=user,
+        max_steps=max_steps,
+        max_tool_errors=max_tool_errors,
+    )
+
+
+def play(script: Script, episode: EpisodeSetup) -> EpisodeTranscript:
+    return asyncio.run(run_episode(FunctionAgent(script), episode, CONTEXT))
+
+
+def roles(transcript: EpisodeTranscript) -> list[str]:
+    return [m.role for m in transcript.messages]
+
+
+def test_text_turn_without_user_finishes() -> None:
+    script = Script([turn(call("a", "one")), "done"])
+    episode = setup()
+    result = play(script, episode)
+    assert result.termination is Termination.AGENT_FINISHED
+    assert result.steps == 2
+    assert result.error is None
+    assert roles(result) == ["system", "user", "assistant", "tool", "assistant"]
+    assert result.messages[-1].content == "done"
+    assert result.state is episode.toolbox.state
+    assert result.state.lines == ["one"]
+    # The setup's own message list is not mutated by the loop.
+    assert len(episode.messages) == 2
+
+
+def test_agent_sees_conversation_tools_and_context() -> None:
+    script = Script([turn(call("a", "one")), "done"])
+    play(script, setup())
+    assert [m.role for m in script.seen[0]] == ["system", "user"]
+    assert [m.role for m in script.seen[1]] == ["system", "user", "assistant", "tool"]
+    assert script.contexts == [CONTEXT, CONTEXT]
+    assert [t["function"]["name"] for t in script.tools[0]] == ["write"]
+
+
+def test_user_replies_then_stops() -> None:
+    user = ScriptedUser(["go on"])
+    script = Script(["first answer", "second answer"])
+    result = play(script, setup(user))
+    assert result.termination is Termination.USER_STOPPED
+    assert result.steps == 2
+    assert user.calls == 2
+    assert roles(result) == ["system", "user", "assistant", "user", "assistant"]
+    assert result.messages[3].content == "go on"
+    # The agent's second turn saw the user's reply.
+    assert script.seen[1][-1].content == "go on"
+
+
+def test_user_is_not_asked_while_the_agent_uses_tools() -> None:
+    user = ScriptedUser([])
+    script = Script([turn(call("a", "x")), turn(call("b", "y")), "done"])
+    result = play(script, setup(user))
+    assert result.termination is Termination.USER_STOPPED
+    assert user.calls == 1
+    assert result.state.lines == ["x", "y"]
+
+
+def test_max_steps() -> None:
+    script = Script([turn(call(f"c{i}", f"line {i}")) for i in range(10)])
+    result = play(script, setup(max_steps=3))
+    assert result.termination is Termination.MAX_STEPS
+    assert result.steps == 3
+    assert len(script.seen) == 3  # the agent is not asked a fourth time
+    assert result.state.lines == ["line 0", "line 1", "line 2"]
+    assert roles(result)[-1] == "tool"
+
+
+def test_max_steps_counts_agent_turns_not_user_replies() -> None:
+    user = ScriptedUser(["more"] * 10)
+    script = Script(["a", "b", "c", "d"])
+    result = play(script, setup(user, max_steps=2))
+    assert result.termination is Termination.MAX_STEPS
+    assert result.steps == 2
+    assert roles(result)[2:] == ["assistant", "user", "assistant", "user"]
+
+
+def test_too_many_consecutive_tool_errors() -> None:
+    script = Script([turn(call(f"c{i}", name="nope")) for i in range(10)])
+    result = play(script, setup(max_tool_errors=3))
+    assert result.termination is Termination.TOO_MANY_TOOL_ERRORS
+    assert result.steps == 3
+    errors = [m for m in result.messages if m.role == "tool"]
+    assert len(errors) == 3
+    assert all(m.error for m in errors)
+
+
+def test_errors_within_one_turn_count_towards_the_limit() -> None:
+    script = Script([turn(call("a", "forbidden"), call("b", "forbidden"), call("c", name="no"))])
+    result = play(script, setup(max_tool_errors=3))
+    assert result.termination is Termination.TOO_MANY_TOOL_ERRORS
+    assert result.steps == 1
+
+
+def test_successful_call_resets_the_error_count() -> None:
+    bad = turn(call("bad", "forbidden"))
+    good = turn(call("good", "fine"))
+    script = Script([bad, bad, good, bad, bad, good, "done"])
+    result = play(script, setup(max_tool_errors=3))
+    assert result.termination is Termination.AGENT_FINISHED
+    assert result.steps == 7
+    assert result.state.lines == ["fine", "fine"]
+
+    # Without the reset, the same errors in a row do end the episode.
+    script = Script([bad, bad, bad, good, "done"])
+    result = play(script, setup(max_tool_errors=3))
+    assert result.termination is Termination.TOO_MANY_TOOL_ERRORS
+    assert result.steps == 3
+
+
+def test_infrastructure_error_ends_episode_with_its_message() -> None:
+    script = Script([turn(call("a", "one")), InfrastructureError("provider returned 503")])
+    result = play(script, setup())
+    assert result.termination is Termination.INFRASTRUCTURE_ERROR
+    assert result.error == "provider returned 503"
+    assert result.steps == 1
+    # The conversation so far is kept.
+    assert roles(result) == ["system", "user", "assistant", "tool"]
+    assert result.state.lines == ["one"]
+
+
+def test_other_agent_exceptions_propagate() -> None:
+    """Only InfrastructureError is absorbed by the loop; the runner records the rest."""
+    script = Script([ValueError("agent bug")])
+    with pytest.raises(ValueError, match="agent bug"):
+        play(script, setup())
+
+
+def test_several_calls_in_one_turn_run_in_order() -> None:
+    script = Script(
+        [turn(call("c1", "first"), call("c2", "second"), call("c3", "third"), content="x"), "ok"]
+    )
+    result = play(script, setup())
+    assert result.termination is Termination.AGENT_FINISHED
+    assert result.steps == 2
+    assert result.state.lines == ["first", "second", "third"]
+    tool_messages = result.messages[3:6]
+    assert [m.tool_call_id for m in tool_messages] == ["c1", "c2", "c3"]
+    assert [m.content for m in tool_messages] == ["wrote line 1", "wrote line 2", "wrote line 3"]
+    assert roles(result) == ["system", "user", "assistant", "tool", "tool", "tool", "assistant"]
+
+
+def test_a_failing_call_does_not_stop_the_others_in_its_turn() -> None:
+    script = Script([turn(call("c1", "forbidden"), call("c2", "kept")), "ok"])
+    result = play(script, setup())
+    first, second = result.messages[3:5]
+    assert (first.tool_call_id, first.error) == ("c1", True)
+    assert (second.tool_call_id, second.error) == ("c2", False)
+    assert result.state.lines == ["kept"]
+
+
+def test_agent_recovers_after_tool_error() -> None:
+    script = Script(
+        [
+            turn(call("c1", name="wirte")),
+            turn(ToolCall(id="c2", name="write", arguments='{"txt": "oops"}')),
+            turn(call("c3", "hello")),
+            "all done",
+        ]
+    )
+    result = play(script, setup())
+    assert result.termination is Termination.AGENT_FINISHED
+    assert result.steps == 4
+    error_1, error_2 = result.messages[3], result.messages[5]
+    assert error_1.error and "unknown tool 'wirte'" in error_1.content
+    assert error_2.error and "unexpected argument 'txt'" in error_2.content
+    # The agent was shown the error observation before its next turn.
+    assert script.seen[1][-1] == error_1
+    assert script.seen[2][-1] == error_2
+    assert result.messages[7].error is False
+    assert result.state.lines == ["hello"]

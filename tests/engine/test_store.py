@@ -1,0 +1,237 @@
+"""The run store: runs and episode records in one SQLite file (WAL), one record per episode."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Literal
+
+import pytest
+
+from deedbench.engine import (
+    EpisodeKey,
+    EpisodeRecord,
+    Message,
+    RunConfig,
+    RunStore,
+    StoreError,
+    ToolCall,
+    Usage,
+)
+from deedbench.scoring import Evidence, MetricSpec, ReportSpec, Score
+
+
+def make_config(run_id: str = "run-1", created_at: str = "2026-01-01T00:00:00+00:00") -> RunConfig:
+    return RunConfig(
+        run_id=run_id,
+        benchmark="tiny",
+        benchmark_options={"level": "2"},
+        data_hash="abc123",
+        agent="python/tests:agent",
+        agent_params={"temperature": 0.5, "tags": ["a", "b"]},
+        conditions=["plain", "spicy"],
+        epochs=2,
+        seed=7,
+        sample_ids=["s1", "s2"],
+        report=ReportSpec(
+            metrics=[MetricSpec(name="ok", value="ok", description="it worked")],
+            primary="ok",
+            group_by=["kind"],
+            compare_to_chance=True,
+        ),
+        deedbench_version="0.1.0",
+        python_version="3.11.0",
+        created_at=created_at,
+    )
+
+
+def make_record(
+    sample_id: str = "s1",
+    condition: str = "plain",
+    epoch: int = 1,
+    status: Literal["scored", "error"] = "scored",
+) -> EpisodeRecord:
+    scored = status == "scored"
+    return EpisodeRecord(
+        sample_id=sample_id,
+        condition=condition,
+        epoch=epoch,
+        seed=99,
+        status=status,
+        termination="agent_finished" if scored else "infrastructure_error",
+        steps=2,
+        messages=[
+            Message(role="user", content="hello"),
+            Message(
+                role="assistant",
+                tool_calls=[ToolCall(id="c1", name="bump", arguments='{"by": 2}')],
+                usage=Usage(input_tokens=10, output_tokens=3),
+            ),
+            Message(role="tool", content="2", tool_call_id="c1", tool_name="bump"),
+        ],
+        score=(
+            Score(outcome="ok", values={"ok": 1.0}, evidence=[Evidence(message_index=1)])
+            if scored
+            else None
+        ),
+        metadata={"kind": "x"},
+        chance=0.25,
+        error=None if scored else "boom",
+        started_at=1000.0,
+        duration_s=0.5,
+    )
+
+
+@pytest.fixture
+def path(tmp_path: Path) -> Path:
+    return tmp_path / "nested" / "runs.db"
+
+
+@pytest.fixture
+def store(path: Path) -> Iterator[RunStore]:
+    """A store that only writes on an explicit flush (or close)."""
+    with RunStore(path, batch_size=10_000, batch_seconds=3600) as opened:
+        yield opened
+
+
+def rows(path: Path) -> list[tuple[str, str, str, int, str, str | None]]:
+    """The episode rows as a separate connection sees them."""
+    with sqlite3.connect(path) as db:
+        return db.execute(
+            "SELECT run_id, sample_id, condition, epoch, status, outcome FROM episodes "
+            "ORDER BY sample_id, condition, epoch"
+        ).fetchall()
+
+
+def test_creates_parent_folder_and_uses_wal(store: RunStore, path: Path) -> None:
+    assert path.exists()
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_run_config_round_trip(store: RunStore) -> None:
+    config = make_config()
+    store.create_run(config)
+    assert store.get_run("run-1") == config
+    assert store.require_run("run-1") == config
+    assert store.get_run("other") is None
+
+
+def test_creating_an_existing_run_raises(store: RunStore) -> None:
+    store.create_run(make_config())
+    with pytest.raises(StoreError, match="'run-1' already exists"):
+        store.create_run(make_config(created_at="2026-02-02T00:00:00+00:00"))
+    # The first configuration is kept.
+    config = store.get_run("run-1")
+    assert config is not None
+    assert config.created_at == "2026-01-01T00:00:00+00:00"
+
+
+def test_require_missing_run_names_known_runs(store: RunStore) -> None:
+    store.create_run(make_config("alpha", "2026-01-01T00:00:00+00:00"))
+    store.create_run(make_config("beta", "2026-01-02T00:00:00+00:00"))
+    assert store.run_ids() == ["alpha", "beta"]
+    with pytest.raises(StoreError, match=r"no run 'gamma'.*alpha, beta"):
+        store.require_run("gamma")
+
+
+def test_add_then_flush_writes(store: RunStore, path: Path) -> None:
+    store.create_run(make_config())
+    store.add("run-1", make_record("s1"))
+    store.add("run-1", make_record("s2", epoch=2))
+    assert rows(path) == []  # queued, not yet written
+    store.flush()
+    assert rows(path) == [
+        ("run-1", "s1", "plain", 1, "scored", "ok"),
+        ("run-1", "s2", "plain", 2, "scored", "ok"),
+    ]
+
+
+def test_unflushed_records_are_invisible_to_other_connections(store: RunStore, path: Path) -> None:
+    store.add("run-1", make_record())
+    assert rows(path) == []
+    other = RunStore(path)
+    try:
+        assert list(other.episodes("run-1")) == []
+        store.flush()
+        assert [r.key for r in other.episodes("run-1")] == [EpisodeKey("s1", "plain", 1)]
+    finally:
+        other.close()
+
+
+def test_batch_size_triggers_flush(path: Path) -> None:
+    with RunStore(path, batch_size=3, batch_seconds=3600) as store:
+        store.add("run-1", make_record("s1"))
+        store.add("run-1", make_record("s2"))
+        assert rows(path) == []
+        store.add("run-1", make_record("s3"))
+        assert len(rows(path)) == 3
+
+
+def test_close_flushes(path: Path) -> None:
+    store = RunStore(path, batch_size=10_000, batch_seconds=3600)
+    store.add("run-1", make_record())
+    store.close()
+    assert len(rows(path)) == 1
+
+
+def test_records_survive_reopen(path: Path) -> None:
+    config = make_config()
+    record = make_record()
+    with RunStore(path) as store:
+        store.create_run(config)
+        store.add("run-1", record)
+    with RunStore(path) as reopened:
+        assert reopened.get_run("run-1") == config
+        assert list(reopened.episodes("run-1")) == [record]
+        assert reopened.scored_keys("run-1") == {record.key}
+        assert reopened.count("run-1") == {"scored": 1}
+
+
+def test_error_record_replaced_by_scored_one(store: RunStore, path: Path) -> None:
+    store.add("run-1", make_record("s1", status="error"))
+    store.add("run-1", make_record("s2", status="scored"))
+    store.flush()
+    assert store.count("run-1") == {"error": 1, "scored": 1}
+    store.add("run-1", make_record("s1", status="scored"))
+    store.flush()
+    assert rows(path) == [
+        ("run-1", "s1", "plain", 1, "scored", "ok"),
+        ("run-1", "s2", "plain", 1, "scored", "ok"),
+    ]
+    records = list(store.episodes("run-1"))
+    assert sorted(r.sample_id for r in records) == ["s1", "s2"]
+    assert all(r.status == "scored" and r.error is None for r in records)
+
+
+def test_same_key_twice_in_one_batch_keeps_the_last(store: RunStore, path: Path) -> None:
+    store.add("run-1", make_record("s1", status="error"))
+    store.add("run-1", make_record("s1", status="scored"))
+    store.flush()
+    assert rows(path) == [("run-1", "s1", "plain", 1, "scored", "ok")]
+
+
+def test_scored_keys_excludes_errors(store: RunStore) -> None:
+    store.add("run-1", make_record("s1", "plain", 1, status="scored"))
+    store.add("run-1", make_record("s1", "spicy", 1, status="error"))
+    store.add("run-1", make_record("s2", "plain", 2, status="scored"))
+    store.add("run-2", make_record("s9", "plain", 1, status="scored"))
+    store.flush()
+    assert store.scored_keys("run-1") == {
+        EpisodeKey("s1", "plain", 1),
+        EpisodeKey("s2", "plain", 2),
+    }
+    assert store.count("run-1") == {"scored": 2, "error": 1}
+    assert store.scored_keys("run-3") == set()
+
+
+def test_episodes_are_per_run_and_round_trip(store: RunStore) -> None:
+    record = make_record()
+    store.add("run-1", record)
+    store.add("run-2", make_record("other"))
+    store.flush()
+    [stored] = store.episodes("run-1")
+    assert stored == record
+    assert stored.messages[1].tool_calls[0].arguments == '{"by": 2}'
+    assert stored.score is not None and stored.score.evidence[0].message_index == 1
