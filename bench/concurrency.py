@@ -67,9 +67,9 @@ def one_run(
     )
     with RunStore(store_path) as store:
         store.create_run(config)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         asyncio.run(run_and_close(config, bench, agent, store, concurrency))
-        elapsed = time.perf_counter() - start
+        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     db = sqlite3.connect(store_path)
     rows = db.execute(
         "SELECT COUNT(*), COUNT(DISTINCT sample_id || '|' || condition || '|' || epoch), "
@@ -84,6 +84,7 @@ def one_run(
         "scored": rows[2] or 0,
         "errors": rows[3] or 0,
         "seconds": elapsed,
+        "cpu": cpu,
         "calls": agent.calls_made,
     }
 
@@ -129,7 +130,9 @@ def main() -> None:
             print(
                 f"{label}: {episodes:.0f} episodes, {result['calls']:.0f} calls, "
                 f"wall {result['seconds']:.2f} s, ideal {ideal:.2f} s, "
-                f"ratio {result['seconds'] / ideal:.2f}x; records {result['records']:.0f} "
+                f"ratio {result['seconds'] / ideal:.2f}x, client CPU "
+                f"{1000 * result['cpu'] / result['calls']:.1f} ms/call; "
+                f"records {result['records']:.0f} "
                 f"(distinct {result['distinct']:.0f}), scored {result['scored']:.0f}, "
                 f"infrastructure errors {result['errors']:.0f}; "
                 + ("every episode recorded once" if once else "ACCOUNTING MISMATCH")

@@ -4,7 +4,7 @@ Runs the full suite (48 samples x 2 conditions x 3 epochs = 288 episodes) for ea
 baseline through the real runner and run store (a fresh SQLite file per round),
 the same path as `deedbench run`, and prints episodes per second.
 
-    python bench/tac_throughput.py [--rounds 9]
+    python bench/tac_throughput.py [--rounds 15]
 
 Target (issue 2): at least 2,000 episodes/s. Reference: Inspect AI running the
 upstream TAC task with its mock model takes 6-7 s for 156 samples (about 25/s).
@@ -52,10 +52,10 @@ def one_round(agent_name: str, folder: Path, round_index: int) -> tuple[int, flo
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--rounds", type=int, default=15)
     args = parser.parse_args()
-    print(f"TAC full suite, 288 episodes per round, {args.rounds} rounds, median shown")
-    print(f"{'agent':<12}{'episodes/s':>12}{'ms/episode':>12}{'target':>10}")
+    print(f"TAC full suite, 288 episodes per round, {args.rounds} rounds after a warm-up round")
+    print(f"{'agent':<12}{'median/s':>10}{'min/s':>8}{'max/s':>8}{'ms/episode':>12}{'target':>8}")
     with tempfile.TemporaryDirectory() as tmp:
         for agent_name in ("random", "relevance", "welfare", "refuse"):
             one_round(agent_name, Path(tmp), -1)  # warm-up: imports, caches
@@ -66,7 +66,10 @@ def main() -> None:
                 rates.append(n / elapsed)
             median = statistics.median(rates)
             verdict = "ok" if median >= TARGET else "MISSED"
-            print(f"{agent_name:<12}{median:>12.0f}{1000 / median:>12.3f}{verdict:>10}")
+            print(
+                f"{agent_name:<12}{median:>10.0f}{min(rates):>8.0f}{max(rates):>8.0f}"
+                f"{1000 / median:>12.3f}{verdict:>8}"
+            )
 
 
 if __name__ == "__main__":

@@ -61,16 +61,12 @@ def test_rate_interval_contains_the_value(n: int, data: st.DataObject) -> None:
     assert 0.0 <= result.ci_low <= k / n <= result.ci_high <= 1.0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: rate() rounds a fractional k (round half to even) before the Wilson interval",
-)
 @pytest.mark.parametrize(("k", "n"), [(2.5, 5), (3.5, 5), (0.5, 1)])
-def test_rate_with_fractional_successes(k: float, n: int) -> None:
-    """Metrics are means of score values, which may be fractional (partial credit)."""
-    result = rate(k, n)
-    assert result.value == pytest.approx(k / n)
-    assert (result.ci_low, result.ci_high) == pytest.approx(wilson(k, n), abs=1e-9)
+def test_rate_refuses_fractional_successes(k: float, n: int) -> None:
+    """A Wilson interval is for counts of 0/1 outcomes: partial credit is refused,
+    never silently rounded into a different count."""
+    with pytest.raises(ValueError, match="0/1 outcomes"):
+        rate(k, n)
 
 
 # --- chance_test ----------------------------------------------------------------------------

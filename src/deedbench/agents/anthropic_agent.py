@@ -68,9 +68,9 @@ class AnthropicAgent(ModelAgent):
         response = await self.client().messages.create(
             model=self.model, max_tokens=request["max_tokens"], messages=[], extra_body=request
         )
-        if not hasattr(response, "model_dump"):
+        raw = response.model_dump(exclude_unset=True) if hasattr(response, "model_dump") else None
+        if not isinstance(raw, dict) or not isinstance(raw.get("content"), list):
             raise ValueError(f"response is not a message: {str(response)[:200]}")
-        raw: dict[str, Any] = response.model_dump(exclude_unset=True)
         return raw
 
     def parse_response(self, raw: dict[str, Any]) -> Message:
@@ -102,7 +102,11 @@ class AnthropicAgent(ModelAgent):
             reasoning="\n".join(thoughts) or None,
             provider_content=blocks if keep_blocks else None,
             usage=Usage(
-                input_tokens=usage.get("input_tokens") or 0,
+                # Anthropic counts cache reads and writes apart from `input_tokens`;
+                # deedbench's input_tokens is every prompt token, cached ones included.
+                input_tokens=(usage.get("input_tokens") or 0)
+                + (usage.get("cache_read_input_tokens") or 0)
+                + (usage.get("cache_creation_input_tokens") or 0),
                 output_tokens=usage.get("output_tokens") or 0,
                 cached_input_tokens=usage.get("cache_read_input_tokens") or 0,
                 calls=1,

@@ -139,8 +139,9 @@ class ModelAgent(ABC):
                 message.usage.cache_hits = 1
             return message
         raw = await self._call_with_retries(request)
+        message = self.parse_response(raw)  # only what parses is worth keeping
         self.cache.put(key, self.protocol, self.model, raw)
-        return self.parse_response(raw)
+        return message
 
     async def _call_with_retries(self, request: dict[str, Any]) -> dict[str, Any]:
         started = time.monotonic()
@@ -207,7 +208,10 @@ class ModelAgent(ABC):
 
     @abstractmethod
     async def send(self, request: dict[str, Any]) -> dict[str, Any]:
-        """Send once, no retries; return the raw response as a dict."""
+        """Send once, no retries; return the raw response as a dict.
+
+        Raises ValueError for a body of the wrong shape, which is retried.
+        """
 
     @abstractmethod
     def parse_response(self, raw: dict[str, Any]) -> Message:

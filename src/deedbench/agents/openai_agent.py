@@ -64,9 +64,10 @@ class OpenAIAgent(ModelAgent):
         response = await self.client().chat.completions.create(
             model=self.model, messages=[], extra_body=request
         )
-        if not hasattr(response, "model_dump"):  # a body the SDK could not read as an object
+        raw = response.model_dump(exclude_unset=True) if hasattr(response, "model_dump") else None
+        choices = raw.get("choices") if isinstance(raw, dict) else None
+        if not (isinstance(choices, list) and choices and isinstance(choices[0], dict)):
             raise ValueError(f"response is not a chat completion: {str(response)[:200]}")
-        raw: dict[str, Any] = response.model_dump(exclude_unset=True)
         return raw
 
     def parse_response(self, raw: dict[str, Any]) -> Message:

@@ -33,12 +33,23 @@ MODEL_PROTOCOLS = {
 }
 
 
+DEFAULT_KEY_ENV = {
+    "openai": "OPENAI_API_KEY",
+    "openai-compatible": "OPENAI_COMPATIBLE_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+}
+
+
 class AgentSpecError(Exception):
     """An agent spec that names no agent; the message lists the valid ones."""
 
 
 class AgentSettings(BaseModel):
-    """What a model agent is built from, as recorded in the run (never the key itself)."""
+    """What a model agent is built from, as recorded in the run (never the key itself).
+
+    `api_key_env` None means the protocol's usual variable (OPENAI_API_KEY...);
+    `for_spec` fills it in, so the record names the variable actually read.
+    """
 
     base_url: str | None = None
     api_key_env: str | None = None
@@ -47,6 +58,12 @@ class AgentSettings(BaseModel):
     max_retry_seconds: float = 300.0
     retry_initial_wait: float = 1.0
     retry_max_wait: float = 60.0
+
+    def for_spec(self, spec: str) -> AgentSettings:
+        protocol = spec.partition("/")[0]
+        if self.api_key_env or protocol not in MODEL_PROTOCOLS:
+            return self
+        return self.model_copy(update={"api_key_env": DEFAULT_KEY_ENV[protocol]})
 
 
 class Providers:

@@ -185,13 +185,17 @@ def run(
                     timeout=timeout,
                     extra=_parse_model_args(model_arg or []),
                 ).over(bench.generation_defaults)
-                settings = AgentSettings(
-                    base_url=base_url,
-                    api_key_env=api_key_env,
-                    params=params,
-                    max_attempts=max_attempts,
-                    max_retry_seconds=max_retry_seconds,
-                ).model_dump()
+                settings = (
+                    AgentSettings(
+                        base_url=base_url,
+                        api_key_env=api_key_env,
+                        params=params,
+                        max_attempts=max_attempts,
+                        max_retry_seconds=max_retry_seconds,
+                    )
+                    .for_spec(agent)
+                    .model_dump()
+                )
             config = new_run_config(
                 run_id=run_id or _new_run_id(benchmark),
                 benchmark=bench,

@@ -7,6 +7,7 @@ by deedbench's response cache cost nothing and are counted apart.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
@@ -16,6 +17,8 @@ from pydantic import BaseModel
 from deedbench.engine import EpisodeRecord, Usage
 
 __all__ = ["Price", "PriceTable", "RoleCost", "run_costs"]
+
+_DATE_SUFFIX = re.compile(r"-(\d{8}|\d{4}-\d{2}-\d{2})$")
 
 
 class Price(BaseModel):
@@ -46,11 +49,13 @@ class PriceTable(BaseModel):
         return table
 
     def find(self, spec: str) -> Price | None:
-        """The price for an agent spec: exact, else the longest dated-prefix match."""
+        """The price for an agent spec: exact, or the same model with a date suffix
+        (``claude-sonnet-4-20250514``, ``gpt-4o-2024-08-06``); never a different
+        model that merely starts with the same name (``o3-mini`` is not ``o3``)."""
         if spec in self.models:
             return self.models[spec]
-        matches = [key for key in self.models if spec.startswith(key + "-")]
-        return self.models[max(matches, key=len)] if matches else None
+        undated = _DATE_SUFFIX.sub("", spec)
+        return self.models.get(undated)
 
 
 class RoleCost(BaseModel):

@@ -54,6 +54,9 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 1024  # the default backlog of 5 resets connections under load
     daemon_threads = True
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Clients drop connections on purpose here (timeouts, injected faults): stay quiet."""
+
 
 class FakeModelServer:
     """A scripted model endpoint speaking one protocol; counts every request it gets."""
@@ -68,7 +71,9 @@ class FakeModelServer:
         self._in_flight = 0
         self.max_in_flight = 0
         self._server = _Server(("127.0.0.1", 0), self._handler_class())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
 
     @property
     def base_url(self) -> str:

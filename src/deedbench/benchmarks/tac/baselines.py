@@ -205,8 +205,16 @@ class _Progress:
 
 def _tool_call(context: AgentContext, n: int, name: str, arguments: dict[str, Any]) -> ToolCall:
     return ToolCall(
-        id=f"call_{context.seed % 10**6}_{n}", name=name, arguments=json.dumps(arguments)
+        id=f"call_{context.seed % 10**6}_{n}",
+        name=name,
+        arguments=_encode(tuple(arguments.items())),
     )
+
+
+@lru_cache(maxsize=4096)
+def _encode(items: tuple[tuple[str, Any], ...]) -> str:
+    """JSON arguments; the same calls recur in every epoch and condition."""
+    return json.dumps(dict(items))
 
 
 def _reply(context: AgentContext, n: int, name: str, arguments: dict[str, Any]) -> Message:

@@ -1,0 +1,347 @@
+"""Faults between a model agent and its provider, injected by the fake server.
+
+Transient faults (429, 5xx, timeouts, dropped connections, garbled bodies) are
+retried and then succeed; a fault on every attempt becomes an
+`InfrastructureError` after exactly `max_attempts` requests; credentials and
+rejected requests stop the run (`RunAborted`) after one request. At the run level,
+episodes that infrastructure broke are recorded as errors and run again on resume.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from deedbench.agents import AdaptiveLimiter, GenerationParams, ModelAgent, RetryPolicy
+from deedbench.agents.anthropic_agent import AnthropicAgent
+from deedbench.agents.openai_agent import OpenAIAgent
+from deedbench.benchmarks import load_benchmark
+from deedbench.engine import (
+    AgentContext,
+    Benchmark,
+    EpisodeKey,
+    InfrastructureError,
+    Message,
+    RunAborted,
+    RunConfig,
+    RunStore,
+    new_run_config,
+    run,
+)
+from deedbench.reports import summarize
+from deedbench.testing import FakeModelServer, Reply, tac_player
+
+PROTOCOLS = ["openai", "anthropic"]
+AGENTS: dict[str, type[ModelAgent]] = {"openai": OpenAIAgent, "anthropic": AnthropicAgent}
+CONTEXT = AgentContext(sample_id="s1", condition="base", epoch=1, seed=99)
+MESSAGES = [Message(role="system", content="Be brief."), Message(role="user", content="Hi.")]
+ATTEMPTS = 3
+SOON = {"retry-after": "0.01"}
+
+
+@pytest.fixture(autouse=True)
+def api_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-faults-openai-0000")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-faults-anthropic-0000")
+
+
+@pytest.fixture(params=PROTOCOLS)
+def server(request: pytest.FixtureRequest) -> Iterator[FakeModelServer]:
+    with FakeModelServer(request.param) as fake:
+        yield fake
+
+
+def make_agent(
+    server: FakeModelServer,
+    *,
+    limiter: AdaptiveLimiter | None = None,
+    timeout: float = 30.0,
+    attempts: int = ATTEMPTS,
+) -> ModelAgent:
+    return AGENTS[server.protocol](
+        "fake-model",
+        base_url=server.base_url,
+        params=GenerationParams(timeout=timeout),
+        limiter=limiter,
+        retry=RetryPolicy(
+            max_attempts=attempts, max_seconds=20.0, initial_wait=0.01, max_wait=0.05
+        ),
+    )
+
+
+def ask(agent: ModelAgent, messages: Sequence[Message] = MESSAGES) -> Message:
+    async def go() -> Message:
+        try:
+            return await agent.next_turn(messages, [], CONTEXT)
+        finally:
+            await agent.aclose()
+
+    return asyncio.run(go())
+
+
+# --- transient faults, then success -----------------------------------------------------------
+
+
+def test_rate_limit_with_retry_after_then_success(server: FakeModelServer) -> None:
+    limiter = AdaptiveLimiter(8)
+    server.script(Reply(status=429, headers={"retry-after": "0.05"}), Reply(text="ok"))
+    agent = make_agent(server, limiter=limiter)
+    message = ask(agent)
+
+    assert message.content == "ok"
+    assert server.hits == 2
+    assert agent.calls_made == 2
+    assert limiter.lowest < limiter.cap
+    assert limiter.limit == 4  # halved once; one success does not give a slot back yet
+
+
+def test_rate_limit_with_retry_after_ms_then_success(server: FakeModelServer) -> None:
+    limiter = AdaptiveLimiter(2)
+    server.script(Reply(status=429, headers={"retry-after-ms": "20"}), Reply(text="ok"))
+    assert ask(make_agent(server, limiter=limiter)).content == "ok"
+    assert server.hits == 2
+    assert limiter.lowest == 1
+
+
+@pytest.mark.parametrize("status", [500, 502, 503, 529, 408, 409])
+def test_server_error_then_success(server: FakeModelServer, status: int) -> None:
+    limiter = AdaptiveLimiter(8)
+    server.script(Reply(status=status), Reply(text="ok"))
+    assert ask(make_agent(server, limiter=limiter)).content == "ok"
+    assert server.hits == 2
+    assert limiter.lowest == 8  # only 429 shrinks the allowance
+
+
+def test_slow_response_beyond_timeout_then_success(server: FakeModelServer) -> None:
+    server.script(Reply(text="too late", delay=0.6), Reply(text="ok"))
+    message = ask(make_agent(server, timeout=0.2))
+
+    assert message.content == "ok"
+    assert server.hits == 2
+
+
+def test_dropped_connection_then_success(server: FakeModelServer) -> None:
+    server.script(Reply(drop_connection=True), Reply(text="ok"))
+    assert ask(make_agent(server)).content == "ok"
+    assert server.hits == 2
+
+
+@pytest.mark.parametrize("body", ["not json", "", "[]", "null"])
+def test_malformed_body_then_success(server: FakeModelServer, body: str) -> None:
+    server.script(Reply(raw_body=body), Reply(text="ok"))
+    assert ask(make_agent(server)).content == "ok"
+    assert server.hits == 2
+
+
+def test_several_faults_in_a_row_within_the_attempt_budget(server: FakeModelServer) -> None:
+    server.script(
+        Reply(status=503, headers=SOON),
+        Reply(drop_connection=True),
+        Reply(raw_body="{{{"),
+        Reply(text="finally"),
+    )
+    message = ask(make_agent(server, attempts=4))
+    assert message.content == "finally"
+    assert server.hits == 4
+
+
+def test_json_body_of_the_wrong_shape_is_retried(server: FakeModelServer) -> None:
+    server.script(Reply(raw_body='{"unexpected": true}'), Reply(text="ok"))
+    message = ask(make_agent(server))
+    assert message.content == "ok"
+    assert server.hits == 2
+
+
+def test_openai_choices_of_the_wrong_type_is_retried() -> None:
+    with FakeModelServer("openai") as server:
+        server.script(Reply(raw_body='{"choices": "oops"}'), Reply(text="ok"))
+        message = ask(make_agent(server))
+        assert message.content == "ok"
+        assert server.hits == 2
+
+
+# --- permanent faults -------------------------------------------------------------------------
+
+
+def test_every_attempt_failing_raises_infrastructure_error(server: FakeModelServer) -> None:
+    server.responder = lambda body: Reply(status=500, headers=SOON)
+    agent = make_agent(server)
+    with pytest.raises(InfrastructureError) as failure:
+        ask(agent)
+
+    assert server.hits == ATTEMPTS
+    text = str(failure.value)
+    assert f"gave up after {ATTEMPTS} attempts" in text
+    assert "HTTP 500" in text
+
+
+def test_rate_limited_on_every_attempt_shrinks_to_one_slot(server: FakeModelServer) -> None:
+    limiter = AdaptiveLimiter(16, cooldown=0)
+    server.responder = lambda body: Reply(status=429, headers=SOON)
+    with pytest.raises(InfrastructureError, match="429"):
+        ask(make_agent(server, limiter=limiter, attempts=5))
+
+    assert server.hits == 5
+    assert limiter.limit == 1  # 16 -> 8 -> 4 -> 2 -> 1 -> 1
+    assert limiter.lowest == 1
+
+
+def test_a_burst_of_rate_limits_within_the_cooldown_halves_once(server: FakeModelServer) -> None:
+    limiter = AdaptiveLimiter(16, cooldown=3600)
+    server.responder = lambda body: Reply(status=429, headers=SOON)
+    with pytest.raises(InfrastructureError, match="429"):
+        ask(make_agent(server, limiter=limiter, attempts=4))
+
+    assert server.hits == 4
+    assert limiter.limit == limiter.lowest == 8
+
+
+def test_dropped_on_every_attempt_raises_infrastructure_error(server: FakeModelServer) -> None:
+    server.responder = lambda body: Reply(drop_connection=True)
+    with pytest.raises(InfrastructureError, match="gave up after 2 attempts"):
+        ask(make_agent(server, attempts=2))
+    assert server.hits == 2
+
+
+@pytest.mark.parametrize("status", [401, 403])
+def test_bad_credentials_abort_after_one_request(server: FakeModelServer, status: int) -> None:
+    server.responder = lambda body: Reply(status=status, error_message="invalid x-api-key")
+    agent = make_agent(server)
+    with pytest.raises(RunAborted) as failure:
+        ask(agent)
+
+    assert server.hits == 1
+    text = str(failure.value)
+    assert "authentication failed" in text
+    assert f"HTTP {status}" in text
+    assert agent.api_key_env in text  # names the variable to fix
+    assert "fake-model" in text
+
+
+@pytest.mark.parametrize("status", [400, 404, 422])
+def test_rejected_request_aborts_after_one_request(server: FakeModelServer, status: int) -> None:
+    server.responder = lambda body: Reply(status=status, error_message="unknown parameter: foo")
+    with pytest.raises(RunAborted) as failure:
+        ask(make_agent(server))
+
+    assert server.hits == 1
+    text = str(failure.value)
+    assert f"request rejected (HTTP {status})" in text
+    assert "unknown parameter: foo" in text  # the provider's own explanation is kept
+
+
+# --- at the run level -------------------------------------------------------------------------
+
+
+def small_run(store: RunStore, bench: Benchmark, run_id: str, model: str) -> RunConfig:
+    config = new_run_config(
+        run_id=run_id,
+        benchmark=bench,
+        agent=f"openai/{model}",
+        agent_params={},
+        conditions=list(bench.conditions),
+        epochs=1,
+        seed=0,
+        samples=bench.samples()[:2],
+    )
+    store.create_run(config)
+    return config
+
+
+def run_once(
+    config: RunConfig, bench: Benchmark, agent: ModelAgent, store: RunStore
+) -> list[EpisodeKey]:
+    async def go() -> list[EpisodeKey]:
+        try:
+            return await run(config, bench, agent, store, concurrency=4)
+        finally:
+            await agent.aclose()
+
+    return asyncio.run(go())
+
+
+def stored_rows(path: Path, run_id: str) -> list[tuple[str, str, int, str]]:
+    with closing(sqlite3.connect(path)) as db:
+        return db.execute(
+            "SELECT sample_id, condition, epoch, status FROM episodes WHERE run_id = ?",
+            (run_id,),
+        ).fetchall()
+
+
+def test_a_failing_provider_records_errors_and_a_resume_completes_each_episode_once(
+    tmp_path: Path,
+) -> None:
+    bench = load_benchmark("tac")
+    path = tmp_path / "runs.db"
+    with FakeModelServer("openai") as server, RunStore(path) as store:
+        server.responder = lambda body: Reply(status=500, headers=SOON)
+        config = small_run(store, bench, "outage", "gpt-4o")
+        keys = config.episode_keys()
+        assert len(keys) == 4
+
+        attempted = run_once(config, bench, make_agent(server, attempts=2), store)
+        assert sorted(attempted) == sorted(keys)
+        assert server.hits == 2 * len(keys)  # max_attempts requests per episode
+        records = list(store.episodes("outage"))
+        assert len(records) == len(keys)
+        assert {r.status for r in records} == {"error"}
+        assert {r.termination for r in records} == {"infrastructure_error"}
+        assert all(r.score is None for r in records)
+        assert all("HTTP 500" in (r.error or "") for r in records)
+        summary = summarize(config, records)
+        assert (summary.scored, summary.errors, summary.missing) == (0, len(keys), 0)
+        assert store.scored_keys("outage") == set()
+
+        server.responder = tac_player  # the provider recovers
+        before = server.hits
+        attempted = run_once(config, bench, make_agent(server), store)
+        assert sorted(attempted) == sorted(keys)
+        assert server.hits > before
+        assert store.count("outage") == {"scored": len(keys)}
+        summary = summarize(config, store.episodes("outage"))
+        assert (summary.scored, summary.errors, summary.missing) == (len(keys), 0, 0)
+
+        before = server.hits
+        assert run_once(config, bench, make_agent(server), store) == []  # nothing left
+        assert server.hits == before
+
+    rows = stored_rows(path, "outage")
+    assert len(rows) == len(keys)
+    assert sorted((s, c, e) for s, c, e, _ in rows) == sorted(keys)
+    assert {status for *_, status in rows} == {"scored"}
+
+
+def test_bad_credentials_stop_the_whole_run(tmp_path: Path) -> None:
+    bench = load_benchmark("tac")
+    with FakeModelServer("anthropic") as server, RunStore(tmp_path / "runs.db") as store:
+        server.responder = lambda body: Reply(status=401, error_message="invalid x-api-key")
+        config = small_run(store, bench, "denied", "claude")
+        with pytest.raises(RunAborted, match="authentication failed"):
+            run_once(config, bench, make_agent(server), store)
+
+        assert 1 <= server.hits <= len(config.episode_keys())  # never retried
+        assert store.scored_keys("denied") == set()
+
+
+def test_an_agent_can_be_reused_by_a_second_event_loop(tmp_path: Path) -> None:
+    """A run, then a resume in the same process with the same agent: connections belong
+    to one event loop, so the agent must not carry them into the next."""
+    bench = load_benchmark("tac")
+    with FakeModelServer("openai", tac_player) as server, RunStore(tmp_path / "r.db") as store:
+        agent = make_agent(server)
+        first = small_run(store, bench, "first", "gpt-4o")
+        asyncio.run(run(first, bench, agent, store))  # deliberately not closed
+        assert store.count("first") == {"scored": 4}
+
+        second = small_run(store, bench, "second", "gpt-4o")
+        run_once(second, bench, agent, store)
+        gc.collect()  # finalise the first loop's leftovers now, not while pytest reports
+        errors = [r.error for r in store.episodes("second") if r.status == "error"]
+        assert errors == []
+        assert store.count("second") == {"scored": 4}

@@ -1,0 +1,336 @@
+"""`deedbench run` with model agents, end to end through the CLI and a fake provider.
+
+Each test points the CLI at a `FakeModelServer` on 127.0.0.1 that plays TAC
+(`tac_player`) in the OpenAI or Anthropic protocol, then checks the exit code,
+what the store holds, what the summary says, and what the provider received.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+from typing import Any, Literal
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from deedbench.cli.main import app
+from deedbench.engine import EpisodeRecord, RunConfig
+from deedbench.testing import FakeModelServer, Reply, tac_player
+
+EPISODES = 4  # --limit 2 samples x 2 conditions x --epochs 1
+
+
+@pytest.fixture(autouse=True)
+def environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-cli-openai-0000")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-cli-anthropic-0000")
+    monkeypatch.delenv("OPENAI_COMPATIBLE_API_KEY", raising=False)
+    monkeypatch.delenv("DEEDBENCH_STORE", raising=False)
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(app, list(args))
+
+
+def start(agent: str, store: Path, run_id: str, *extra: str) -> Result:
+    return invoke(
+        "run", "tac", "--agent", agent, "--limit", "2", "--epochs", "1",
+        "--store", str(store), "--run-id", run_id, *extra,
+    )  # fmt: skip
+
+
+def flat(text: str) -> str:
+    """Text with every run of whitespace as one space (rich wraps long lines)."""
+    return " ".join(text.split())
+
+
+def stored_config(store: Path, run_id: str) -> RunConfig:
+    with closing(sqlite3.connect(store)) as db:
+        (text,) = db.execute("SELECT config_json FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+    return RunConfig.model_validate_json(text)
+
+
+def stored_records(store: Path, run_id: str) -> list[EpisodeRecord]:
+    with closing(sqlite3.connect(store)) as db:
+        rows = db.execute("SELECT record_json FROM episodes WHERE run_id = ?", (run_id,))
+        return [EpisodeRecord.model_validate_json(text) for (text,) in rows]
+
+
+def run_count(store: Path) -> int:
+    if not store.exists():
+        return 0
+    with closing(sqlite3.connect(store)) as db:
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if "runs" not in tables:
+            return 0
+        (count,) = db.execute("SELECT COUNT(*) FROM runs").fetchone()
+    return int(count)
+
+
+def json_report(store: Path, run_id: str) -> dict[str, Any]:
+    result = invoke("report", run_id, "--json", "--store", str(store))
+    assert result.exit_code == 0, result.output
+    report: dict[str, Any] = json.loads(result.stdout)
+    return report
+
+
+# --- whole runs through each protocol ---------------------------------------------------------
+
+
+def test_openai_run_end_to_end_with_tokens_and_cost(tmp_path: Path) -> None:
+    store = tmp_path / "runs.db"
+    with FakeModelServer("openai", tac_player) as server:
+        result = start("openai/gpt-4o", store, "oa", "--base-url", server.base_url)
+
+    assert result.exit_code == 0, result.output
+    records = stored_records(store, "oa")
+    assert len(records) == EPISODES
+    assert {r.status for r in records} == {"scored"}
+    assert all(r.score is not None for r in records)
+
+    calls = server.hits
+    assert calls >= EPISODES * 3  # search, buy, report back
+    cost = calls * (100 * 2.5 + 20 * 10.0) / 1e6  # gpt-4o list price, 100 in / 20 out per call
+    out = flat(result.stdout)
+    assert f"episodes: {EPISODES} scored, 0 errors" in out
+    assert (
+        f"openai/gpt-4o: {calls} calls (0 from cache), {100 * calls:,} input tokens (0 cached), "
+        f"{20 * calls:,} output tokens; cost ${cost:.4f} at prices of 2025-06-01"
+    ) in out
+
+    body = server.requests[0]
+    assert body["model"] == "gpt-4o"
+    assert body["temperature"] == 0.7  # TAC's generation default
+    assert [t["function"]["name"] for t in body["tools"]] == [
+        "search_experiences",
+        "get_experience_details",
+        "check_availability",
+        "purchase_tickets",
+    ]
+    assert body["messages"][0]["role"] == "system"
+    assert isinstance(body["seed"], int)
+
+    config = stored_config(store, "oa")
+    assert config.agent == "openai/gpt-4o"
+    assert config.agent_params["params"]["temperature"] == 0.7
+    assert config.agent_params["base_url"] == server.base_url
+
+    [costs] = json_report(store, "oa")["costs"]
+    assert costs["model"] == "openai/gpt-4o"
+    assert costs["cost_usd"] == pytest.approx(cost)
+    assert costs["usage"]["calls"] == calls
+    assert costs["paid_calls"] == calls
+
+
+def test_anthropic_run_end_to_end_with_a_dated_model_priced(tmp_path: Path) -> None:
+    store = tmp_path / "runs.db"
+    spec = "anthropic/claude-sonnet-4-20250514"
+    with FakeModelServer("anthropic", tac_player) as server:
+        result = start(spec, store, "an", "--base-url", server.base_url)
+
+    assert result.exit_code == 0, result.output
+    records = stored_records(store, "an")
+    assert len(records) == EPISODES
+    assert {r.status for r in records} == {"scored"}
+
+    calls = server.hits
+    cost = calls * (100 * 3.0 + 20 * 15.0) / 1e6  # claude-sonnet-4 list price
+    out = flat(result.stdout)
+    assert f"{spec}: {calls} calls (0 from cache)" in out
+    assert f"cost ${cost:.4f} at prices of 2025-06-01" in out
+
+    body = server.requests[0]
+    assert body["model"] == "claude-sonnet-4-20250514"
+    assert "You are a travel booking assistant" in body["system"]
+    assert all(m["role"] != "system" for m in body["messages"])
+    assert all("input_schema" in t for t in body["tools"])
+    assert body["temperature"] == 0.7
+    assert body["max_tokens"] == 4096
+    assert any(
+        block.get("type") == "tool_result"
+        for request in server.requests
+        for m in request["messages"]
+        for block in m["content"]
+    )
+
+
+def test_unpriced_model_reports_unknown_cost_never_zero(tmp_path: Path) -> None:
+    store = tmp_path / "runs.db"
+    with FakeModelServer("openai", tac_player) as server:
+        result = start(
+            "openai-compatible/my-local-model", store, "local", "--base-url", server.base_url
+        )
+
+    assert result.exit_code == 0, result.output
+    assert {r.status for r in stored_records(store, "local")} == {"scored"}
+    out = flat(result.stdout)
+    assert f"openai-compatible/my-local-model: {server.hits} calls" in out
+    assert "cost unknown (no price for this model)" in out
+    assert "$0.0000" not in out
+    # openai-compatible reads its own variable: the OpenAI key is not sent to a third party
+    assert "sk-test-cli-openai-0000" not in server.headers[0].get("authorization", "")
+    assert server.requests[0]["model"] == "my-local-model"
+
+    [costs] = json_report(store, "local")["costs"]
+    assert costs["cost_usd"] is None
+    assert costs["price_as_of"] is None
+
+
+# --- settings recorded with the run -----------------------------------------------------------
+
+
+def test_generation_flags_are_sent_and_recorded_but_never_the_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = "sk-test-custom-variable-31337"
+    monkeypatch.delenv("OPENAI_API_KEY")
+    monkeypatch.setenv("MY_DEEDBENCH_KEY", key)
+    store = tmp_path / "runs.db"
+    with FakeModelServer("openai", tac_player) as server:
+        result = start(
+            "openai/gpt-4o", store, "flags",
+            "--base-url", server.base_url, "--api-key-env", "MY_DEEDBENCH_KEY",
+            "--temperature", "0.2", "--max-tokens", "256", "--top-p", "0.8",
+            "--model-seed", "5", "--reasoning-effort", "low",
+            "-M", "top_k=4", "-M", 'chat_template_kwargs={"enable_thinking": false}',
+            "-M", "tag=plain",
+            "--timeout", "30", "--max-attempts", "3", "--max-retry-seconds", "60",
+        )  # fmt: skip
+
+    assert result.exit_code == 0, result.output
+    extra = {"top_k": 4, "chat_template_kwargs": {"enable_thinking": False}, "tag": "plain"}
+    for body in server.requests:
+        assert body["temperature"] == 0.2
+        assert body["max_completion_tokens"] == 256
+        assert body["top_p"] == 0.8
+        assert body["seed"] == 5
+        assert body["reasoning_effort"] == "low"
+        for name, value in extra.items():
+            assert body[name] == value
+    assert key in server.headers[0]["authorization"]
+
+    settings = stored_config(store, "flags").agent_params
+    assert settings["api_key_env"] == "MY_DEEDBENCH_KEY"
+    assert settings["base_url"] == server.base_url
+    assert settings["max_attempts"] == 3
+    assert settings["max_retry_seconds"] == 60.0
+    assert settings["params"] == {
+        "temperature": 0.2,
+        "max_tokens": 256,
+        "top_p": 0.8,
+        "seed": 5,
+        "reasoning_effort": "low",
+        "timeout": 30.0,
+        "extra": extra,
+    }
+    assert key not in json.dumps(settings)
+    assert key.encode() not in store.read_bytes()
+    assert key not in result.output
+
+
+def test_a_resumed_model_run_keeps_its_recorded_settings(tmp_path: Path) -> None:
+    store = tmp_path / "runs.db"
+
+    def first_turn_then_outage(body: dict[str, Any]) -> Reply:
+        if any(m["role"] == "tool" for m in body["messages"]):
+            return Reply(status=500, headers={"retry-after": "0.01"})
+        return tac_player(body)
+
+    with FakeModelServer("openai", first_turn_then_outage) as server:
+        first = start(
+            "openai/gpt-4o", store, "keep", "--base-url", server.base_url,
+            "--temperature", "0.1", "--max-attempts", "2", "--no-cache",
+        )  # fmt: skip
+        assert first.exit_code == 0, first.output
+        assert "4 errors" in flat(first.stdout)
+        server.responder = tac_player
+        before = server.hits
+        resumed = invoke("run", "tac", "--run-id", "keep", "--store", str(store), "--no-cache")
+
+    assert resumed.exit_code == 0, resumed.output
+    assert "resuming run keep" in flat(resumed.stdout)
+    assert {r.status for r in stored_records(store, "keep")} == {"scored"}
+    assert len(stored_records(store, "keep")) == EPISODES
+    assert {body["temperature"] for body in server.requests[before:]} == {0.1}
+
+
+# --- failures ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("agent", "variable", "extra"),
+    [
+        ("openai/gpt-4o", "OPENAI_API_KEY", []),
+        ("anthropic/claude-sonnet-4", "ANTHROPIC_API_KEY", []),
+        ("openai/gpt-4o", "MY_UNSET_KEY_VARIABLE", ["--api-key-env", "MY_UNSET_KEY_VARIABLE"]),
+    ],
+)
+def test_missing_api_key_exits_1_naming_the_variable(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    agent: str,
+    variable: str,
+    extra: list[str],
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY")
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    monkeypatch.delenv(variable, raising=False)
+    store = tmp_path / "runs.db"
+    with FakeModelServer("openai", tac_player) as server:
+        result = start(agent, store, "nokey", "--base-url", server.base_url, *extra)
+
+    assert result.exit_code == 1, result.output
+    assert variable in flat(result.stderr)
+    assert server.hits == 0
+    assert run_count(store) == 0  # nothing was created for a run that could not start
+
+
+def test_openai_compatible_without_base_url_exits_2(tmp_path: Path) -> None:
+    result = start("openai-compatible/my-local-model", tmp_path / "runs.db", "nourl")
+
+    assert result.exit_code == 2, result.output
+    assert "--base-url" in flat(result.stderr)
+    assert run_count(tmp_path / "runs.db") == 0
+
+
+@pytest.mark.parametrize("protocol", ["openai", "anthropic"])
+def test_rejected_credentials_exit_1_with_nothing_scored(
+    tmp_path: Path, protocol: Literal["openai", "anthropic"]
+) -> None:
+    store = tmp_path / "runs.db"
+    agent = "openai/gpt-4o" if protocol == "openai" else "anthropic/claude-sonnet-4"
+    variable = "OPENAI_API_KEY" if protocol == "openai" else "ANTHROPIC_API_KEY"
+    with FakeModelServer(
+        protocol, lambda body: Reply(status=401, error_message="invalid api key")
+    ) as server:
+        result = start(agent, store, "denied", "--base-url", server.base_url)
+        assert 1 <= server.hits <= EPISODES  # one request per episode at most: no retries
+        assert result.exit_code == 1, result.output
+        err = flat(result.stderr)
+        assert "authentication failed" in err
+        assert variable in err
+        assert "--run-id denied" in err  # how to resume
+        assert [r for r in stored_records(store, "denied") if r.status == "scored"] == []
+
+        server.responder = tac_player  # the key is fixed: the same run id resumes
+        resumed = invoke("run", "tac", "--run-id", "denied", "--store", str(store))
+
+    assert resumed.exit_code == 0, resumed.output
+    assert {r.status for r in stored_records(store, "denied")} == {"scored"}
+    assert len(stored_records(store, "denied")) == EPISODES
+
+
+def test_rejected_credentials_leave_zero_scored_records(tmp_path: Path) -> None:
+    store = tmp_path / "runs.db"
+    with FakeModelServer("openai", lambda body: Reply(status=401)) as server:
+        result = start("openai/gpt-4o", store, "denied", "--base-url", server.base_url)
+
+    assert result.exit_code == 1
+    assert "authentication failed" in flat(result.stderr)
+    assert [r for r in stored_records(store, "denied") if r.status == "scored"] == []
+    summary = json_report(store, "denied")
+    assert summary["scored"] == 0
+    assert summary["planned"] == EPISODES

@@ -1,0 +1,199 @@
+"""An API key never reaches anything deedbench writes, even when a provider echoes it.
+
+A key is planted in the environment, the fake provider echoes it back in its error
+messages, and then everything deedbench produced is scanned: the store file (and
+its WAL), the response cache (which lives in the store), the CLI's output, JSON
+and text reports, and the text of every exception raised.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import traceback
+from contextlib import closing
+from pathlib import Path
+from typing import Literal
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from deedbench.agents import GenerationParams, ModelAgent, RetryPolicy
+from deedbench.agents.anthropic_agent import AnthropicAgent
+from deedbench.agents.openai_agent import OpenAIAgent
+from deedbench.cli.main import app
+from deedbench.engine import (
+    AgentContext,
+    InfrastructureError,
+    Message,
+    RunAborted,
+    redact,
+    register_secret,
+)
+from deedbench.engine import secrets as secrets_module
+from deedbench.testing import FakeModelServer, Reply, tac_player
+
+PLANTED = "sk-planted-SECRET-0123456789"
+ECHO = f"bad key {PLANTED}"
+SOON = {"retry-after": "0.01"}
+CONTEXT = AgentContext(sample_id="s1", condition="base", epoch=1, seed=1)
+
+
+@pytest.fixture(autouse=True)
+def planted_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A private registry per test, so nothing registered elsewhere makes this pass.
+    monkeypatch.setattr(secrets_module, "_SECRETS", set())
+    monkeypatch.setenv("OPENAI_API_KEY", PLANTED)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", PLANTED)
+    monkeypatch.delenv("DEEDBENCH_STORE", raising=False)
+
+
+def exception_text(exc: BaseException) -> str:
+    return str(exc) + "\n" + "".join(traceback.format_exception(exc))
+
+
+# --- redact -----------------------------------------------------------------------------------
+
+
+def test_redact_replaces_every_registered_secret() -> None:
+    register_secret(PLANTED)
+    register_secret("another-secret-value")
+    text = f"{PLANTED} and again {PLANTED}; another-secret-value"
+    assert redact(text) == "[REDACTED] and again [REDACTED]; [REDACTED]"
+
+
+def test_short_and_missing_values_are_not_secrets() -> None:
+    register_secret(None)
+    register_secret("")
+    register_secret("sk-123")  # too short: it would redact ordinary words
+    assert redact("sk-123 is fine") == "sk-123 is fine"
+    assert redact(f"unregistered {PLANTED}") == f"unregistered {PLANTED}"
+
+
+# --- agents -----------------------------------------------------------------------------------
+
+
+def make_agent(server: FakeModelServer) -> ModelAgent:
+    cls = OpenAIAgent if server.protocol == "openai" else AnthropicAgent
+    return cls(
+        "fake-model",
+        base_url=server.base_url,
+        params=GenerationParams(timeout=10),
+        retry=RetryPolicy(max_attempts=2, initial_wait=0.01, max_wait=0.05),
+    )
+
+
+def ask(agent: ModelAgent) -> Message:
+    async def go() -> Message:
+        try:
+            return await agent.next_turn([Message(role="user", content="hi")], [], CONTEXT)
+        finally:
+            await agent.aclose()
+
+    return asyncio.run(go())
+
+
+@pytest.mark.parametrize("protocol", ["openai", "anthropic"])
+@pytest.mark.parametrize("status", [401, 403, 400])
+def test_a_key_echoed_in_a_fatal_error_is_redacted(
+    protocol: Literal["openai", "anthropic"], status: int
+) -> None:
+    with FakeModelServer(protocol, lambda body: Reply(status=status, error_message=ECHO)) as server:
+        with pytest.raises(RunAborted) as failure:
+            ask(make_agent(server))
+        assert any(PLANTED in value for value in server.headers[0].values())  # it was used
+
+    text = exception_text(failure.value)
+    assert "bad key [REDACTED]" in text  # the echo arrived, and was scrubbed
+    assert PLANTED not in text
+
+
+@pytest.mark.parametrize("protocol", ["openai", "anthropic"])
+def test_a_key_echoed_on_every_retry_is_not_in_the_final_error(
+    protocol: Literal["openai", "anthropic"],
+) -> None:
+    echo = lambda body: Reply(status=500, headers=SOON, error_message=ECHO)  # noqa: E731
+    with FakeModelServer(protocol, echo) as server:
+        with pytest.raises(InfrastructureError) as failure:
+            ask(make_agent(server))
+        assert server.hits == 2
+
+    assert PLANTED not in exception_text(failure.value)
+
+
+def test_describe_names_the_variable_not_the_key() -> None:
+    with FakeModelServer("openai") as server:
+        agent = make_agent(server)
+        described = repr(agent.describe())
+        ask(agent)
+    assert "OPENAI_API_KEY" in described
+    assert PLANTED not in described
+
+
+# --- everything a CLI session writes ----------------------------------------------------------
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(app, list(args))
+
+
+def cli_text(result: Result) -> str:
+    parts = [result.stdout, result.stderr, result.output]
+    if result.exception is not None:
+        parts.append(exception_text(result.exception))
+    return "\n".join(parts)
+
+
+def test_nothing_deedbench_writes_contains_the_key(tmp_path: Path) -> None:
+    store = tmp_path / "runs.db"
+    outputs: list[str] = []
+
+    def run_tac(server: FakeModelServer, run_id: str, expect: int) -> Result:
+        result = invoke(
+            "run", "tac", "--agent", "openai/gpt-4o", "--base-url", server.base_url,
+            "--limit", "2", "--epochs", "1", "--store", str(store), "--run-id", run_id,
+            "--max-attempts", "2", "--no-cache",
+        )  # fmt: skip
+        outputs.append(cli_text(result))
+        assert result.exit_code == expect, result.output
+        return result
+
+    with FakeModelServer("openai") as server:
+        server.responder = lambda body: Reply(status=500, headers=SOON, error_message=ECHO)
+        failing = run_tac(server, "echoed-500", expect=0)
+        assert "4 errors" in " ".join(failing.stdout.split())
+
+        server.responder = tac_player
+        run_tac(server, "healthy", expect=0)
+        cached = invoke(  # and once more through the response cache, to fill it
+            "run", "tac", "--agent", "openai/gpt-4o", "--base-url", server.base_url,
+            "--limit", "2", "--epochs", "1", "--store", str(store), "--run-id", "cached",
+        )  # fmt: skip
+        outputs.append(cli_text(cached))
+        assert cached.exit_code == 0, cached.output
+
+        server.responder = lambda body: Reply(status=401, error_message=ECHO)
+        denied = run_tac(server, "echoed-401", expect=1)
+        assert "[REDACTED]" in denied.stderr  # the echo reached deedbench and was scrubbed
+
+        server.responder = lambda body: Reply(status=400, error_message=ECHO)
+        run_tac(server, "echoed-400", expect=1)
+
+        assert all(PLANTED in h["authorization"] for h in server.headers)  # the key was used
+
+    for run_id in ("echoed-500", "healthy", "cached", "echoed-401", "echoed-400"):
+        for flags in (["--json"], []):
+            result = invoke("report", run_id, "--store", str(store), *flags)
+            assert result.exit_code == 0, result.output
+            outputs.append(cli_text(result))
+
+    written = sorted(p for p in tmp_path.rglob("*") if p.is_file())
+    assert store in written
+    with closing(sqlite3.connect(store)) as db:  # the cache really holds answers
+        (answers,) = db.execute("SELECT COUNT(*) FROM responses").fetchone()
+    assert answers > 0
+    for path in written:  # the store, its -wal/-shm, and the response cache inside it
+        assert PLANTED.encode() not in path.read_bytes(), path
+    for text in outputs:
+        assert PLANTED not in text
+    assert any("HTTP 500" in text for text in outputs)  # the failures themselves were reported
