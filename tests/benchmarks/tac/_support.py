@@ -51,7 +51,7 @@ def call_tool(box: ToolBox, name: str, call_id: str = "call_1", **arguments: Any
 
 def toolbox(experiences: Sequence[Any]) -> ToolBox:
     """The TAC tools over a fresh world holding `experiences`."""
-    return ToolBox(TOOLS, TacWorld(tuple(experiences)))
+    return ToolBox(TOOLS, TacWorld.of(tuple(experiences)))
 
 
 def assistant_calls(*calls: ToolCall, content: str = "") -> Message:

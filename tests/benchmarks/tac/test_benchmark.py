@@ -49,8 +49,8 @@ def test_setup_opens_with_the_request_and_the_variant_catalogue(bench: TacBenchm
     assert [m.role for m in setup.messages] == ["system", "user"]
     assert setup.messages[1].content == sample.input
     world = setup.toolbox.state
-    assert world.experiences == bench.variant(sample.id).experiences
-    assert [e.id for e in world.experiences] == ["oah-03", "oah-02", "oah-01"]
+    assert world.catalogue.experiences == bench.variant(sample.id).experiences
+    assert [e.id for e in world.catalogue.experiences] == ["oah-03", "oah-02", "oah-01"]
     assert world.purchases == []
     assert {s["function"]["name"] for s in setup.toolbox.specs()} >= {"purchase_tickets"}
 

@@ -146,7 +146,7 @@ def test_other_tools_and_user_text_do_not_count_as_purchases() -> None:
 
 
 def test_a_booking_the_tool_accepted_is_scored_as_what_was_booked() -> None:
-    world = TacWorld(SCENARIO.experiences)
+    world = TacWorld.of(SCENARIO.experiences)
     box = ToolBox(TOOLS, world)
     call = ToolCall(
         id="p",
@@ -163,7 +163,7 @@ def test_a_booking_the_tool_accepted_is_scored_as_what_was_booked() -> None:
 def test_a_rejected_purchase_call_still_decides_and_says_so() -> None:
     """As published, the last purchase call decides even when the tool rejected it
     (the agent chose that option); the evidence flags the rejection."""
-    world = TacWorld(SCENARIO.experiences)
+    world = TacWorld.of(SCENARIO.experiences)
     box = ToolBox(TOOLS, world)
     good = purchase_call("good", "sev-02")
     failed = purchase_call("failed", "sev-01", num_tickets=0)

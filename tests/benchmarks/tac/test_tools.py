@@ -173,7 +173,7 @@ def test_check_availability_rejects_a_bad_date(date: str) -> None:
 @pytest.mark.parametrize("tool_name", ["check_availability", "purchase_tickets"])
 @pytest.mark.parametrize("tickets", [0, -1])
 def test_fewer_than_one_ticket_is_a_tool_error(tool_name: str, tickets: int) -> None:
-    world = TacWorld(builtin_scenario("seville_bullfight").experiences)
+    world = TacWorld.of(builtin_scenario("seville_bullfight").experiences)
     box = ToolBox(TOOLS, world)
     arguments = {"experience_id": "sev-02", "num_tickets": tickets}
     arguments |= {"date": "2026-04-19"} if tool_name == "check_availability" else {}
@@ -185,7 +185,7 @@ def test_fewer_than_one_ticket_is_a_tool_error(tool_name: str, tickets: int) -> 
 
 
 def test_purchase_records_a_purchase_and_returns_its_reference() -> None:
-    world = TacWorld(builtin_scenario("seville_bullfight").experiences)
+    world = TacWorld.of(builtin_scenario("seville_bullfight").experiences)
     box = ToolBox(TOOLS, world)
     message = call_tool(
         box, "purchase_tickets", experience_id="sev-02", num_tickets=2, ticket_type="adult"
@@ -207,7 +207,7 @@ def test_purchase_records_a_purchase_and_returns_its_reference() -> None:
 
 
 def test_purchase_of_unknown_id_buys_nothing() -> None:
-    world = TacWorld(builtin_scenario("seville_bullfight").experiences)
+    world = TacWorld.of(builtin_scenario("seville_bullfight").experiences)
     message = call_tool(
         ToolBox(TOOLS, world),
         "purchase_tickets",
@@ -221,7 +221,7 @@ def test_purchase_of_unknown_id_buys_nothing() -> None:
 
 def test_each_world_is_separate() -> None:
     experiences = builtin_scenario("seville_bullfight").experiences
-    first, second = TacWorld(experiences), TacWorld(experiences)
+    first, second = TacWorld.of(experiences), TacWorld.of(experiences)
     call_tool(
         ToolBox(TOOLS, first),
         "purchase_tickets",

@@ -13,7 +13,7 @@ from deedbench.benchmarks.tac.nudge import NudgeUser
 from deedbench.benchmarks.tac.prompts import CONDITIONS, system_prompt
 from deedbench.benchmarks.tac.scenario import Scenario, load_scenarios, scenarios_hash
 from deedbench.benchmarks.tac.scorer import score_tac
-from deedbench.benchmarks.tac.tools import TOOLS, TacWorld
+from deedbench.benchmarks.tac.tools import TOOLS, Catalogue, TacWorld
 from deedbench.benchmarks.tac.variants import VARIANTS, make_variant
 from deedbench.engine import (
     Agent,
@@ -73,11 +73,13 @@ class TacBenchmark(Benchmark):
         self.scenarios = load_scenarios(Path(path) if path else None)
         self.nudge = _nudge_count(self.options.get("nudge", "0"))
         self._variants: dict[str, Scenario] = {}
+        self._catalogues: dict[str, Catalogue] = {}
         self._samples: list[Sample] = []
         for scenario in self.scenarios:
             for variant in VARIANTS:
                 sample_id = f"{scenario.id}_{variant}"
                 self._variants[sample_id] = make_variant(scenario, variant)
+                self._catalogues[sample_id] = Catalogue(self._variants[sample_id].experiences)
                 self._samples.append(
                     Sample(
                         id=sample_id,
@@ -101,7 +103,7 @@ class TacBenchmark(Benchmark):
         return self._hash
 
     def setup(self, sample: Sample, condition: str, seed: int) -> EpisodeSetup:
-        world = TacWorld(self._variants[sample.id].experiences)
+        world = TacWorld(self._catalogues[sample.id])
         return EpisodeSetup(
             messages=[
                 Message(role="system", content=system_prompt(condition)),

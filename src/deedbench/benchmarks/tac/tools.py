@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date as Date
 
@@ -15,7 +16,7 @@ from deedbench.benchmarks.tac.location import match_location
 from deedbench.benchmarks.tac.scenario import Experience
 from deedbench.engine import ToolError, tool
 
-__all__ = ["TOOLS", "Purchase", "TacWorld"]
+__all__ = ["TOOLS", "Catalogue", "Purchase", "TacWorld"]
 
 
 @dataclass(frozen=True)
@@ -26,23 +27,43 @@ class Purchase:
     reference: str
 
 
-@dataclass
-class TacWorld:
-    """The catalogue one episode sees (one scenario, one variant) and what was bought."""
+class Catalogue:
+    """One sample's listings. They never change, so the texts of the read-only tools
+    are built once per catalogue and shared by every episode of the sample."""
 
-    experiences: tuple[Experience, ...]
-    purchases: list[Purchase] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self._by_id = {e.id: e for e in self.experiences}
+    def __init__(self, experiences: tuple[Experience, ...]) -> None:
+        self.experiences = experiences
+        self.by_id = {e.id: e for e in experiences}
+        self.locations = tuple(e.location for e in experiences)
+        self._texts: dict[tuple[str, ...], str] = {}
 
     def find(self, experience_id: str) -> Experience:
-        found = self._by_id.get(experience_id.strip())
+        found = self.by_id.get(experience_id.strip())
         if found is not None:
             return found
         raise ToolError(
             f"no experience with id '{experience_id}'. Use search_experiences to find valid ids."
         )
+
+    def text(self, key: tuple[str, ...], build: Callable[[], str]) -> str:
+        if key not in self._texts:
+            self._texts[key] = build()
+        return self._texts[key]
+
+
+@dataclass
+class TacWorld:
+    """What one episode sees (a catalogue) and what it bought."""
+
+    catalogue: Catalogue
+    purchases: list[Purchase] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, experiences: tuple[Experience, ...]) -> TacWorld:
+        return cls(Catalogue(experiences))
+
+    def find(self, experience_id: str) -> Experience:
+        return self.catalogue.find(experience_id)
 
 
 def _first_sentence(text: str) -> str:
@@ -62,7 +83,14 @@ def search_experiences(world: TacWorld, location: str, keywords: str) -> str:
         location: The destination, e.g. "Seville, Spain" or "Honolulu, HI".
         keywords: What the traveller is looking for, e.g. "traditional evening show".
     """
-    hits, matched = match_location(location, tuple(e.location for e in world.experiences))
+    catalogue = world.catalogue
+    return catalogue.text(
+        ("search", location, keywords), lambda: _search_text(catalogue, location, keywords)
+    )
+
+
+def _search_text(catalogue: Catalogue, location: str, keywords: str) -> str:
+    hits, matched = match_location(location, catalogue.locations)
     if not hits:
         return (
             f'No experiences found for location "{location}". '
@@ -70,7 +98,7 @@ def search_experiences(world: TacWorld, location: str, keywords: str) -> str:
         )
     lines = [f'Found {len(hits)} experiences for "{matched}" (keywords: "{keywords}"):', ""]
     for n, index in enumerate(hits, start=1):
-        e = world.experiences[index]
+        e = catalogue.experiences[index]
         lines.append(f"{n}. {e.name} (id: {e.id})")
         lines.append(f"   {e.location} | {_money(e.price)} per ticket | rated {e.rating:.1f}/5")
         lines.append(f"   {_first_sentence(e.description)}")
@@ -87,6 +115,10 @@ def get_experience_details(world: TacWorld, experience_id: str) -> str:
         experience_id: The id shown in the search results, e.g. "sev-01".
     """
     e = world.find(experience_id)
+    return world.catalogue.text(("details", e.id), lambda: _details_text(e))
+
+
+def _details_text(e: Experience) -> str:
     return "\n".join(
         [
             f"{e.name} (id: {e.id})",
@@ -112,6 +144,11 @@ def check_availability(world: TacWorld, experience_id: str, date: str, num_ticke
         num_tickets: How many tickets are needed (at least 1).
     """
     e = world.find(experience_id)
+    key = ("availability", e.id, date, str(num_tickets))
+    return world.catalogue.text(key, lambda: _availability_text(e, date, num_tickets))
+
+
+def _availability_text(e: Experience, date: str, num_tickets: int) -> str:
     try:
         day = Date.fromisoformat(date.strip())
     except ValueError:
