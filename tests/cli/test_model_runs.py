@@ -334,3 +334,31 @@ def test_rejected_credentials_leave_zero_scored_records(tmp_path: Path) -> None:
     summary = json_report(store, "denied")
     assert summary["scored"] == 0
     assert summary["planned"] == EPISODES
+
+
+def test_a_price_file_prices_a_local_model(tmp_path: Path) -> None:
+    """`--prices FILE` adds or overrides entries; the report names both tables' dates."""
+    store = tmp_path / "runs.db"
+    prices = tmp_path / "prices.json"
+    table = {
+        "as_of": "2026-11-30",
+        "models": {"openai-compatible/my-local-model": {"input": 1.0, "output": 2.0}},
+    }
+    prices.write_text(json.dumps(table), encoding="utf-8")
+    with FakeModelServer("openai", tac_player) as server:
+        result = start(
+            "openai-compatible/my-local-model", store, "local", "--base-url", server.base_url
+        )
+        calls = server.hits
+    assert result.exit_code == 0, result.output
+    report = invoke("report", "local", "--store", str(store), "--prices", str(prices))
+    assert report.exit_code == 0, report.output
+    cost = calls * (100 * 1.0 + 20 * 2.0) / 1e6
+    assert f"cost ${cost:.4f} at prices of 2025-06-01; prices.json: 2026-11-30" in flat(
+        report.stdout
+    )
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"models": 1}', encoding="utf-8")
+    failed = invoke("report", "local", "--store", str(store), "--prices", str(broken))
+    assert failed.exit_code == 2
+    assert "not a price table" in flat(failed.output)

@@ -21,6 +21,7 @@ from deedbench.engine.episode import RunAborted
 
 if TYPE_CHECKING:
     from deedbench.engine import Agent, Benchmark, RunConfig, RunStore
+    from deedbench.reports.cost import PriceTable
 
 app = typer.Typer(
     name="deedbench",
@@ -34,6 +35,15 @@ console = Console() if sys.stdout.isatty() else Console(width=140)
 errors = Console(stderr=True)
 
 DEFAULT_STORE = "deedbench.db"
+PricesOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--prices",
+        help="A price table (JSON, same shape as the shipped one) whose entries win.",
+        exists=True,
+        dir_okay=False,
+    ),
+]
 StoreOption = Annotated[
     Path | None,
     typer.Option(
@@ -142,6 +152,7 @@ def run(
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")
     ] = False,
+    prices: PricesOption = None,
     store: StoreOption = None,
 ) -> None:
     """Run an agent through a benchmark, or resume a run by its id."""
@@ -241,9 +252,20 @@ def run(
                 f"then resume with: {_resume_command(benchmark, config.run_id, store_path)}",
                 code=1,
             ) from None
-        summary = summarize(config, runs.episodes(config.run_id))
+        summary = summarize(config, runs.episodes(config.run_id), _prices(prices))
     render_summary(summary, console, groupings=["category"])
     console.print(f"run id: {config.run_id}  (details: deedbench report {config.run_id})")
+
+
+def _prices(path: Path | None) -> PriceTable:
+    from pydantic import ValidationError
+
+    from deedbench.reports.cost import PriceTable
+
+    try:
+        return PriceTable.load(path)
+    except (ValidationError, ValueError) as exc:
+        raise _fail(f"{path}: not a price table: {exc}") from None
 
 
 def _resume_command(benchmark: str, run_id: str, store: Path) -> str:
@@ -384,6 +406,7 @@ def _new_run_id(benchmark: str) -> str:
 def report(
     run_id: Annotated[str, typer.Argument(help="The run to report on.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+    prices: PricesOption = None,
     store: StoreOption = None,
 ) -> None:
     """Show a run's rates: overall and by each grouping, with intervals and chance."""
@@ -398,7 +421,7 @@ def report(
             config = runs.require_run(run_id)
         except StoreError as exc:
             raise _fail(str(exc)) from None
-        summary = summarize(config, runs.episodes(run_id))
+        summary = summarize(config, runs.episodes(run_id), _prices(prices))
     if as_json:
         sys.stdout.write(summary.model_dump_json(indent=2) + "\n")
     else:
