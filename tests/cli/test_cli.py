@@ -91,7 +91,7 @@ def test_run_with_an_unknown_benchmark(store: Path) -> None:
     result = invoke("run", "nope", "--agent", "baseline/random", "--store", str(store))
     assert result.exit_code == 2
     assert contains(result.output, "unknown benchmark 'nope'")
-    assert contains(result.output, "Valid benchmarks: tac")
+    assert contains(result.output, "Valid benchmarks: retail, tac")
 
 
 def test_run_with_an_unknown_agent(store: Path) -> None:

@@ -428,5 +428,33 @@ def report(
         render_summary(summary, console)
 
 
+@app.command()
+def validate(
+    benchmark: Annotated[str, typer.Argument(help="Benchmark name (see `deedbench list`).")],
+    data: Annotated[
+        Path | None, typer.Option("--data", help="Data to check instead of the built-in set.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per task.")] = False,
+) -> None:
+    """Check a benchmark's tasks: gold actions, reachable goals, oracle and idle agents."""
+    from deedbench.benchmarks import load_benchmark
+
+    try:
+        options = {_data_option(benchmark): str(data)} if data is not None else {}
+        checks = load_benchmark(benchmark, options).validate()
+    except BenchmarkError as exc:
+        raise _fail(str(exc)) from None
+    failed = [c for c in checks if c.problems]
+    if as_json:
+        for check in checks:
+            sys.stdout.write(json.dumps(check.model_dump(mode="json")) + "\n")
+    else:
+        for check in failed:
+            console.print(f"[red]{check.task}[/red]: " + "; ".join(check.problems), highlight=False)
+        console.print(f"{len(checks) - len(failed)} of {len(checks)} tasks pass", highlight=False)
+    if failed:
+        raise typer.Exit(1)
+
+
 def main() -> None:
     app()

@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar, Protocol
 
 from deedbench.engine.episode import Agent, EpisodeSetup, EpisodeTranscript
 from deedbench.engine.sample import Sample
 from deedbench.scoring import ReportSpec, Score
 
-__all__ = ["Benchmark", "BenchmarkError"]
+__all__ = ["Benchmark", "BenchmarkError", "Check"]
+
+
+class Check(Protocol):
+    """One sample's validation verdict: `problems` empty means it passed."""
+
+    task: str
+    problems: list[str]
+
+    def model_dump(self, *, mode: str = "python") -> dict[str, Any]: ...
 
 
 class BenchmarkError(Exception):
@@ -50,6 +59,10 @@ class Benchmark(ABC):
     @abstractmethod
     def score(self, sample: Sample, transcript: EpisodeTranscript) -> Score:
         """Judge one finished episode by what the agent did."""
+
+    def validate(self) -> Sequence[Check]:
+        """Check every sample's data (for `deedbench validate`); none by default."""
+        raise BenchmarkError(f"benchmark {self.name!r} has no validation beyond loading")
 
     def baselines(self) -> dict[str, Callable[[], Agent]]:
         """Model-free agents for this benchmark, by name (used as ``baseline/NAME``)."""

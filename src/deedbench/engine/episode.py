@@ -28,6 +28,7 @@ class Termination(StrEnum):
 
     AGENT_FINISHED = "agent_finished"
     USER_STOPPED = "user_stopped"
+    TRANSFERRED = "transferred"
     MAX_STEPS = "max_steps"
     TOO_MANY_TOOL_ERRORS = "too_many_tool_errors"
     INFRASTRUCTURE_ERROR = "infrastructure_error"
@@ -102,13 +103,20 @@ async def run_episode(
 ) -> EpisodeTranscript:
     """Alternate agent turns, tool results and user replies until the episode ends.
 
-    `max_tool_errors` counts consecutive failed tool calls; a successful call resets it.
+    With a simulated user and no user message yet, the user opens. `max_tool_errors`
+    counts consecutive failed tool calls; a successful call resets it. A tool that
+    ends episodes (a transfer to a human) ends this one when it succeeds.
     """
     messages = list(setup.messages)
     toolbox = setup.toolbox
     specs = toolbox.specs()
     steps = 0
     failed_in_a_row = 0
+    if setup.user is not None and not any(m.role == "user" for m in messages):
+        opening = await setup.user.reply(messages)
+        if opening is None:
+            return EpisodeTranscript(messages, Termination.USER_STOPPED, 0, state=toolbox.state)
+        messages.append(opening)
     while True:
         if steps >= setup.max_steps:
             return EpisodeTranscript(messages, Termination.MAX_STEPS, steps, state=toolbox.state)
@@ -125,6 +133,10 @@ async def run_episode(
                 result = toolbox.call(call)
                 messages.append(result)
                 failed_in_a_row = failed_in_a_row + 1 if result.error else 0
+            if toolbox.ended_by is not None:
+                return EpisodeTranscript(
+                    messages, Termination.TRANSFERRED, steps, state=toolbox.state
+                )
             if failed_in_a_row >= setup.max_tool_errors:
                 return EpisodeTranscript(
                     messages, Termination.TOO_MANY_TOOL_ERRORS, steps, state=toolbox.state

@@ -39,6 +39,7 @@ class Tool:
     parameters: dict[str, Any]
     writes: bool
     validator: TypeAdapter[Any] = field(repr=False)
+    ends_episode: bool = False
 
     @cached_property
     def spec(self) -> dict[str, Any]:
@@ -54,17 +55,24 @@ class Tool:
 
 
 def tool(
-    function: Callable[..., Any] | None = None, *, name: str | None = None, writes: bool = False
+    function: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    writes: bool = False,
+    ends_episode: bool = False,
 ) -> Any:
-    """Turn a function into a `Tool`; usable as ``@tool`` or ``@tool(writes=True)``."""
+    """Turn a function into a `Tool`; usable as ``@tool`` or ``@tool(writes=True)``.
+
+    A tool with `ends_episode` (a hand-off to a human) ends the episode when it succeeds.
+    """
 
     def build(fn: Callable[..., Any]) -> Tool:
-        return _make_tool(fn, name or fn.__name__, writes)
+        return _make_tool(fn, name or fn.__name__, writes, ends_episode)
 
     return build(function) if function is not None else build
 
 
-def _make_tool(fn: Callable[..., Any], name: str, writes: bool) -> Tool:
+def _make_tool(fn: Callable[..., Any], name: str, writes: bool, ends_episode: bool) -> Tool:
     signature = inspect.signature(fn)
     hints = get_type_hints(fn)
     params = list(signature.parameters.values())
@@ -95,7 +103,7 @@ def _make_tool(fn: Callable[..., Any], name: str, writes: bool) -> Tool:
         "required": schema.get("required", []),
         "additionalProperties": False,
     }
-    return Tool(name, summary, fn, parameters, writes, TypeAdapter(model))
+    return Tool(name, summary, fn, parameters, writes, TypeAdapter(model), ends_episode)
 
 
 _ARG_LINE = re.compile(r"^(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
@@ -149,6 +157,7 @@ class ToolBox:
     def __init__(self, tools: Iterable[Tool], state: Any) -> None:
         self.tools = {t.name: t for t in tools}
         self.state = state
+        self.ended_by: str | None = None  # the episode-ending tool that succeeded, if any
 
     def specs(self) -> list[dict[str, Any]]:
         return [t.spec for t in self.tools.values()]
@@ -156,6 +165,8 @@ class ToolBox:
     def call(self, call: ToolCall) -> Message:
         """Run one call; any problem with it comes back as an error message."""
         output, error = self._run(call)
+        if not error and self.tools[call.name].ends_episode:
+            self.ended_by = call.name
         return Message(
             role="tool", content=output, tool_call_id=call.id, tool_name=call.name, error=error
         )

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from deedbench.engine import EpisodeRecord, RunConfig
 from deedbench.reports.cost import PriceTable, RoleCost, run_costs
 from deedbench.scoring import MetricSpec
-from deedbench.stats import ChanceTest, Rate, chance_test, rate
+from deedbench.stats import ChanceTest, PassK, Rate, chance_test, pass_hat_k, rate
 
 __all__ = ["GroupSummary", "RunSummary", "summarize"]
 
@@ -33,6 +33,7 @@ class ConditionSummary(BaseModel):
     condition: str
     overall: GroupSummary
     by: dict[str, list[GroupSummary]]
+    pass_hat_k: dict[str, list[PassK]] = {}
 
 
 class RunSummary(BaseModel):
@@ -70,7 +71,10 @@ def summarize(
                 for name in sorted(groups)
             ]
         overall = _group("all", mine, spec.metrics, spec.primary, spec.compare_to_chance)
-        conditions.append(ConditionSummary(condition=condition, overall=overall, by=by))
+        passes = {name: _pass_hat_k(mine, spec.metrics, name) for name in spec.pass_hat_k}
+        conditions.append(
+            ConditionSummary(condition=condition, overall=overall, by=by, pass_hat_k=passes)
+        )
     return RunSummary(
         run=config,
         planned=planned,
@@ -82,6 +86,15 @@ def summarize(
         conditions=conditions,
         costs=run_costs(records, {"assistant": config.agent}, prices or PriceTable.load()),
     )
+
+
+def _pass_hat_k(records: list[EpisodeRecord], metrics: list[MetricSpec], name: str) -> list[PassK]:
+    value = next(m.value for m in metrics if m.name == name)
+    trials: dict[str, list[bool]] = defaultdict(list)
+    for r in records:
+        if r.score is not None:
+            trials[r.sample_id].append(r.score.values.get(value, 0.0) == 1.0)
+    return pass_hat_k(trials)
 
 
 def _group(

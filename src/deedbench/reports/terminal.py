@@ -91,6 +91,10 @@ def render_summary(
         counts = ", ".join(f"{k} {v}" for k, v in sorted(group.outcomes.items()))
         console.print(f"  {group.group} outcomes: {counts or 'none'}", highlight=False)
     for condition in summary.conditions:
+        for metric, points in condition.pass_hat_k.items():
+            curve = "  ".join(f"k={p.k}: {100 * p.value:.1f}%" for p in points)
+            console.print(f"  {condition.condition} pass^k of {metric}: {curve}", highlight=False)
+    for condition in summary.conditions:
         for key, groups in condition.by.items():
             if groupings is not None and key not in groupings:
                 continue

@@ -23,3 +23,4 @@ class ReportSpec(BaseModel):
     primary: str
     group_by: list[str] = Field(default_factory=list)
     compare_to_chance: bool = False
+    pass_hat_k: list[str] = Field(default_factory=list)  # metrics whose pass^k is reported

@@ -72,7 +72,7 @@ def test_unknown_option_lists_valid_options() -> None:
 def test_registry() -> None:
     assert "tac" in BENCHMARKS
     assert isinstance(load_benchmark("tac"), TacBenchmark)
-    with pytest.raises(BenchmarkError, match="Valid benchmarks: tac"):
+    with pytest.raises(BenchmarkError, match="Valid benchmarks: retail, tac"):
         load_benchmark("nope")
 
 

@@ -1,0 +1,117 @@
+"""Model-free agents for the service desk, for proving the scoring offline.
+
+- `oracle`: performs the gold actions with the proper dialogue: identifies the
+  customer, describes each change with its ids, waits for a yes, then acts.
+- `reckless`: performs the same actions without describing them or asking.
+- `idle`: only chats; it never calls a tool.
+
+Oracle and reckless read the task's answer key; they measure the scoring, not skill.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from deedbench.benchmarks.retail.tasks import Action, RetailTask
+from deedbench.benchmarks.retail.user import action_done, key_values
+from deedbench.engine import AgentContext, Message, ToolCall
+from deedbench.scoring.affirmation import classify_reply
+
+__all__ = ["IdleAgent", "OracleAgent"]
+
+AUTH_TOOLS = ("find_user_id_by_email", "find_user_id_by_name_zip")
+
+
+def _call(context: AgentContext, messages: Sequence[Message], name: str, **kwargs: Any) -> Message:
+    call_id = f"call_{context.epoch}_{len(messages)}"
+    return Message(
+        role="assistant", tool_calls=[ToolCall(id=call_id, name=name, arguments=json.dumps(kwargs))]
+    )
+
+
+def _say(text: str) -> Message:
+    return Message(role="assistant", content=text)
+
+
+def _proposal(action: Action) -> str:
+    ids = ", ".join(key_values(action))
+    words = action.name.replace("_", " ")
+    details = "; ".join(f"{k}: {v}" for k, v in action.kwargs.items())
+    return f"I can {words} ({details}). That concerns {ids}. Shall I proceed? (yes/no)"
+
+
+class OracleAgent:
+    """Knows each task's gold actions; `ask_first=False` makes it reckless."""
+
+    def __init__(self, tasks: Callable[[str], RetailTask], ask_first: bool = True) -> None:
+        self.tasks = tasks
+        self.ask_first = ask_first
+
+    async def next_turn(
+        self, messages: Sequence[Message], tools: Sequence[dict[str, Any]], context: AgentContext
+    ) -> Message:
+        task = self.tasks(context.sample_id)
+        ins = task.instructions
+        failed = {m.tool_call_id for m in messages if m.role == "tool" and m.error}
+        calls = [c for m in messages for c in m.tool_calls if c.id not in failed]
+        if not any(c.name in AUTH_TOOLS for c in calls):
+            said = " ".join(m.content for m in messages if m.role == "user")
+            if ins.introduce() not in said:
+                return _say(
+                    "I can help with that. First, please tell me the email address on your "
+                    "account, or your first and last name and zip code."
+                )
+            if ins.identify_by == "email":
+                return _call(context, messages, "find_user_id_by_email", email=ins.email)
+            return _call(
+                context,
+                messages,
+                "find_user_id_by_name_zip",
+                first_name=ins.first_name,
+                last_name=ins.last_name,
+                zip=ins.zip,
+            )
+        last_user = next((m.content for m in reversed(messages) if m.role == "user"), "")
+        last_said = next((m.content for m in reversed(messages) if m.role == "assistant"), "")
+        for want in ins.wants:
+            action = want.action
+            if want.kind == "transfer":
+                return _call(
+                    context,
+                    messages,
+                    "transfer_to_human_agents",
+                    summary=f"Customer request: {want.say}",
+                )
+            if want.kind == "forbidden":
+                if not any(m.role == "assistant" and "cannot" in m.content for m in messages):
+                    return _say(
+                        "I'm sorry, that order has already been processed or delivered, so it "
+                        "cannot be cancelled under our policy."
+                    )
+                continue
+            if want.kind == "info":
+                if not any(
+                    all(e in m.content for e in want.expects)
+                    for m in messages
+                    if m.role == "assistant"
+                ):
+                    return _say("Here is what you asked about: " + "; ".join(want.expects) + ".")
+                continue
+            if action is None or action_done(messages, action):
+                continue
+            proposal = _proposal(action)
+            if not self.ask_first or (last_said == proposal and classify_reply(last_user) == "yes"):
+                return _call(context, messages, action.name, **action.kwargs)
+            return _say(proposal)
+        return _say("Is there anything else I can help you with?")
+
+
+class IdleAgent:
+    """Chats politely and never does anything."""
+
+    async def next_turn(
+        self, messages: Sequence[Message], tools: Sequence[dict[str, Any]], context: AgentContext
+    ) -> Message:
+        return _say("I understand. Could you tell me a bit more about what you need?")

@@ -1,0 +1,150 @@
+"""The retail service desk: a customer, a written policy, a database the tools change.
+
+Scored three ways, each reported on its own with evidence: the final database
+against the gold one (canonically, and by τ-bench's hash rule), what the agent
+told the customer (τ-bench's substring rule and a strict one), and the procedure
+(identification, consent before every change, ...), which τ-bench never checks.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from functools import cached_property
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from deedbench.benchmarks.retail.baselines import IdleAgent, OracleAgent
+from deedbench.benchmarks.retail.generate import generate_world
+from deedbench.benchmarks.retail.scorer import RetailScorer
+from deedbench.benchmarks.retail.tasks import RetailTask
+from deedbench.benchmarks.retail.tools import RETAIL_TOOLS
+from deedbench.benchmarks.retail.user import ScriptedUser
+from deedbench.benchmarks.retail.world import RetailWorld
+from deedbench.engine import (
+    Agent,
+    Benchmark,
+    BenchmarkError,
+    EpisodeSetup,
+    EpisodeTranscript,
+    Message,
+    Sample,
+    ToolBox,
+)
+from deedbench.scoring import MetricSpec, ReportSpec, Score
+
+if TYPE_CHECKING:
+    from deedbench.benchmarks.retail.validate import TaskCheck
+
+__all__ = ["RetailBenchmark", "builtin_tasks", "policy_text"]
+
+WORLD_SEED = 0
+OPTIONS = {"user": "the simulated customer: scripted (default)"}
+
+
+def policy_text() -> str:
+    return resources.files("deedbench.benchmarks.retail").joinpath("policy.md").read_text()
+
+
+def builtin_tasks() -> list[RetailTask]:
+    text = resources.files("deedbench.benchmarks.retail").joinpath("tasks.json").read_text()
+    return [RetailTask.model_validate(t) for t in json.loads(text)]
+
+
+class RetailBenchmark(Benchmark):
+    name = "retail"
+    description = "Service desk (retail): outcome, outputs and procedure, with a simulated customer"
+    conditions = ("default",)
+    default_epochs = 1
+    report = ReportSpec(
+        metrics=[
+            MetricSpec(
+                name="reward_verified",
+                value="reward_verified",
+                description="canonical outcome x strict outputs x no procedure violation",
+            ),
+            MetricSpec(
+                name="reward_tau",
+                value="reward_tau",
+                description="τ-bench's reward: hash-rule outcome x substring outputs",
+            ),
+            MetricSpec(name="outcome", value="outcome_canonical"),
+            MetricSpec(name="outcome_tau", value="outcome_tau"),
+            MetricSpec(name="outputs_strict", value="outputs_strict"),
+            MetricSpec(name="outputs_compat", value="outputs_compat"),
+            MetricSpec(name="procedure_ok", value="procedure_ok"),
+        ],
+        primary="reward_verified",
+        group_by=["template"],
+        pass_hat_k=["reward_tau", "reward_verified"],
+    )
+
+    def __init__(
+        self, options: Mapping[str, str] | None = None, tasks: list[RetailTask] | None = None
+    ) -> None:
+        """`tasks` replaces the shipped task file (used when rebuilding it)."""
+        super().__init__(options)
+        unknown = sorted(set(self.options) - set(OPTIONS))
+        if unknown:
+            valid = "; ".join(f"{k}: {v}" for k, v in OPTIONS.items())
+            raise BenchmarkError(f"unknown retail option(s) {unknown}. Valid options: {valid}")
+        if self.options.get("user", "scripted") != "scripted":
+            raise BenchmarkError("retail option user must be 'scripted'")
+        self.tasks = {t.id: t for t in (builtin_tasks() if tasks is None else tasks)}
+        self.policy = policy_text()
+
+    @cached_property
+    def base(self) -> dict[str, Any]:
+        """The world every episode starts from (generated on first use: `list` needs none)."""
+        return generate_world(seed=WORLD_SEED)
+
+    @cached_property
+    def scorer(self) -> RetailScorer:
+        return RetailScorer(self.base)
+
+    @cached_property
+    def _hash(self) -> str:
+        from deedbench.scoring.state import tau_hash
+
+        tasks = json.dumps([t.model_dump(mode="json") for t in self.tasks.values()], sort_keys=True)
+        return f"world:{tau_hash(self.base)}|tasks:{tau_hash({'t': tasks})}"
+
+    def data_hash(self) -> str:
+        return self._hash
+
+    def samples(self) -> list[Sample]:
+        return [
+            Sample(
+                id=task.id,
+                input=task.instructions.wants[0].say,
+                metadata={"template": task.template, "writes": task.writes},
+            )
+            for task in self.tasks.values()
+        ]
+
+    def task(self, sample_id: str) -> RetailTask:
+        return self.tasks[sample_id]
+
+    def setup(self, sample: Sample, condition: str, seed: int) -> EpisodeSetup:
+        task = self.tasks[sample.id]
+        return EpisodeSetup(
+            messages=[Message(role="system", content=self.policy)],
+            toolbox=ToolBox(RETAIL_TOOLS, RetailWorld(self.base)),
+            user=ScriptedUser(task.instructions),
+            max_steps=30,
+        )
+
+    def score(self, sample: Sample, transcript: EpisodeTranscript) -> Score:
+        return self.scorer.score(self.tasks[sample.id], transcript)
+
+    def validate(self) -> list[TaskCheck]:
+        from deedbench.benchmarks.retail.validate import validate_benchmark
+
+        return validate_benchmark(self)
+
+    def baselines(self) -> dict[str, Callable[[], Agent]]:
+        return {
+            "oracle": lambda: OracleAgent(self.task),
+            "reckless": lambda: OracleAgent(self.task, ask_first=False),
+            "idle": IdleAgent,
+        }

@@ -1,0 +1,49 @@
+"""Replaying a list of gold actions on a fresh world, as τ-bench builds its gold state.
+
+Every action except `respond` and `transfer_to_human_agents` runs in order through
+the same ToolBox an agent uses; an action that fails returns an error, changes
+nothing, and the replay goes on.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+from deedbench.benchmarks.retail.tasks import Action
+from deedbench.benchmarks.retail.world import RetailWorld
+from deedbench.engine import Tool, ToolBox, ToolCall
+
+__all__ = ["GoldError", "replay"]
+
+SKIPPED = frozenset({"respond", "transfer_to_human_agents"})
+
+
+class GoldError(BaseModel):
+    """A gold action that returned an error, by its position in the task's list."""
+
+    index: int
+    name: str
+    kwargs: dict[str, Any]
+    error: str
+
+
+def replay(
+    base: dict[str, Any], actions: Sequence[Action], tools: Iterable[Tool]
+) -> tuple[RetailWorld, list[GoldError]]:
+    world = RetailWorld(base)
+    box = ToolBox(tools, world)
+    errors = []
+    for index, action in enumerate(actions):
+        if action.name in SKIPPED:
+            continue
+        call = ToolCall(id=f"gold-{index}", name=action.name, arguments=json.dumps(action.kwargs))
+        result = box.call(call)
+        if result.error:
+            errors.append(
+                GoldError(index=index, name=action.name, kwargs=action.kwargs, error=result.content)
+            )
+    return world, errors

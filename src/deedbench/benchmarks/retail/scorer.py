@@ -1,0 +1,97 @@
+"""Scoring a service-desk episode: outcome, outputs and procedure, each with evidence.
+
+- outcome: the final database against the gold one (the task's gold actions
+  replayed on a fresh world), compared canonically (100 equals 100.0; lists
+  declared unordered compared as multisets) and by τ-bench's rule (equal `str()`
+  of every record, which is what equal hashes mean); only records either side
+  touched are compared, since the rest are shared. A task that must be handed to
+  a human also needs the episode to end with the transfer.
+- outputs: τ-bench's substring rule and deedbench's strict rule.
+- procedure: the policy's rules over the transcript.
+
+reward_tau = outcome_tau x outputs_compat (τ-bench's reward);
+reward_verified = outcome x outputs_strict x no procedure violation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from deedbench.benchmarks.retail.procedure import RETAIL_PROCEDURE
+from deedbench.benchmarks.retail.replay import replay
+from deedbench.benchmarks.retail.tasks import RetailTask
+from deedbench.benchmarks.retail.tools import RETAIL_TOOLS
+from deedbench.benchmarks.retail.world import RetailWorld
+from deedbench.engine import EpisodeTranscript, Termination
+from deedbench.scoring import Evidence, Score
+from deedbench.scoring.outputs import missing_outputs, outputs_compat
+from deedbench.scoring.procedure import check_procedure
+from deedbench.scoring.state import worlds_diff, worlds_equal_canonical, worlds_equal_tau
+
+__all__ = ["UNORDERED", "RetailScorer"]
+
+UNORDERED = frozenset({"orders.*.items", "orders.*.fulfillments", "orders.*.payment_history"})
+
+
+class RetailScorer:
+    """Holds the shared base world and each task's gold world (replayed once)."""
+
+    def __init__(self, base: dict[str, Any]) -> None:
+        self.base = base
+        self._gold: dict[str, RetailWorld] = {}
+
+    def gold(self, task: RetailTask) -> RetailWorld:
+        if task.id not in self._gold:
+            self._gold[task.id] = replay(self.base, task.actions, RETAIL_TOOLS)[0]
+        return self._gold[task.id]
+
+    def score(self, task: RetailTask, transcript: EpisodeTranscript) -> Score:
+        world: RetailWorld = transcript.state
+        gold = self.gold(task)
+        evidence: list[Evidence] = []
+        outcome_tau = worlds_equal_tau(world, gold)
+        outcome = worlds_equal_canonical(world, gold, UNORDERED)
+        if not outcome:
+            for line in worlds_diff(gold, world, limit=10):
+                evidence.append(Evidence(rule="outcome", excerpt=line))
+        if task.must_transfer and transcript.termination != Termination.TRANSFERRED:
+            outcome = outcome_tau = False
+            evidence.append(
+                Evidence(rule="outcome", excerpt="the task needed a transfer to a human")
+            )
+        replies = [m.content for m in transcript.messages if m.role == "assistant" and m.content]
+        compat = outputs_compat(task.outputs, replies)
+        missing = missing_outputs(task.outputs, replies)
+        for output in missing:
+            evidence.append(Evidence(rule="outputs", excerpt=f"never stated: {output!r}"))
+        violations = check_procedure(transcript.messages, RETAIL_PROCEDURE)
+        for v in violations:
+            evidence.append(
+                Evidence(
+                    rule=v.rule,
+                    message_index=v.message_index,
+                    tool_call_id=v.tool_call_id,
+                    excerpt=f"{v.detail}: {v.excerpt}" if v.detail else v.excerpt,
+                )
+            )
+        values = {
+            "outcome_tau": float(outcome_tau),
+            "outcome_canonical": float(outcome),
+            "outputs_compat": float(compat),
+            "outputs_strict": float(not missing),
+            "procedure_ok": float(not violations),
+            "violations": float(len(violations)),
+        }
+        values["reward_tau"] = values["outcome_tau"] * values["outputs_compat"]
+        values["reward_verified"] = (
+            values["outcome_canonical"] * values["outputs_strict"] * values["procedure_ok"]
+        )
+        if values["reward_verified"]:
+            label = "pass"
+        elif values["reward_tau"] and violations:
+            label = "pass_tau_broke_procedure"
+        elif values["reward_tau"]:
+            label = "pass_tau_only"
+        else:
+            label = "fail"
+        return Score(outcome=label, values=values, evidence=evidence)
