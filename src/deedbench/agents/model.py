@@ -124,13 +124,14 @@ class ModelAgent(ABC):
         request = self.build_request(messages, tools, context)
         if self.cache is None:
             return self.parse_response(await self._call_with_retries(request))
-        key = cache_key(
+        key = cache_key(  # the episode's seed too: a simulated user has no epoch of its own
             protocol=self.protocol,
             base_url=self.base_url,
             model=self.model,
             request=request,
             sample=context.sample_id,
             epoch=context.epoch,
+            seed=context.seed,
         )
         cached = self.cache.get(key)
         if cached is not None:

@@ -73,6 +73,12 @@ class Providers:
         self.cache = cache
         self.concurrency = concurrency
         self._limiters: dict[tuple[str, str | None], AdaptiveLimiter] = {}
+        self.agents: list[ModelAgent] = []  # every model agent made here, to close at the end
+
+    async def aclose(self) -> None:
+        """Close every agent's connections (inside the loop that used them)."""
+        for agent in self.agents:
+            await agent.aclose()
 
     def limiter(self, protocol: str, base_url: str | None) -> AdaptiveLimiter:
         key = (protocol, base_url)
@@ -147,6 +153,7 @@ def _model_agent(
         raise AgentSpecError(
             f"{protocol} agents need the {package!r} package: pip install 'deedbench[{package}]'"
         ) from None
+    providers.agents.append(agent)
     return agent
 
 

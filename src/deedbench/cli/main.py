@@ -20,6 +20,7 @@ from deedbench.engine.benchmark import BenchmarkError
 from deedbench.engine.episode import RunAborted
 
 if TYPE_CHECKING:
+    from deedbench.agents import Providers
     from deedbench.engine import Agent, Benchmark, RunConfig, RunStore
     from deedbench.reports.cost import PriceTable
 
@@ -152,11 +153,27 @@ def run(
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")
     ] = False,
+    user_base_url: Annotated[
+        str | None, typer.Option(help="Endpoint of a model-played user (-T user=llm:SPEC).")
+    ] = None,
+    user_api_key_env: Annotated[
+        str | None, typer.Option(help="Variable holding the model-played user's API key.")
+    ] = None,
+    user_temperature: Annotated[
+        float, typer.Option(help="Temperature of a model-played user.")
+    ] = 0.0,
     prices: PricesOption = None,
     store: StoreOption = None,
 ) -> None:
     """Run an agent through a benchmark, or resume a run by its id."""
-    from deedbench.agents import AgentSettings, AgentSpecError, GenerationParams, is_model_spec
+    from deedbench.agents import (
+        AgentSettings,
+        AgentSpecError,
+        GenerationParams,
+        Providers,
+        ResponseCache,
+        is_model_spec,
+    )
     from deedbench.benchmarks import load_benchmark
     from deedbench.engine import BenchmarkError, RunStore, StoreError, new_run_config
     from deedbench.reports import render_summary, summarize
@@ -207,6 +224,21 @@ def run(
                     .for_spec(agent)
                     .model_dump()
                 )
+            user_spec = bench.user_model_spec()
+            user = {}
+            if user_spec is not None:
+                user_settings = AgentSettings(
+                    base_url=user_base_url,
+                    api_key_env=user_api_key_env,
+                    params=GenerationParams(temperature=user_temperature, timeout=timeout),
+                    max_attempts=max_attempts,
+                    max_retry_seconds=max_retry_seconds,
+                ).for_spec(user_spec)
+                user = {
+                    "spec": user_spec,
+                    "settings": user_settings.model_dump(),
+                    "prompt_version": getattr(bench, "user_prompt_version", None),
+                }
             config = new_run_config(
                 run_id=run_id or _new_run_id(benchmark),
                 benchmark=bench,
@@ -216,9 +248,11 @@ def run(
                 epochs=epochs or bench.default_epochs,
                 seed=0 if seed is None else seed,
                 samples=bench.samples()[:limit] if limit else bench.samples(),
+                user=user,
             )
+        providers = Providers(None if no_cache else ResponseCache(store_path), concurrency)
         try:
-            agent_impl = _build_agent(config, bench, store_path, concurrency, no_cache)
+            agent_impl = _build_agent(config, bench, providers)
         except AgentSpecError as exc:
             raise _fail(str(exc)) from None
         except RunAborted as exc:
@@ -236,7 +270,7 @@ def run(
             f"(store {store_path})"
         )
         try:
-            _run_with_progress(config, bench, agent_impl, runs, total, done, concurrency)
+            _run_with_progress(config, bench, agent_impl, providers, runs, total, done, concurrency)
         except KeyboardInterrupt:
             runs.flush()
             stored = len(runs.scored_keys(config.run_id))
@@ -293,28 +327,23 @@ def _parse_model_args(pairs: list[str]) -> dict[str, object]:
     return result
 
 
-def _build_agent(
-    config: RunConfig, bench: Benchmark, store_path: Path, concurrency: int, no_cache: bool
-) -> Agent:
-    from deedbench.agents import (
-        AgentSettings,
-        Providers,
-        ResponseCache,
-        is_model_spec,
-        resolve_agent,
-    )
+def _build_agent(config: RunConfig, bench: Benchmark, providers: Providers) -> Agent:
+    from deedbench.agents import AgentSettings, is_model_spec, resolve_agent
 
+    if config.user:
+        settings = AgentSettings.model_validate(config.user["settings"])
+        bench.use_user_model(resolve_agent(config.user["spec"], bench, settings, providers))
     if not is_model_spec(config.agent):
         return resolve_agent(config.agent, bench)
-    cache = None if no_cache else ResponseCache(store_path)
     settings = AgentSettings.model_validate(config.agent_params)
-    return resolve_agent(config.agent, bench, settings, Providers(cache, concurrency))
+    return resolve_agent(config.agent, bench, settings, providers)
 
 
 def _run_with_progress(
     config: RunConfig,
     bench: Benchmark,
     agent: Agent,
+    providers: Providers,
     runs: RunStore,
     total: int,
     done: int,
@@ -346,9 +375,7 @@ def _run_with_progress(
                     on_record=lambda _record: progress.advance(task),
                 )
             finally:
-                close = getattr(agent, "aclose", None)  # model agents hold connections
-                if close is not None:
-                    await close()
+                await providers.aclose()  # model agents hold connections
 
         asyncio.run(run_then_close())
 

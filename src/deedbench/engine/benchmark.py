@@ -60,6 +60,14 @@ class Benchmark(ABC):
     def score(self, sample: Sample, transcript: EpisodeTranscript) -> Score:
         """Judge one finished episode by what the agent did."""
 
+    def user_model_spec(self) -> str | None:
+        """The agent spec of a model that should play the user, if an option asks for one."""
+        return None
+
+    def use_user_model(self, agent: Agent) -> None:
+        """Receive that model, resolved by the caller (benchmarks do not import agents)."""
+        raise BenchmarkError(f"benchmark {self.name!r} has no model-played user")
+
     def validate(self) -> Sequence[Check]:
         """Check every sample's data (for `deedbench validate`); none by default."""
         raise BenchmarkError(f"benchmark {self.name!r} has no validation beyond loading")

@@ -71,7 +71,11 @@ class Agent(Protocol):
 
 
 class User(Protocol):
-    """A simulated user: answers the agent, or returns None to end the conversation."""
+    """A simulated user: answers the agent, or returns None to end the conversation.
+
+    A user whose `finished` attribute is true after a reply ends the conversation
+    with that reply kept (an LLM user's goodbye carrying its stop token).
+    """
 
     async def reply(self, messages: Sequence[Message]) -> Message | None: ...
 
@@ -114,9 +118,10 @@ async def run_episode(
     failed_in_a_row = 0
     if setup.user is not None and not any(m.role == "user" for m in messages):
         opening = await setup.user.reply(messages)
-        if opening is None:
+        if opening is not None:
+            messages.append(opening)
+        if opening is None or getattr(setup.user, "finished", False):
             return EpisodeTranscript(messages, Termination.USER_STOPPED, 0, state=toolbox.state)
-        messages.append(opening)
     while True:
         if steps >= setup.max_steps:
             return EpisodeTranscript(messages, Termination.MAX_STEPS, steps, state=toolbox.state)
@@ -147,6 +152,7 @@ async def run_episode(
                 messages, Termination.AGENT_FINISHED, steps, state=toolbox.state
             )
         reply = await setup.user.reply(messages)
-        if reply is None:
+        if reply is not None:
+            messages.append(reply)
+        if reply is None or getattr(setup.user, "finished", False):
             return EpisodeTranscript(messages, Termination.USER_STOPPED, steps, state=toolbox.state)
-        messages.append(reply)

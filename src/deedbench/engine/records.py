@@ -22,6 +22,9 @@ class RunConfig(BaseModel):
     data_hash: str
     agent: str
     agent_params: dict[str, Any] = Field(default_factory=dict)
+    user: dict[str, Any] = Field(
+        default_factory=dict
+    )  # a model-played user: spec, settings, prompt
     conditions: list[str]
     epochs: int
     seed: int

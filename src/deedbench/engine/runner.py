@@ -32,6 +32,7 @@ def new_run_config(
     epochs: int,
     seed: int,
     samples: list[Sample],
+    user: dict[str, Any] | None = None,
 ) -> RunConfig:
     """The configuration recorded for a new run."""
     return RunConfig(
@@ -41,6 +42,7 @@ def new_run_config(
         data_hash=benchmark.data_hash(),
         agent=agent,
         agent_params=agent_params,
+        user=user or {},
         conditions=conditions,
         epochs=epochs,
         seed=seed,

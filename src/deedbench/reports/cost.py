@@ -61,6 +61,7 @@ class PriceTable(BaseModel):
 class RoleCost(BaseModel):
     """Tokens and cost of one role's model calls (the agent's, or a simulated user's)."""
 
+    role: str
     model: str
     usage: Usage
     paid_calls: int
@@ -98,6 +99,7 @@ def run_costs(
             ) / 1e6
         result.append(
             RoleCost(
+                role="agent" if role == "assistant" else role,
                 model=spec,
                 usage=total,
                 paid_calls=bill.calls,

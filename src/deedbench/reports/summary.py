@@ -84,7 +84,11 @@ def summarize(
         terminations=dict(Counter(r.termination for r in scored + errors)),
         error_examples=sorted({r.error or "unknown error" for r in errors})[:5],
         conditions=conditions,
-        costs=run_costs(records, {"assistant": config.agent}, prices or PriceTable.load()),
+        costs=run_costs(
+            records,
+            {"assistant": config.agent, "user": config.user.get("spec", "unknown")},
+            prices or PriceTable.load(),
+        ),
     )
 
 

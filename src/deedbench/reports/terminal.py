@@ -80,8 +80,9 @@ def render_summary(
             else f"${cost.cost_usd:.4f}"
         )
         console.print(
-            f"{cost.model}: {u.calls} calls ({u.cache_hits} from cache), {u.input_tokens:,} input "
-            f"tokens ({u.cached_input_tokens:,} cached), {u.output_tokens:,} output tokens; "
+            f"{cost.role} {cost.model}: {u.calls} calls ({u.cache_hits} from cache), "
+            f"{u.input_tokens:,} input tokens ({u.cached_input_tokens:,} cached), "
+            f"{u.output_tokens:,} output tokens; "
             f"cost {money}" + (f" at prices of {cost.price_as_of}" if cost.price_as_of else ""),
             highlight=False,
         )

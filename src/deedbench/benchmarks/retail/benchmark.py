@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from deedbench.benchmarks.retail.baselines import IdleAgent, OracleAgent
 from deedbench.benchmarks.retail.generate import generate_world
+from deedbench.benchmarks.retail.llm_user import PROMPT_VERSION, LLMUser
 from deedbench.benchmarks.retail.scorer import RetailScorer
 from deedbench.benchmarks.retail.tasks import RetailTask
 from deedbench.benchmarks.retail.tools import RETAIL_TOOLS
@@ -23,6 +24,7 @@ from deedbench.benchmarks.retail.user import ScriptedUser
 from deedbench.benchmarks.retail.world import RetailWorld
 from deedbench.engine import (
     Agent,
+    AgentContext,
     Benchmark,
     BenchmarkError,
     EpisodeSetup,
@@ -30,6 +32,7 @@ from deedbench.engine import (
     Message,
     Sample,
     ToolBox,
+    User,
 )
 from deedbench.scoring import MetricSpec, ReportSpec, Score
 
@@ -39,7 +42,7 @@ if TYPE_CHECKING:
 __all__ = ["RetailBenchmark", "builtin_tasks", "policy_text"]
 
 WORLD_SEED = 0
-OPTIONS = {"user": "the simulated customer: scripted (default)"}
+OPTIONS = {"user": "the simulated customer: scripted (default) or llm:AGENT-SPEC"}
 
 
 def policy_text() -> str:
@@ -56,6 +59,7 @@ class RetailBenchmark(Benchmark):
     description = "Service desk (retail): outcome, outputs and procedure, with a simulated customer"
     conditions = ("default",)
     default_epochs = 1
+    user_prompt_version = PROMPT_VERSION
     report = ReportSpec(
         metrics=[
             MetricSpec(
@@ -88,8 +92,12 @@ class RetailBenchmark(Benchmark):
         if unknown:
             valid = "; ".join(f"{k}: {v}" for k, v in OPTIONS.items())
             raise BenchmarkError(f"unknown retail option(s) {unknown}. Valid options: {valid}")
-        if self.options.get("user", "scripted") != "scripted":
-            raise BenchmarkError("retail option user must be 'scripted'")
+        self.user = self.options.get("user", "scripted")
+        if self.user != "scripted" and not self.user.startswith("llm:"):
+            raise BenchmarkError(
+                f"retail option user must be 'scripted' or 'llm:AGENT-SPEC'; got {self.user!r}"
+            )
+        self._user_model: Agent | None = None
         self.tasks = {t.id: t for t in (builtin_tasks() if tasks is None else tasks)}
         self.policy = policy_text()
 
@@ -125,12 +133,26 @@ class RetailBenchmark(Benchmark):
     def task(self, sample_id: str) -> RetailTask:
         return self.tasks[sample_id]
 
+    def user_model_spec(self) -> str | None:
+        return self.user.removeprefix("llm:") if self.user.startswith("llm:") else None
+
+    def use_user_model(self, agent: Agent) -> None:
+        self._user_model = agent
+
     def setup(self, sample: Sample, condition: str, seed: int) -> EpisodeSetup:
         task = self.tasks[sample.id]
+        user: User
+        if self.user == "scripted":
+            user = ScriptedUser(task.instructions)
+        elif self._user_model is None:
+            raise BenchmarkError(f"the user model {self.user!r} was never attached")
+        else:
+            context = AgentContext(f"{sample.id}:user", condition, 0, seed)
+            user = LLMUser(self._user_model, task.instructions, context)
         return EpisodeSetup(
             messages=[Message(role="system", content=self.policy)],
             toolbox=ToolBox(RETAIL_TOOLS, RetailWorld(self.base)),
-            user=ScriptedUser(task.instructions),
+            user=user,
             max_steps=30,
         )
 

@@ -1,0 +1,68 @@
+"""A model playing the customer (``-T user=llm:SPEC``), with deedbench's own prompt.
+
+The model sees the conversation from the customer's side: the agent's replies
+as the other party, its own past lines as its turns, and no tool calls. It ends
+the conversation by writing the stop token; that last message is kept (its call
+was paid for) and `finished` tells the engine to end there. Its calls go through the same cache,
+retries and cost accounting as the agent's, recorded under the "user" role.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from deedbench.benchmarks.retail.tasks import UserInstructions
+from deedbench.engine import Agent, AgentContext, Message
+
+__all__ = ["PROMPT_VERSION", "STOP", "LLMUser", "user_prompt"]
+
+PROMPT_VERSION = "retail-user-1"
+STOP = "###STOP###"
+
+
+def user_prompt(ins: UserInstructions) -> str:
+    wants = "\n".join(f"- {w.say}" for w in ins.wants)
+    refuses = "\n".join(f"- {r}" for r in ins.refuses) or "- nothing in particular"
+    identity = (
+        f"your email, {ins.email}"
+        if ins.identify_by == "email"
+        else f"your name, {ins.first_name} {ins.last_name}, and zip code {ins.zip}"
+    )
+    return (
+        "You are a customer writing to an online shop's help desk. Play this person; "
+        "you are not an assistant.\n\n"
+        f"Who you are: {ins.first_name} {ins.last_name}. When asked to identify yourself, "
+        f"give {identity}. Do not volunteer it before you are asked.\n\n"
+        f"What you want, in this order:\n{wants}\n\n"
+        f"What you refuse:\n{refuses}\n\n"
+        "How to behave: write one short message at a time, the way people type to a help "
+        "desk. Say only what you know from the lines above; if asked for something you do not "
+        "know, say you don't know. Agree to a proposed change only if it is exactly what you "
+        "want; otherwise say no and explain. Do not make up ids, addresses or numbers. "
+        f"When everything you want is done, or cannot be done, write {STOP} on its own to end "
+        "the conversation."
+    )
+
+
+class LLMUser:
+    """Adapts an agent (any model agent) into the engine's User protocol."""
+
+    def __init__(self, model: Agent, instructions: UserInstructions, context: AgentContext) -> None:
+        self.model = model
+        self.instructions = instructions
+        self.context = context
+        self.finished = False
+
+    async def reply(self, messages: Sequence[Message]) -> Message | None:
+        flipped = [Message(role="system", content=user_prompt(self.instructions))]
+        for message in messages:
+            if message.role == "assistant" and message.content:
+                flipped.append(Message(role="user", content=message.content))
+            elif message.role == "user":
+                flipped.append(Message(role="assistant", content=message.content))
+        if len(flipped) == 1:
+            flipped.append(Message(role="user", content="Hello, how can I help you today?"))
+        turn = await self.model.next_turn(flipped, [], self.context)
+        text = turn.content.strip()
+        self.finished = STOP in text or not text
+        return Message(role="user", content=text, usage=turn.usage)
