@@ -287,7 +287,7 @@ def run(
                 code=1,
             ) from None
         summary = summarize(config, runs.episodes(config.run_id), _prices(prices))
-    render_summary(summary, console, groupings=["category"])
+    render_summary(summary, console, groupings=["category", "template"])
     console.print(f"run id: {config.run_id}  (details: deedbench report {config.run_id})")
 
 

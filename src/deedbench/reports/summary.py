@@ -27,6 +27,7 @@ class GroupSummary(BaseModel):
     metrics: dict[str, Rate]
     outcomes: dict[str, int]
     chance: ChanceTest | None = None
+    evidence_rules: dict[str, int] = {}  # how often each rule is cited (procedure violations...)
 
 
 class ConditionSummary(BaseModel):
@@ -122,6 +123,14 @@ def _group(
         )
         chance = chance_test(observed, [r.chance for r in with_chance if r.chance is not None])
     outcomes = Counter(r.score.outcome for r in records if r.score is not None)
+    rules = Counter(
+        e.rule for r in records if r.score is not None for e in r.score.evidence if e.rule
+    )
     return GroupSummary(
-        group=name, episodes=len(records), metrics=rates, outcomes=dict(outcomes), chance=chance
+        group=name,
+        episodes=len(records),
+        metrics=rates,
+        outcomes=dict(outcomes),
+        chance=chance,
+        evidence_rules=dict(sorted(rules.items())),
     )

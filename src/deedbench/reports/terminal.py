@@ -91,6 +91,9 @@ def render_summary(
     for group in overall:
         counts = ", ".join(f"{k} {v}" for k, v in sorted(group.outcomes.items()))
         console.print(f"  {group.group} outcomes: {counts or 'none'}", highlight=False)
+        if summary.run.report.show_rules:
+            cited = ", ".join(f"{k} {v}" for k, v in group.evidence_rules.items()) or "none"
+            console.print(f"  {group.group} rules cited: {cited}", highlight=False)
     for condition in summary.conditions:
         for metric, points in condition.pass_hat_k.items():
             curve = "  ".join(f"k={p.k}: {100 * p.value:.1f}%" for p in points)

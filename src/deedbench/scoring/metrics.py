@@ -24,3 +24,4 @@ class ReportSpec(BaseModel):
     group_by: list[str] = Field(default_factory=list)
     compare_to_chance: bool = False
     pass_hat_k: list[str] = Field(default_factory=list)  # metrics whose pass^k is reported
+    show_rules: bool = False  # print how often each evidence rule is cited (violations by rule)

@@ -79,8 +79,9 @@ class RetailBenchmark(Benchmark):
             MetricSpec(name="procedure_ok", value="procedure_ok"),
         ],
         primary="reward_verified",
-        group_by=["template"],
+        group_by=["template", "task"],
         pass_hat_k=["reward_tau", "reward_verified"],
+        show_rules=True,
     )
 
     def __init__(
@@ -125,7 +126,7 @@ class RetailBenchmark(Benchmark):
             Sample(
                 id=task.id,
                 input=task.instructions.wants[0].say,
-                metadata={"template": task.template, "writes": task.writes},
+                metadata={"template": task.template, "task": task.id, "writes": task.writes},
             )
             for task in self.tasks.values()
         ]
