@@ -12,6 +12,7 @@ __all__ = ["BENCHMARKS", "benchmark_class", "load_benchmark"]
 BENCHMARKS = {
     "tac": ("deedbench.benchmarks.tac", "TacBenchmark"),
     "retail": ("deedbench.benchmarks.retail.benchmark", "RetailBenchmark"),
+    "taubench-retail": ("deedbench.benchmarks.taubench.retail", "TaubenchRetailBenchmark"),
 }
 
 

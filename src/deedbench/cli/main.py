@@ -125,6 +125,12 @@ def run(
     option: Annotated[
         list[str] | None, typer.Option("-T", help="Benchmark option KEY=VALUE (repeatable).")
     ] = None,
+    split: Annotated[
+        str | None, typer.Option(help="τ-bench data: which tasks file (test, dev, train).")
+    ] = None,
+    tasks: Annotated[
+        str | None, typer.Option("--tasks", help="τ-bench data: task indexes, e.g. 0,5,9-12.")
+    ] = None,
     base_url: Annotated[
         str | None, typer.Option(help="Model endpoint (required for openai-compatible).")
     ] = None,
@@ -181,7 +187,7 @@ def run(
     store_path = _store_path(store)
     with RunStore(store_path) as runs:
         existing = runs.get_run(run_id) if run_id else None
-        options = _parse_pairs(option or [], "-T")
+        options = _parse_pairs(option or [], "-T") | _task_options(split, tasks)
         try:
             if data is not None:
                 options[_data_option(benchmark)] = str(data)
@@ -300,6 +306,12 @@ def _prices(path: Path | None) -> PriceTable:
         return PriceTable.load(path)
     except (ValidationError, ValueError) as exc:
         raise _fail(f"{path}: not a price table: {exc}") from None
+
+
+def _task_options(split: str | None, tasks: str | None) -> dict[str, str]:
+    """--split and --tasks are shorthands for the benchmark options of the same names."""
+    chosen = {"split": split, "tasks": tasks}
+    return {k: v for k, v in chosen.items() if v is not None}
 
 
 def _resume_command(benchmark: str, run_id: str, store: Path) -> str:
@@ -461,13 +473,19 @@ def validate(
     data: Annotated[
         Path | None, typer.Option("--data", help="Data to check instead of the built-in set.")
     ] = None,
+    split: Annotated[str | None, typer.Option(help="τ-bench data: which tasks file.")] = None,
+    tasks: Annotated[
+        str | None, typer.Option("--tasks", help="τ-bench data: task indexes.")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per task.")] = False,
 ) -> None:
     """Check a benchmark's tasks: gold actions, reachable goals, oracle and idle agents."""
     from deedbench.benchmarks import load_benchmark
 
     try:
-        options = {_data_option(benchmark): str(data)} if data is not None else {}
+        options = _task_options(split, tasks)
+        if data is not None:
+            options[_data_option(benchmark)] = str(data)
         checks = load_benchmark(benchmark, options).validate()
     except BenchmarkError as exc:
         raise _fail(str(exc)) from None

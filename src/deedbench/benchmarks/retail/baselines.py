@@ -99,7 +99,8 @@ class OracleAgent:
                 ):
                     return _say("Here is what you asked about: " + "; ".join(want.expects) + ".")
                 continue
-            if action is None or action_done(messages, action):
+            # a gold action that fails (τ-bench has some) is tried once, not forever
+            if action is None or action_done(messages, action, count_failed=True):
                 continue
             proposal = _proposal(action)
             if not self.ask_first or (last_said == proposal and classify_reply(last_user) == "yes"):

@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Mapping
 from functools import cached_property
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from deedbench.benchmarks.retail.baselines import IdleAgent, OracleAgent
 from deedbench.benchmarks.retail.generate import generate_world
@@ -84,23 +84,31 @@ class RetailBenchmark(Benchmark):
         show_rules=True,
     )
 
+    option_help: ClassVar[dict[str, str]] = OPTIONS
+
     def __init__(
         self, options: Mapping[str, str] | None = None, tasks: list[RetailTask] | None = None
     ) -> None:
         """`tasks` replaces the shipped task file (used when rebuilding it)."""
         super().__init__(options)
-        unknown = sorted(set(self.options) - set(OPTIONS))
+        unknown = sorted(set(self.options) - set(self.option_help))
         if unknown:
-            valid = "; ".join(f"{k}: {v}" for k, v in OPTIONS.items())
-            raise BenchmarkError(f"unknown retail option(s) {unknown}. Valid options: {valid}")
+            valid = "; ".join(f"{k}: {v}" for k, v in self.option_help.items())
+            raise BenchmarkError(f"unknown {self.name} option(s) {unknown}. Valid options: {valid}")
         self.user = self.options.get("user", "scripted")
         if self.user != "scripted" and not self.user.startswith("llm:"):
             raise BenchmarkError(
-                f"retail option user must be 'scripted' or 'llm:AGENT-SPEC'; got {self.user!r}"
+                f"{self.name} option user must be 'scripted' or 'llm:AGENT-SPEC'; got {self.user!r}"
             )
         self._user_model: Agent | None = None
-        self.tasks = {t.id: t for t in (builtin_tasks() if tasks is None else tasks)}
-        self.policy = policy_text()
+        self.tasks = {t.id: t for t in (self.load_tasks() if tasks is None else tasks)}
+        self.policy = self.load_policy()
+
+    def load_tasks(self) -> list[RetailTask]:
+        return builtin_tasks()
+
+    def load_policy(self) -> str:
+        return policy_text()
 
     @cached_property
     def base(self) -> dict[str, Any]:

@@ -28,6 +28,9 @@ def user_prompt(ins: UserInstructions) -> str:
         if ins.identify_by == "email"
         else f"your name, {ins.first_name} {ins.last_name}, and zip code {ins.zip}"
     )
+    if ins.free_text:  # a task written for an LLM user keeps its own words
+        wants = ins.free_text
+        refuses = "- whatever the instructions above rule out"
     return (
         "You are a customer writing to an online shop's help desk. Play this person; "
         "you are not an assistant.\n\n"

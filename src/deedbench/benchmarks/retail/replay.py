@@ -15,9 +15,9 @@ from pydantic import BaseModel
 
 from deedbench.benchmarks.retail.tasks import Action
 from deedbench.benchmarks.retail.world import RetailWorld
-from deedbench.engine import Tool, ToolBox, ToolCall
+from deedbench.engine import Message, Tool, ToolBox, ToolCall
 
-__all__ = ["GoldError", "replay"]
+__all__ = ["GoldError", "replay", "replay_transcript"]
 
 SKIPPED = frozenset({"respond", "transfer_to_human_agents"})
 
@@ -34,16 +34,31 @@ class GoldError(BaseModel):
 def replay(
     base: dict[str, Any], actions: Sequence[Action], tools: Iterable[Tool]
 ) -> tuple[RetailWorld, list[GoldError]]:
+    world, errors, _ = replay_transcript(base, actions, tools)
+    return world, errors
+
+
+def replay_transcript(
+    base: dict[str, Any], actions: Sequence[Action], tools: Iterable[Tool]
+) -> tuple[RetailWorld, list[GoldError], list[Message]]:
+    """The replay, and the gold actions as a transcript of tool calls and results,
+    for checking the procedure rules that need no dialogue."""
     world = RetailWorld(base)
     box = ToolBox(tools, world)
     errors = []
+    messages: list[Message] = []
     for index, action in enumerate(actions):
-        if action.name in SKIPPED:
+        if action.name == "respond":
             continue
         call = ToolCall(id=f"gold-{index}", name=action.name, arguments=json.dumps(action.kwargs))
+        messages.append(Message(role="assistant", tool_calls=[call]))
+        if action.name in SKIPPED:  # the hand-off changes nothing and is not replayed
+            messages.append(Message(role="tool", tool_call_id=call.id, tool_name=call.name))
+            continue
         result = box.call(call)
+        messages.append(result)
         if result.error:
             errors.append(
                 GoldError(index=index, name=action.name, kwargs=action.kwargs, error=result.content)
             )
-    return world, errors
+    return world, errors, messages

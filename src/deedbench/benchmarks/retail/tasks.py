@@ -68,6 +68,7 @@ class UserInstructions(BaseModel):
     identify_by: Literal["email", "name_zip"]
     wants: list[Want]
     refuses: list[str] = Field(default_factory=list)
+    free_text: str | None = None  # instructions written for an LLM user (τ-bench's tasks)
 
     def introduce(self) -> str:
         if self.identify_by == "email":

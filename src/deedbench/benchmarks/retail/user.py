@@ -53,9 +53,14 @@ def _same(call_arguments: dict[str, object], action: Action) -> bool:
     return True
 
 
-def action_done(messages: Sequence[Message], action: Action) -> bool:
-    """Whether the transcript shows this change made by a successful call."""
-    failed = {m.tool_call_id for m in messages if m.role == "tool" and m.error}
+def action_done(messages: Sequence[Message], action: Action, *, count_failed: bool = False) -> bool:
+    """Whether the transcript shows this change made by a successful call
+    (or, with `count_failed`, attempted at all)."""
+    failed = (
+        set()
+        if count_failed
+        else {m.tool_call_id for m in messages if m.role == "tool" and m.error}
+    )
     for message in messages:
         for call in message.tool_calls:
             if call.name == action.name and call.id not in failed:

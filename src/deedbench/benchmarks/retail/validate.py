@@ -12,7 +12,6 @@ import asyncio
 
 from pydantic import BaseModel
 
-from deedbench.benchmarks.retail.baselines import IdleAgent, OracleAgent
 from deedbench.benchmarks.retail.benchmark import RetailBenchmark
 from deedbench.benchmarks.retail.replay import GoldError, replay
 from deedbench.benchmarks.retail.scorer import UNORDERED
@@ -23,7 +22,7 @@ from deedbench.engine import Agent, AgentContext, Sample, run_episode
 from deedbench.scoring import Score
 from deedbench.scoring.state import worlds_equal_canonical
 
-__all__ = ["TaskCheck", "check_task", "validate_benchmark"]
+__all__ = ["TaskCheck", "check_task", "run_baseline", "validate_benchmark"]
 
 
 class TaskCheck(BaseModel):
@@ -39,6 +38,11 @@ class TaskCheck(BaseModel):
         return not self.problems
 
 
+def run_baseline(bench: RetailBenchmark, task: RetailTask, name: str) -> Score:
+    """One episode of a named baseline with the scripted customer, scored."""
+    return _episode(bench, task, bench.baselines()[name]())
+
+
 def _episode(bench: RetailBenchmark, task: RetailTask, agent: Agent) -> Score:
     sample = Sample(id=task.id, input="", metadata={})
     setup = bench.setup(sample, "default", 0)
@@ -52,12 +56,12 @@ def check_task(bench: RetailBenchmark, task: RetailTask) -> TaskCheck:
     problems += [f"gold action #{e.index} {e.name} fails: {e.error}" for e in errors]
     if task.writes and worlds_equal_canonical(gold, RetailWorld(bench.base), UNORDERED):
         problems.append("the gold actions change nothing")
-    oracle = _episode(bench, task, OracleAgent(bench.task))
+    oracle = run_baseline(bench, task, "oracle")
     if oracle.values["reward_verified"] != 1.0 or oracle.values["reward_tau"] != 1.0:
         reasons = "; ".join(f"{e.rule}: {e.excerpt}" for e in oracle.evidence) or oracle.outcome
         problems.append(f"the oracle does not pass: {reasons}")
     if task.writes:
-        idle = _episode(bench, task, IdleAgent())
+        idle = run_baseline(bench, task, "idle")
         if idle.values["reward_tau"] or idle.values["reward_verified"]:
             problems.append("the idle agent passes a task that needs a change")
     return TaskCheck(task=task.id, template=task.template, gold_errors=errors, problems=problems)

@@ -1,0 +1,1 @@
+"""τ-bench compatibility: τ-bench's own tasks and data on deedbench's engine."""

@@ -1,0 +1,108 @@
+"""τ-bench's own retail tasks on deedbench's engine (`deedbench run taubench-retail --data DIR`).
+
+The world, tools, scoring and baselines are the retail benchmark's; only the data
+comes from DIR: users.json, orders.json, products.json, tasks_<split>.json and the
+policy (policy.md or wiki.md). reward_tau reproduces τ-bench's reward exactly; the
+procedure verdicts and the canonical outcome are deedbench's additions.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from deedbench.benchmarks.retail.benchmark import RetailBenchmark
+from deedbench.benchmarks.retail.procedure import RETAIL_PROCEDURE
+from deedbench.benchmarks.retail.replay import GoldError, replay_transcript
+from deedbench.benchmarks.retail.tasks import RetailTask
+from deedbench.benchmarks.retail.tools import RETAIL_TOOLS
+from deedbench.benchmarks.retail.world import load_retail_data
+from deedbench.benchmarks.taubench.tasks import load_taubench_tasks, parse_selection
+from deedbench.engine import BenchmarkError
+from deedbench.scoring.procedure import (
+    AFTER_TRANSFER,
+    AUTHENTICATION,
+    ONE_CHANGE_PER_ORDER,
+    ONE_USER,
+    check_procedure,
+)
+from deedbench.scoring.state import tau_hash
+
+__all__ = ["TaubenchRetailBenchmark", "TaubenchTaskCheck"]
+
+GOLD_RULES = (AUTHENTICATION, ONE_USER, ONE_CHANGE_PER_ORDER, AFTER_TRANSFER)
+
+
+class TaubenchTaskCheck(BaseModel):
+    """`deedbench validate taubench-retail --json`: one object per task."""
+
+    index: int
+    task: str
+    gold_hash_tau: str
+    gold_errors: list[GoldError]
+    violations: list[str]
+    problems: list[str]
+
+
+class TaubenchRetailBenchmark(RetailBenchmark):
+    name = "taubench-retail"
+    description = "τ-bench's retail tasks (--data DIR), τ-bench's reward plus procedure verdicts"
+    data_option = "data"
+    option_help: ClassVar[dict[str, str]] = {
+        "data": "a τ-bench retail folder: users/orders/products, tasks_<split>.json, policy",
+        "split": "which tasks file: test (default), dev, train",
+        "tasks": "which task indexes, e.g. 0,5,9-12",
+        "user": "the simulated customer: scripted (default) or llm:AGENT-SPEC",
+    }
+
+    @property
+    def directory(self) -> Path:
+        if "data" not in self.options:
+            raise BenchmarkError(f"{self.name} needs --data DIR (a τ-bench retail data folder)")
+        return Path(self.options["data"])
+
+    @cached_property
+    def base(self) -> dict[str, Any]:
+        return load_retail_data(self.directory)
+
+    def load_tasks(self) -> list[RetailTask]:
+        selection = self.options.get("tasks")
+        return load_taubench_tasks(
+            self.directory,
+            self.options.get("split", "test"),
+            self.base["users"],
+            parse_selection(selection) if selection else None,
+        )
+
+    def load_policy(self) -> str:
+        for name in ("policy.md", "wiki.md"):
+            path = self.directory / name
+            if path.exists():
+                return path.read_text(encoding="utf-8")
+        raise BenchmarkError(f"{self.directory}: no policy.md (or wiki.md) with the policy text")
+
+    def validate(self) -> list[TaubenchTaskCheck]:  # type: ignore[override]
+        """Gold actions that fail, and gold action lists that break a procedure rule
+        that needs no dialogue (identification first, one customer, one change per
+        order, nothing after a hand-off); consent needs a conversation, which gold
+        action lists do not have."""
+        checks = []
+        for task in self.tasks.values():
+            gold, errors, transcript = replay_transcript(self.base, task.actions, RETAIL_TOOLS)
+            found = check_procedure(transcript, RETAIL_PROCEDURE, rules=GOLD_RULES)
+            violations = [f"{v.rule}: {v.detail}: {v.excerpt}" for v in found]
+            problems = [f"gold action #{e.index} {e.name}: {e.error}" for e in errors]
+            checks.append(
+                TaubenchTaskCheck(
+                    index=int(task.id.removeprefix("task-")),
+                    task=task.id,
+                    gold_hash_tau=tau_hash(gold.snapshot()),
+                    gold_errors=errors,
+                    violations=violations,
+                    problems=problems + violations,
+                )
+            )
+        return checks

@@ -1,0 +1,125 @@
+"""Loading τ-bench's own tasks: selection, checks with file and task index, and the
+structured instructions deedbench's scripted customer needs.
+
+τ-bench gives each task free-text instructions for an LLM user. The scripted
+customer needs structure, which the gold actions supply: who the customer is
+(from the users table), the changes they want (the gold write actions, in order),
+the answers they expect (the required outputs), and whether they need a human.
+The free text is kept for a model-played customer.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from deedbench.benchmarks.retail.tasks import Action, RetailTask, UserInstructions, Want, WantKind
+from deedbench.engine import BenchmarkError
+
+__all__ = ["load_taubench_tasks", "parse_selection"]
+
+KINDS: dict[str, WantKind] = {
+    "cancel_pending_order": "cancel",
+    "modify_pending_order_address": "order_address",
+    "modify_pending_order_payment": "order_payment",
+    "modify_pending_order_items": "order_items",
+    "return_delivered_order_items": "return",
+    "exchange_delivered_order_items": "exchange",
+    "modify_user_address": "user_address",
+}
+
+
+def parse_selection(text: str) -> list[int]:
+    """`0,5,9-12` -> [0, 5, 9, 10, 11, 12]."""
+    chosen: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        match = re.fullmatch(r"(\d+)(?:-(\d+))?", part)
+        if not match:
+            raise BenchmarkError(f"--tasks: {part!r} is not an index or a range like 9-12")
+        low, high = int(match.group(1)), int(match.group(2) or match.group(1))
+        if high < low:
+            raise BenchmarkError(f"--tasks: range {part!r} runs backwards")
+        chosen += [i for i in range(low, high + 1) if i not in chosen]
+    return chosen
+
+
+def _say(action: Action) -> str:
+    kwargs = action.kwargs
+    words = action.name.replace("_", " ")
+    details = ", ".join(f"{k} {v}" for k, v in kwargs.items() if k != "reason")
+    reason = f" because it's {kwargs['reason']}" if "reason" in kwargs else ""
+    return f"i'd like you to {words}: {details}{reason}"
+
+
+def _to_task(file: Path, index: int, raw: Any, users: dict[str, Any]) -> RetailTask:
+    where = f"{file}: task {index}"
+    if not isinstance(raw, dict):
+        raise BenchmarkError(f"{where}: expected an object")
+    user_id = raw.get("user_id")
+    user = users.get(user_id) if isinstance(user_id, str) else None
+    if user is None:
+        raise BenchmarkError(f"{where}: field user_id: unknown user {user_id!r}")
+    try:
+        actions = [Action.model_validate(a) for a in raw.get("actions", [])]
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        loc = ".".join(str(p) for p in problem["loc"])
+        raise BenchmarkError(f"{where}: a malformed action ({loc}: {problem['msg']})") from None
+    outputs = raw.get("outputs") or []
+    if not isinstance(outputs, list) or not all(isinstance(o, str) for o in outputs):
+        raise BenchmarkError(f"{where}: field outputs must be a list of strings")
+    wants = [Want(kind=KINDS[a.name], say=_say(a), action=a) for a in actions if a.name in KINDS]
+    if outputs:
+        wants.append(
+            Want(kind="info", say="and can you tell me what i asked about?", expects=outputs)
+        )
+    if any(a.name == "transfer_to_human_agents" for a in actions):
+        wants.append(Want(kind="transfer", say="i'd like to talk to a human agent please"))
+    if not wants:  # nothing to change or learn: the request is settled once answered
+        wants.append(Want(kind="forbidden", say=str(raw.get("instruction", ""))[:300] or "hello"))
+    instruction = str(raw.get("instruction", ""))
+    return RetailTask(
+        id=f"task-{raw.get('index', index)}",
+        template="taubench",
+        instructions=UserInstructions(
+            user_id=user_id,
+            first_name=user["name"]["first_name"],
+            last_name=user["name"]["last_name"],
+            zip=user["address"]["zip"],
+            email=user["email"],
+            identify_by="email" if "email" in instruction.lower() else "name_zip",
+            wants=wants,
+            free_text=instruction,
+        ),
+        actions=actions,
+        outputs=outputs,
+    )
+
+
+def load_taubench_tasks(
+    directory: Path, split: str, users: dict[str, Any], selection: list[int] | None
+) -> list[RetailTask]:
+    candidates = [directory / f"tasks_{split}.json", directory / "tasks.json"]
+    file = next((c for c in candidates if c.exists()), None)
+    if file is None:
+        raise BenchmarkError(
+            f"{directory}: no tasks file for split {split!r} (looked for "
+            + ", ".join(c.name for c in candidates)
+            + ")"
+        )
+    try:
+        raw = json.loads(file.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise BenchmarkError(f"{file}: not valid JSON: {exc}") from None
+    if not isinstance(raw, list):
+        raise BenchmarkError(f"{file}: expected a list of tasks")
+    indexes = selection if selection is not None else list(range(len(raw)))
+    missing = [i for i in indexes if i >= len(raw)]
+    if missing:
+        raise BenchmarkError(f"{file}: --tasks names {missing}, but the file has {len(raw)} tasks")
+    return [_to_task(file, i, raw[i], users) for i in indexes]
