@@ -87,11 +87,11 @@ class Providers:
         return self._limiters[key]
 
 
-def agent_kinds(benchmark: Benchmark | None = None) -> list[str]:
-    """The specs a user can pass, for help and error messages."""
+def agent_kinds(benchmark: Benchmark | type[Benchmark] | None = None) -> list[str]:
+    """The specs a user can pass, for help and error messages (a class will do)."""
     kinds = []
     if benchmark is not None:
-        kinds += [f"baseline/{name}" for name in benchmark.baselines()]
+        kinds += [f"baseline/{name}" for name in benchmark.baseline_names]
     kinds += [f"{protocol}/MODEL" for protocol in MODEL_PROTOCOLS]
     kinds.append("python/MODULE:ATTRIBUTE")
     return kinds

@@ -80,13 +80,13 @@ def list_command() -> None:
     from rich.table import Table
 
     from deedbench.agents import agent_kinds
-    from deedbench.benchmarks import BENCHMARKS, load_benchmark
+    from deedbench.benchmarks import BENCHMARKS, benchmark_class
 
     table = Table(title="Benchmarks", title_justify="left")
     for column in ("benchmark", "description", "conditions", "epochs", "agents"):
         table.add_column(column)
     for name in BENCHMARKS:
-        bench = load_benchmark(name)
+        bench = benchmark_class(name)  # the class is enough: some need --data to load
         table.add_row(
             name,
             bench.description,

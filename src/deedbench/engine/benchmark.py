@@ -39,6 +39,7 @@ class Benchmark(ABC):
     default_epochs: ClassVar[int] = 1
     generation_defaults: ClassVar[dict[str, Any]] = {}
     data_option: ClassVar[str | None] = None  # the option that `--data PATH` sets
+    baseline_names: ClassVar[tuple[str, ...]] = ()  # what `baselines()` offers, for listing
     report: ClassVar[ReportSpec]
 
     def __init__(self, options: Mapping[str, str] | None = None) -> None:

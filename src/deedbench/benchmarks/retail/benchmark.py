@@ -60,6 +60,7 @@ class RetailBenchmark(Benchmark):
     conditions = ("default",)
     default_epochs = 1
     user_prompt_version = PROMPT_VERSION
+    baseline_names = ("oracle", "reckless", "idle")
     report = ReportSpec(
         metrics=[
             MetricSpec(

@@ -51,8 +51,8 @@ class RetailScorer:
         evidence: list[Evidence] = []
         outcome_tau = worlds_equal_tau(world, gold)
         outcome = worlds_equal_canonical(world, gold, UNORDERED)
-        if not outcome:
-            for line in worlds_diff(gold, world, limit=10):
+        if not outcome or not outcome_tau:  # strict: show what only τ-bench's rule tells apart
+            for line in worlds_diff(gold, world, limit=10, strict=outcome):
                 evidence.append(Evidence(rule="outcome", excerpt=line))
         if task.must_transfer and transcript.termination != Termination.TRANSFERRED:
             outcome = outcome_tau = False

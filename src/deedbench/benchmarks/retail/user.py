@@ -27,19 +27,26 @@ _PROPOSES = re.compile(
 _ASKS_REASON = re.compile(r"\breason\b")
 _ASKS_PAYMENT = re.compile(r"\b(payment|refund|pay with|card|gift card|paypal)\b")
 _ASKS_ADDRESS = re.compile(r"\baddress\b")
+_REFUSES = re.compile(r"\b(cannot|can't|can not|unable|not able|not possible|not allowed|sorry)\b")
 _ASKS_OPTION = re.compile(r"\b(option|size|colou?r|which item|variant|replace it with)\b")
 
 
 def key_values(action: Action) -> list[str]:
     """The ids a proposal must name for the customer to recognise its request."""
     values: list[str] = []
-    for key in ("order_id", "item_ids", "new_item_ids", "payment_method_id", "address1"):
+    for key in ("order_id", "item_ids", "new_item_ids", "payment_method_id", "address1", "zip"):
         value = action.kwargs.get(key)
         if isinstance(value, list):
             values += [str(v) for v in value]
         elif value is not None:
             values.append(str(value))
     return values
+
+
+def _names(text: str, value: str) -> bool:
+    """Whether `text` names `value` as a whole token ("329 Willow" is not in "1329 Willow")."""
+    pattern = r"(?<![\w#])#?" + re.escape(value.lower().lstrip("#")) + r"(?!\w)"
+    return re.search(pattern, text) is not None
 
 
 def _same(call_arguments: dict[str, object], action: Action) -> bool:
@@ -83,12 +90,13 @@ class ScriptedUser:
             return action_done(messages, want.action)
         if want.kind == "info":
             return outputs_compat(want.expects, replies)
-        if want.kind == "forbidden":  # settled once the agent has answered the request
+        if want.kind == "forbidden":  # settled once the agent has turned the request down
             asked = [
                 i for i, m in enumerate(messages) if m.role == "user" and m.content == want.say
             ]
             return bool(asked) and any(
-                m.role == "assistant" and m.content for m in messages[asked[0] + 1 :]
+                m.role == "assistant" and _REFUSES.search(m.content.lower())
+                for m in messages[asked[0] + 1 :]
             )
         return False  # transfer: only the hand-off itself ends it
 
@@ -112,7 +120,7 @@ class ScriptedUser:
         if introduction not in said and _ASKS_IDENTITY.search(text):
             return introduction
         if want.action is not None and _PROPOSES.search(text):
-            if all(v.lower() in text for v in key_values(want.action)):
+            if all(_names(text, v) for v in key_values(want.action)):
                 return "yes, please go ahead."
             return f"no, that's not what i asked for. {want.say}"
         answer = self._answer(want, text)

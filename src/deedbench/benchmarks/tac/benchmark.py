@@ -42,6 +42,7 @@ class TacBenchmark(Benchmark):
     default_epochs = 3
     generation_defaults: ClassVar[dict[str, Any]] = {"temperature": 0.7}
     data_option = "scenarios"
+    baseline_names = tuple(BASELINES)
     report = ReportSpec(
         metrics=[
             MetricSpec(
