@@ -501,5 +501,52 @@ def validate(
         raise typer.Exit(1)
 
 
+@app.command()
+def rescore(
+    kind: Annotated[str, typer.Argument(help="The result format: taubench.")],
+    file: Annotated[Path, typer.Argument(help="A τ-bench result file (JSON list of records).")],
+    data: Annotated[Path, typer.Option("--data", help="The τ-bench data folder of the domain.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the full report as JSON.")] = False,
+) -> None:
+    """Replay τ-bench results: its reward recomputed and checked, procedure verdicts added."""
+    from deedbench.benchmarks.taubench.domains import domain_for
+    from deedbench.benchmarks.taubench.rescore import rescore_file
+
+    if kind != "taubench":
+        raise _fail(f"unknown result format {kind!r}. Valid formats: taubench")
+    try:
+        report = rescore_file(file, data, domain_for(data))
+    except BenchmarkError as exc:
+        raise _fail(str(exc)) from None
+    if as_json:
+        sys.stdout.write(report.model_dump_json(indent=2) + "\n")
+        return
+    console.print(
+        f"{report.records} records; τ-bench's recorded reward components reproduced for "
+        f"{report.reproduced}; {report.passing} passing (reward 1), of which "
+        f"{report.passing_with_violations} broke a procedure rule",
+        highlight=False,
+    )
+    for rule, count in report.rules.items():
+        console.print(f"  {rule}: {count} passing trajectories", highlight=False)
+        quote = next(
+            v
+            for r in report.verdicts
+            if r.recorded_reward == 1.0
+            for v in r.violations
+            if v.startswith(rule + ":")
+        )
+        console.print(f"    e.g. {escape(quote[:300])}", highlight=False)
+    mismatched = [v for v in report.verdicts if not v.reproduced]
+    for verdict in mismatched[:10]:
+        console.print(
+            f"  [red]not reproduced[/red]: task {verdict.task_id} trial {verdict.trial}: "
+            f"recorded r_actions={verdict.recorded_r_actions} "
+            f"r_outputs={verdict.recorded_r_outputs}, recomputed {verdict.r_actions} / "
+            f"{verdict.r_outputs}",
+            highlight=False,
+        )
+
+
 def main() -> None:
     app()
