@@ -594,3 +594,34 @@ def test_violations_come_in_transcript_order() -> None:
     found = s.check()
     assert [v.rule for v in found] == ["authentication", "one_tool_call_per_turn", "consent"]
     assert [v.message_index for v in found] == sorted(v.message_index for v in found)
+
+
+def test_reused_call_ids_pair_each_result_with_the_earliest_unanswered_call() -> None:
+    """Recorded transcripts (τ-bench's) reuse call ids: the first cancel failed and needed
+    no consent; the second, with the same id, succeeded without a yes and is flagged."""
+
+    def cancel(order: str) -> Message:
+        arguments = json.dumps({"order_id": order, "reason": "no longer needed"})
+        return Message(
+            role="assistant",
+            tool_calls=[ToolCall(id="c1", name="cancel_pending_order", arguments=arguments)],
+        )
+
+    def result(text: str, *, error: bool) -> Message:
+        return Message(
+            role="tool",
+            content=text,
+            tool_call_id="c1",
+            tool_name="cancel_pending_order",
+            error=error,
+        )
+
+    messages = [
+        Message(role="user", content="cancel my orders please"),
+        cancel("#W1"),
+        result("Error: non-pending order cannot be cancelled", error=True),
+        cancel("#W2"),
+        result('{"status": "cancelled"}', error=False),
+    ]
+    found = check_procedure(messages, SPEC, rules=["consent"])
+    assert [(v.rule, v.message_index) for v in found] == [("consent", 3)]

@@ -34,7 +34,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, model_validator
@@ -183,26 +183,29 @@ def _call_text(call: ToolCall) -> str:
 
 
 def _calls(messages: Sequence[Message]) -> list[_Call]:
-    results: dict[str, Message] = {}
-    for message in messages:
-        if message.role == "tool" and message.tool_call_id is not None:
-            results.setdefault(message.tool_call_id, message)
-    found = []
+    """Every call with its result. A result answers the earliest call with its id that
+    is still unanswered: recorded transcripts reuse call ids (τ-bench's do)."""
+    found: list[_Call] = []
+    waiting: dict[str, list[int]] = {}
+    results: dict[int, Message] = {}
     for index, message in enumerate(messages):
-        if message.role != "assistant":
-            continue
-        for position, call in enumerate(message.tool_calls):
-            result = results.get(call.id)
-            found.append(
-                _Call(
-                    index=index,
-                    position=position,
-                    call=call,
-                    args=call.parsed_arguments() or {},
-                    ok=result is None or not result.error,
-                    result=None if result is None else result.content,
+        if message.role == "assistant":
+            for position, call in enumerate(message.tool_calls):
+                waiting.setdefault(call.id, []).append(len(found))
+                found.append(
+                    _Call(
+                        index=index,
+                        position=position,
+                        call=call,
+                        args=call.parsed_arguments() or {},
+                        ok=True,
+                        result=None,
+                    )
                 )
-            )
+        elif message.role == "tool" and waiting.get(message.tool_call_id or ""):
+            results[waiting[message.tool_call_id or ""].pop(0)] = message
+    for number, result in results.items():
+        found[number] = replace(found[number], ok=not result.error, result=result.content)
     return found
 
 
