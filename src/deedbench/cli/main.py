@@ -505,7 +505,14 @@ def validate(
 def rescore(
     kind: Annotated[str, typer.Argument(help="The result format: taubench.")],
     file: Annotated[Path, typer.Argument(help="A τ-bench result file (JSON list of records).")],
-    data: Annotated[Path, typer.Option("--data", help="The τ-bench data folder of the domain.")],
+    data: Annotated[
+        list[Path],
+        typer.Option(
+            "--data",
+            help="The τ-bench data folder; repeat it to take each file from the first folder "
+            "that has it (e.g. older users, current flights).",
+        ),
+    ],
     as_json: Annotated[bool, typer.Option("--json", help="Print the full report as JSON.")] = False,
 ) -> None:
     """Replay τ-bench results: its reward recomputed and checked, procedure verdicts added."""

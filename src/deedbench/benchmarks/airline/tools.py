@@ -15,15 +15,18 @@ includes τ-bench's quirks, which a scorer author must know:
   certificate cannot pay for a change. `send_certificate` adds
   ``certificate_3221322`` (then ``…323``, ``…324``).
 - Changing flights keeps the old price of a flight kept in the same cabin, prices
-  every other flight today, charges or refunds the difference to one payment
+  every other flight at its current price, charges or refunds the difference to one payment
   method (a gift card's balance goes up on a refund) and never changes the
   reservation's ``cabin``. Cancelling appends a negated copy of every payment
   line, refunds nothing to gift cards, and can be repeated.
 - `get_reservation_details` answers an unknown id with "user not found".
 
-Arguments are checked against their JSON schema before a tool runs (τ-bench
-checks nothing), so a malformed call is refused here where τ-bench might have
-gone on; every well-formed call behaves as in τ-bench, including one crash that
+Descriptions are τ-bench's, so an agent sees what it saw there (with two copy
+errors fixed: τ-bench describes the one-stop search as a direct one, and the
+user of `send_certificate` as the user "to book the reservation"). Arguments
+are checked against their JSON schema before a tool runs (τ-bench checks
+nothing), so a malformed call is refused here where τ-bench might have gone on;
+every well-formed call behaves as in τ-bench, including one crash that
 half-applies a booking (a certificate named twice). `calculate` evaluates
 arithmetic without ``eval``.
 """
@@ -142,7 +145,10 @@ class FlightSegment(_JsonObject):
 
     KEYS: ClassVar[dict[str, tuple[str, str]]] = {
         "flight_number": ("string", "Flight number, such as 'HAT001'."),
-        "date": ("string", "The date of the flight, 'YYYY-MM-DD', such as '2024-05-01'."),
+        "date": (
+            "string",
+            "The date for the flight in the format 'YYYY-MM-DD', such as '2024-05-01'.",
+        ),
     }
 
 
@@ -150,9 +156,12 @@ class Passenger(_JsonObject):
     """One passenger of a reservation."""
 
     KEYS: ClassVar[dict[str, tuple[str, str]]] = {
-        "first_name": ("string", "The passenger's first name, such as 'Noah'."),
-        "last_name": ("string", "The passenger's last name, such as 'Brown'."),
-        "dob": ("string", "The passenger's date of birth, 'YYYY-MM-DD', such as '1990-01-01'."),
+        "first_name": ("string", "The first name of the passenger, such as 'Noah'."),
+        "last_name": ("string", "The last name of the passenger, such as 'Brown'."),
+        "dob": (
+            "string",
+            "The date of birth of the passenger in the format 'YYYY-MM-DD', such as '1990-01-01'.",
+        ),
     }
 
 
@@ -162,10 +171,10 @@ class PaymentShare(_JsonObject):
     KEYS: ClassVar[dict[str, tuple[str, str]]] = {
         "payment_id": (
             "string",
-            "The payment method's id in the user's profile, such as 'credit_card_7815826', "
-            "'gift_card_7815826' or 'certificate_7815826'.",
+            "The payment id stored in user profile, such as 'credit_card_7815826', "
+            "'gift_card_7815826', 'certificate_7815826'.",
         ),
-        "amount": ("number", "The amount this method pays."),
+        "amount": ("number", "The amount to be paid."),
     }
 
 
@@ -235,8 +244,7 @@ def _take_from_gift_card(world: AirlineWorld, user_id: str, payment_id: str, amo
 
 @tool
 def get_user_details(world: AirlineWorld, user_id: str) -> str:
-    """Get the details of a user: profile, payment methods, saved passengers, membership
-    and reservation ids.
+    """Get the details of a user.
 
     Args:
         user_id: The user id, such as 'sara_doe_496'.
@@ -262,14 +270,13 @@ def get_reservation_details(world: AirlineWorld, reservation_id: str) -> str:
 
 @tool
 def list_all_airports(world: AirlineWorld) -> str:
-    """List all airports (IATA codes) and their cities."""
+    """List all airports and their cities."""
     return json.dumps(AIRPORTS)
 
 
 @tool
 def search_direct_flight(world: AirlineWorld, origin: str, destination: str, date: str) -> str:
-    """Search direct flights between two cities on a specific date; lists the flights
-    available for booking, with their seats and prices per cabin.
+    """Search direct flights between two cities on a specific date.
 
     Args:
         origin: The origin city airport in three letters, such as 'JFK'.
@@ -288,8 +295,7 @@ def search_direct_flight(world: AirlineWorld, origin: str, destination: str, dat
 
 @tool
 def search_onestop_flight(world: AirlineWorld, origin: str, destination: str, date: str) -> str:
-    """Search one-stop flights between two cities on a specific date; lists pairs of
-    connecting flights available for booking, each with its date.
+    """Search one-stop flights between two cities on a specific date.
 
     Args:
         origin: The origin city airport in three letters, such as 'JFK'.
@@ -344,7 +350,7 @@ def _next_day(date: str) -> str:
 
 @tool
 def calculate(world: AirlineWorld, expression: str) -> str:
-    """Calculate the result of a mathematical expression, rounded to 2 decimals.
+    """Calculate the result of a mathematical expression.
 
     Args:
         expression: The mathematical expression to calculate, such as '2 + 2'. The
@@ -399,9 +405,7 @@ def book_reservation(
     nonfree_baggages: int,
     insurance: YesNo,
 ) -> str:
-    """Book a reservation. The payments must add up to the total price: every flight's
-    price in the cabin times the number of passengers, plus 30 per passenger with
-    insurance, plus 50 per non-free bag. A certificate used here is used up entirely.
+    """Book a reservation.
 
     Args:
         user_id: The ID of the user to book the reservation, such as 'sara_doe_496'.
@@ -479,19 +483,19 @@ def _pay_for_booking(world: AirlineWorld, user_id: str, shares: list[PaymentShar
     """
     for share in shares:
         payment_id = share["payment_id"]
-        methods = world.get("users", user_id)["payment_methods"]  # type: ignore[index]
+        methods = world.for_update("users", user_id)["payment_methods"]
         if payment_id not in methods:
             raise ToolError(repr(payment_id))
         source = methods[payment_id]["source"]
         if source == "gift_card":
             _take_from_gift_card(world, user_id, payment_id, share["amount"])
         elif source == "certificate":
-            del world.for_update("users", user_id)["payment_methods"][payment_id]
+            del methods[payment_id]
 
 
 @tool(writes=True)
 def cancel_reservation(world: AirlineWorld, reservation_id: str) -> str:
-    """Cancel the whole reservation: every payment is refunded to its method.
+    """Cancel the whole reservation.
 
     Args:
         reservation_id: The reservation ID, such as 'ZFA04Y'.
@@ -515,9 +519,7 @@ def update_reservation_flights(
     flights: list[FlightSegment],
     payment_id: str,
 ) -> str:
-    """Update the flight information of a reservation. The price difference for all
-    passengers is charged to, or refunded to, the payment method; certificates cannot
-    be used.
+    """Update the flight information of a reservation.
 
     Args:
         reservation_id: The reservation ID, such as 'ZFA04Y'.
@@ -571,7 +573,7 @@ def update_reservation_baggages(
     nonfree_baggages: int,
     payment_id: str,
 ) -> str:
-    """Update the baggage information of a reservation; each added non-free bag costs 50.
+    """Update the baggage information of a reservation.
 
     Args:
         reservation_id: The reservation ID, such as 'ZFA04Y'.
@@ -598,8 +600,7 @@ def update_reservation_baggages(
 def update_reservation_passengers(
     world: AirlineWorld, reservation_id: str, passengers: list[Passenger]
 ) -> str:
-    """Update the passenger information of a reservation; the number of passengers
-    cannot change.
+    """Update the passenger information of a reservation.
 
     Args:
         reservation_id: The reservation ID, such as 'ZFA04Y'.
@@ -618,7 +619,7 @@ def send_certificate(world: AirlineWorld, user_id: str, amount: int | float) -> 
     """Send a certificate to a user. Be careful!
 
     Args:
-        user_id: The ID of the user to book the reservation, such as 'sara_doe_496'.
+        user_id: The ID of the user to send the certificate to, such as 'sara_doe_496'.
         amount: Certificate amount to send.
     """
     user = world.get("users", user_id)

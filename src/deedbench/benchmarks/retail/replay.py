@@ -32,18 +32,24 @@ class GoldError(BaseModel):
 
 
 def replay(
-    base: dict[str, Any], actions: Sequence[Action], tools: Iterable[Tool]
+    base: dict[str, Any],
+    actions: Sequence[Action],
+    tools: Iterable[Tool],
+    world_class: type[RetailWorld] = RetailWorld,
 ) -> tuple[RetailWorld, list[GoldError]]:
-    world, errors, _ = replay_transcript(base, actions, tools)
+    world, errors, _ = replay_transcript(base, actions, tools, world_class)
     return world, errors
 
 
 def replay_transcript(
-    base: dict[str, Any], actions: Sequence[Action], tools: Iterable[Tool]
+    base: dict[str, Any],
+    actions: Sequence[Action],
+    tools: Iterable[Tool],
+    world_class: type[RetailWorld] = RetailWorld,
 ) -> tuple[RetailWorld, list[GoldError], list[Message]]:
     """The replay, and the gold actions as a transcript of tool calls and results,
     for checking the procedure rules that need no dialogue."""
-    world = RetailWorld(base)
+    world = world_class(base)
     box = ToolBox(tools, world)
     errors = []
     messages: list[Message] = []

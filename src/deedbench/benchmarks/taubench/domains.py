@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
+from deedbench.benchmarks.airline.rules import (
+    AIRLINE_PROCEDURE,
+    AIRLINE_PROCEDURE_RULES,
+    check_airline_policy,
+)
+from deedbench.benchmarks.airline.tools import AIRLINE_TOOLS
+from deedbench.benchmarks.airline.world import AirlineWorld, load_airline_data
 from deedbench.benchmarks.retail.procedure import RETAIL_PROCEDURE
 from deedbench.benchmarks.retail.scorer import UNORDERED
 from deedbench.benchmarks.retail.tools import RETAIL_TOOLS
@@ -11,18 +19,27 @@ from deedbench.benchmarks.retail.world import load_retail_data
 from deedbench.benchmarks.taubench.rescore import Domain
 from deedbench.engine import BenchmarkError
 
-__all__ = ["RETAIL", "domain_for"]
+__all__ = ["AIRLINE", "RETAIL", "domain_for"]
 
 RETAIL = Domain("retail", load_retail_data, RETAIL_TOOLS, RETAIL_PROCEDURE, UNORDERED)
+AIRLINE = Domain(
+    "airline",
+    load_airline_data,
+    AIRLINE_TOOLS,
+    AIRLINE_PROCEDURE,
+    frozenset({"reservations.*.payment_history", "reservations.*.passengers"}),
+    world_class=AirlineWorld,
+    procedure_rules=AIRLINE_PROCEDURE_RULES,
+    policy_check=check_airline_policy,
+)
 
 
-def domain_for(directory: Path) -> Domain:
-    if (directory / "flights.json").exists():
-        from deedbench.benchmarks.airline.domain import AIRLINE
-
+def domain_for(directories: Sequence[Path]) -> Domain:
+    if any((d / "flights.json").exists() for d in directories):
         return AIRLINE
-    if (directory / "orders.json").exists():
+    if any((d / "orders.json").exists() for d in directories):
         return RETAIL
     raise BenchmarkError(
-        f"{directory}: not a τ-bench retail folder (orders.json) nor an airline one (flights.json)"
+        f"{', '.join(map(str, directories))}: no τ-bench retail (orders.json) or airline "
+        "(flights.json) data"
     )

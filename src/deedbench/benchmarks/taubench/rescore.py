@@ -11,6 +11,7 @@ deedbench's procedure rules and canonical outcome.
 from __future__ import annotations
 
 import json
+import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -24,10 +25,13 @@ from deedbench.benchmarks.retail.tasks import Action
 from deedbench.benchmarks.retail.world import RetailWorld
 from deedbench.engine import BenchmarkError, Message, Tool, ToolBox, ToolCall
 from deedbench.scoring.outputs import outputs_compat
-from deedbench.scoring.procedure import ProcedureSpec, check_procedure
+from deedbench.scoring.procedure import ProcedureSpec, Violation, check_procedure
 from deedbench.scoring.state import worlds_equal_canonical, worlds_equal_tau
 
 __all__ = ["Domain", "RecordVerdict", "RescoreReport", "rescore_file"]
+
+
+PolicyCheck = Callable[[Sequence[Message], dict[str, Any]], list[Violation]]
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,9 @@ class Domain:
     tools: Sequence[Tool]
     procedure: ProcedureSpec
     unordered: frozenset[str]
+    world_class: type[RetailWorld] = RetailWorld
+    procedure_rules: tuple[str, ...] | None = None  # the generic rules that apply (None: all)
+    policy_check: PolicyCheck | None = None  # the domain's own policy rules
 
 
 class RecordVerdict(BaseModel):
@@ -56,6 +63,8 @@ class RecordVerdict(BaseModel):
 
 
 class RescoreReport(BaseModel):
+    """`rules` counts passing trajectories (reward 1) that broke each rule at least once."""
+
     records: int
     reproduced: int
     passing: int
@@ -95,11 +104,9 @@ def _messages(traj: Iterable[dict[str, Any]]) -> list[Message]:
     return out
 
 
-def _replay_calls(
-    base: dict[str, Any], messages: Sequence[Message], tools: Sequence[Tool]
-) -> RetailWorld:
-    world = RetailWorld(base)
-    box = ToolBox(tools, world)
+def _replay_calls(base: dict[str, Any], messages: Sequence[Message], domain: Domain) -> RetailWorld:
+    world = domain.world_class(base)
+    box = ToolBox(domain.tools, world)
     for message in messages:
         for call in message.tool_calls:
             if call.name in box.tools:
@@ -107,14 +114,16 @@ def _replay_calls(
     return world
 
 
-def rescore_file(path: Path, directory: Path, domain: Domain) -> RescoreReport:
+def rescore_file(path: Path, directories: Sequence[Path], domain: Domain) -> RescoreReport:
+    """`directories` are searched in order for each data file (τ-bench's older users
+    file in one folder, the unchanged flights and reservations in another)."""
     try:
         records = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         raise BenchmarkError(f"{path}: cannot read a τ-bench result file: {exc}") from None
     if not isinstance(records, list):
         raise BenchmarkError(f"{path}: expected a JSON list of result records")
-    base = domain.load(directory)
+    base = domain.load(merged_folder(directories))
     verdicts = []
     for number, record in enumerate(records):
         try:
@@ -123,7 +132,9 @@ def rescore_file(path: Path, directory: Path, domain: Domain) -> RescoreReport:
             raise BenchmarkError(f"{path}: record {number}: malformed ({exc})") from None
     passing = [v for v in verdicts if v.recorded_reward == 1.0]
     broke = [v for v in passing if v.violations]
-    rules = Counter(v.split(":")[0] for verdict in broke for v in verdict.violations)
+    rules = Counter(
+        rule for verdict in broke for rule in {v.split(":")[0] for v in verdict.violations}
+    )
     return RescoreReport(
         records=len(verdicts),
         reproduced=sum(v.reproduced for v in verdicts),
@@ -140,8 +151,8 @@ def _rescore(record: dict[str, Any], base: dict[str, Any], domain: Domain) -> Re
     recorded = info.get("reward_info") or {}
     actions = [Action.model_validate(a) for a in task.get("actions", [])]
     messages = _messages(record["traj"])
-    final = _replay_calls(base, messages, domain.tools)
-    gold, _ = replay(base, actions, domain.tools)
+    final = _replay_calls(base, messages, domain)
+    gold, _ = replay(base, actions, domain.tools, domain.world_class)
     replies = [m.content for m in messages if m.role == "assistant" and m.content]
     outputs = task.get("outputs") or []
     r_actions = float(worlds_equal_tau(final, gold))
@@ -153,9 +164,10 @@ def _rescore(record: dict[str, Any], base: dict[str, Any], domain: Domain) -> Re
     )
     reward = r_actions if recorded_actions is not None else 1.0
     reward *= r_outputs if recorded_outputs is not None and r_outputs is not None else 1.0
-    violations = [
-        f"{v.rule}: {v.detail}: {v.excerpt}" for v in check_procedure(messages, domain.procedure)
-    ]
+    found = check_procedure(messages, domain.procedure, domain.procedure_rules)
+    if domain.policy_check is not None:
+        found += domain.policy_check(messages, base)
+    violations = [f"{v.rule}: {v.detail}: {v.excerpt}" for v in found]
     return RecordVerdict(
         task_id=int(record["task_id"]),
         trial=int(record.get("trial", 0)),
@@ -169,3 +181,15 @@ def _rescore(record: dict[str, Any], base: dict[str, Any], domain: Domain) -> Re
         outcome_canonical=float(worlds_equal_canonical(final, gold, domain.unordered)),
         violations=violations,
     )
+
+
+def merged_folder(directories: Sequence[Path]) -> Path:
+    """One folder holding, for each file name, the first of `directories` that has it."""
+    if len(directories) == 1:
+        return directories[0]
+    merged = Path(tempfile.mkdtemp(prefix="deedbench-data-"))
+    for directory in directories:
+        for file in directory.glob("*"):
+            if not (merged / file.name).exists():
+                (merged / file.name).symlink_to(file.resolve())
+    return merged
