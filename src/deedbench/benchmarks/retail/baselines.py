@@ -14,14 +14,13 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from deedbench.benchmarks.retail.domain import RETAIL, Domain
 from deedbench.benchmarks.retail.tasks import Action, RetailTask
 from deedbench.benchmarks.retail.user import action_done, key_values
 from deedbench.engine import AgentContext, Message, ToolCall
 from deedbench.scoring.affirmation import classify_reply
 
 __all__ = ["IdleAgent", "OracleAgent"]
-
-AUTH_TOOLS = ("find_user_id_by_email", "find_user_id_by_name_zip")
 
 
 def _call(context: AgentContext, messages: Sequence[Message], name: str, **kwargs: Any) -> Message:
@@ -35,8 +34,8 @@ def _say(text: str) -> Message:
     return Message(role="assistant", content=text)
 
 
-def _proposal(action: Action) -> str:
-    ids = ", ".join(key_values(action))
+def _proposal(action: Action, keys: Sequence[str] | None) -> str:
+    ids = ", ".join(key_values(action, keys) if keys else key_values(action))
     words = action.name.replace("_", " ")
     details = "; ".join(f"{k}: {v}" for k, v in action.kwargs.items())
     return f"I can {words} ({details}). That concerns {ids}. Shall I proceed? (yes/no)"
@@ -45,8 +44,11 @@ def _proposal(action: Action) -> str:
 class OracleAgent:
     """Knows each task's gold actions; `ask_first=False` makes it reckless."""
 
-    def __init__(self, tasks: Callable[[str], RetailTask], ask_first: bool = True) -> None:
+    def __init__(
+        self, tasks: Callable[[str], RetailTask], domain: Domain = RETAIL, ask_first: bool = True
+    ) -> None:
         self.tasks = tasks
+        self.domain = domain
         self.ask_first = ask_first
 
     async def next_turn(
@@ -56,8 +58,11 @@ class OracleAgent:
         ins = task.instructions
         failed = {m.tool_call_id for m in messages if m.role == "tool" and m.error}
         calls = [c for m in messages for c in m.tool_calls if c.id not in failed]
-        if not any(c.name in AUTH_TOOLS for c in calls):
-            said = " ".join(m.content for m in messages if m.role == "user")
+        said = " ".join(m.content for m in messages if m.role == "user")
+        auth_tools = self.domain.procedure.auth_tools
+        if not auth_tools and ins.introduce() not in said:  # the customer gives their id
+            return _say("I can help with that. First, please tell me your user id.")
+        if auth_tools and not any(c.name in auth_tools for c in calls):
             if ins.introduce() not in said:
                 return _say(
                     "I can help with that. First, please tell me the email address on your "
@@ -102,7 +107,7 @@ class OracleAgent:
             # a gold action that fails (τ-bench has some) is tried once, not forever
             if action is None or action_done(messages, action, count_failed=True):
                 continue
-            proposal = _proposal(action)
+            proposal = _proposal(action, self.domain.procedure.write_tools.get(action.name))
             if not self.ask_first or (last_said == proposal and classify_reply(last_user) == "yes"):
                 return _call(context, messages, action.name, **action.kwargs)
             return _say(proposal)

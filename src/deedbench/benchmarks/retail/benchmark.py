@@ -15,13 +15,12 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from deedbench.benchmarks.retail.baselines import IdleAgent, OracleAgent
+from deedbench.benchmarks.retail.domain import RETAIL, Domain
 from deedbench.benchmarks.retail.generate import generate_world
 from deedbench.benchmarks.retail.llm_user import PROMPT_VERSION, LLMUser
 from deedbench.benchmarks.retail.scorer import RetailScorer
 from deedbench.benchmarks.retail.tasks import RetailTask
-from deedbench.benchmarks.retail.tools import RETAIL_TOOLS
 from deedbench.benchmarks.retail.user import ScriptedUser
-from deedbench.benchmarks.retail.world import RetailWorld
 from deedbench.engine import (
     Agent,
     AgentContext,
@@ -61,6 +60,7 @@ class RetailBenchmark(Benchmark):
     default_epochs = 1
     user_prompt_version = PROMPT_VERSION
     baseline_names = ("oracle", "reckless", "idle")
+    domain: ClassVar[Domain] = RETAIL
     report = ReportSpec(
         metrics=[
             MetricSpec(
@@ -118,7 +118,7 @@ class RetailBenchmark(Benchmark):
 
     @cached_property
     def scorer(self) -> RetailScorer:
-        return RetailScorer(self.base)
+        return RetailScorer(self.base, self.domain)
 
     @cached_property
     def _hash(self) -> str:
@@ -153,7 +153,7 @@ class RetailBenchmark(Benchmark):
         task = self.tasks[sample.id]
         user: User
         if self.user == "scripted":
-            user = ScriptedUser(task.instructions)
+            user = ScriptedUser(task.instructions, self.domain.procedure.write_tools)
         elif self._user_model is None:
             raise BenchmarkError(f"the user model {self.user!r} was never attached")
         else:
@@ -161,7 +161,7 @@ class RetailBenchmark(Benchmark):
             user = LLMUser(self._user_model, task.instructions, context)
         return EpisodeSetup(
             messages=[Message(role="system", content=self.policy)],
-            toolbox=ToolBox(RETAIL_TOOLS, RetailWorld(self.base)),
+            toolbox=ToolBox(self.domain.tools, self.domain.world_class(self.base)),
             user=user,
             max_steps=30,
         )
@@ -176,7 +176,7 @@ class RetailBenchmark(Benchmark):
 
     def baselines(self) -> dict[str, Callable[[], Agent]]:
         return {
-            "oracle": lambda: OracleAgent(self.task),
-            "reckless": lambda: OracleAgent(self.task, ask_first=False),
+            "oracle": lambda: OracleAgent(self.task, self.domain),
+            "reckless": lambda: OracleAgent(self.task, self.domain, ask_first=False),
             "idle": IdleAgent,
         }

@@ -17,32 +17,32 @@ from __future__ import annotations
 
 from typing import Any
 
-from deedbench.benchmarks.retail.procedure import RETAIL_PROCEDURE
+from deedbench.benchmarks.retail.domain import RETAIL, Domain
 from deedbench.benchmarks.retail.replay import replay
 from deedbench.benchmarks.retail.tasks import RetailTask
-from deedbench.benchmarks.retail.tools import RETAIL_TOOLS
 from deedbench.benchmarks.retail.world import RetailWorld
 from deedbench.engine import EpisodeTranscript, Termination
 from deedbench.scoring import Evidence, Score
 from deedbench.scoring.outputs import missing_outputs, outputs_compat
-from deedbench.scoring.procedure import check_procedure
 from deedbench.scoring.state import worlds_diff, worlds_equal_canonical, worlds_equal_tau
 
 __all__ = ["UNORDERED", "RetailScorer"]
 
-UNORDERED = frozenset({"orders.*.items", "orders.*.fulfillments", "orders.*.payment_history"})
+UNORDERED = RETAIL.unordered
 
 
 class RetailScorer:
     """Holds the shared base world and each task's gold world (replayed once)."""
 
-    def __init__(self, base: dict[str, Any]) -> None:
+    def __init__(self, base: dict[str, Any], domain: Domain = RETAIL) -> None:
         self.base = base
+        self.domain = domain
         self._gold: dict[str, RetailWorld] = {}
 
     def gold(self, task: RetailTask) -> RetailWorld:
         if task.id not in self._gold:
-            self._gold[task.id] = replay(self.base, task.actions, RETAIL_TOOLS)[0]
+            tools, world_class = self.domain.tools, self.domain.world_class
+            self._gold[task.id] = replay(self.base, task.actions, tools, world_class)[0]
         return self._gold[task.id]
 
     def score(self, task: RetailTask, transcript: EpisodeTranscript) -> Score:
@@ -50,7 +50,7 @@ class RetailScorer:
         gold = self.gold(task)
         evidence: list[Evidence] = []
         outcome_tau = worlds_equal_tau(world, gold)
-        outcome = worlds_equal_canonical(world, gold, UNORDERED)
+        outcome = worlds_equal_canonical(world, gold, self.domain.unordered)
         if not outcome or not outcome_tau:  # strict: show what only τ-bench's rule tells apart
             for line in worlds_diff(gold, world, limit=10, strict=outcome):
                 evidence.append(Evidence(rule="outcome", excerpt=line))
@@ -64,7 +64,7 @@ class RetailScorer:
         missing = missing_outputs(task.outputs, replies)
         for output in missing:
             evidence.append(Evidence(rule="outputs", excerpt=f"never stated: {output!r}"))
-        violations = check_procedure(transcript.messages, RETAIL_PROCEDURE)
+        violations = self.domain.violations(transcript.messages, self.base)
         for v in violations:
             evidence.append(
                 Evidence(

@@ -44,6 +44,7 @@ WantKind = Literal[
     "info",
     "transfer",
     "forbidden",
+    "change",
 ]
 
 
@@ -65,7 +66,7 @@ class UserInstructions(BaseModel):
     last_name: str
     zip: str
     email: str
-    identify_by: Literal["email", "name_zip"]
+    identify_by: Literal["email", "name_zip", "user_id"]
     wants: list[Want]
     refuses: list[str] = Field(default_factory=list)
     free_text: str | None = None  # instructions written for an LLM user (τ-bench's tasks)
@@ -73,6 +74,8 @@ class UserInstructions(BaseModel):
     def introduce(self) -> str:
         if self.identify_by == "email":
             return f"my email is {self.email}"
+        if self.identify_by == "user_id":
+            return f"my user id is {self.user_id}"
         return f"i'm {self.first_name} {self.last_name}, zip code {self.zip}"
 
 

@@ -10,7 +10,7 @@ came for (or after repeating itself too often).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from deedbench.benchmarks.retail.tasks import Action, UserInstructions, Want
 from deedbench.engine import Message
@@ -31,10 +31,13 @@ _REFUSES = re.compile(r"\b(cannot|can't|can not|unable|not able|not possible|not
 _ASKS_OPTION = re.compile(r"\b(option|size|colou?r|which item|variant|replace it with)\b")
 
 
-def key_values(action: Action) -> list[str]:
+RETAIL_KEYS = ("order_id", "item_ids", "new_item_ids", "payment_method_id", "address1", "zip")
+
+
+def key_values(action: Action, keys: Sequence[str] = RETAIL_KEYS) -> list[str]:
     """The ids a proposal must name for the customer to recognise its request."""
     values: list[str] = []
-    for key in ("order_id", "item_ids", "new_item_ids", "payment_method_id", "address1", "zip"):
+    for key in keys:
         value = action.kwargs.get(key)
         if isinstance(value, list):
             values += [str(v) for v in value]
@@ -78,8 +81,14 @@ def action_done(messages: Sequence[Message], action: Action, *, count_failed: bo
 
 
 class ScriptedUser:
-    def __init__(self, instructions: UserInstructions) -> None:
+    """`keys` maps a write tool to the arguments a proposal must name (the domain's key
+    ids); tools not listed use the retail keys."""
+
+    def __init__(
+        self, instructions: UserInstructions, keys: Mapping[str, Sequence[str]] | None = None
+    ) -> None:
         self.instructions = instructions
+        self.keys = keys or {}
 
     async def reply(self, messages: Sequence[Message]) -> Message | None:
         text = self._next(messages)
@@ -120,7 +129,8 @@ class ScriptedUser:
         if introduction not in said and _ASKS_IDENTITY.search(text):
             return introduction
         if want.action is not None and _PROPOSES.search(text):
-            if all(_names(text, v) for v in key_values(want.action)):
+            keys = self.keys.get(want.action.name, RETAIL_KEYS)
+            if all(_names(text, v) for v in key_values(want.action, keys)):
                 return "yes, please go ahead."
             return f"no, that's not what i asked for. {want.say}"
         answer = self._answer(want, text)

@@ -14,10 +14,7 @@ from pydantic import BaseModel
 
 from deedbench.benchmarks.retail.benchmark import RetailBenchmark
 from deedbench.benchmarks.retail.replay import GoldError, replay
-from deedbench.benchmarks.retail.scorer import UNORDERED
 from deedbench.benchmarks.retail.tasks import RetailTask
-from deedbench.benchmarks.retail.tools import RETAIL_TOOLS
-from deedbench.benchmarks.retail.world import RetailWorld
 from deedbench.engine import Agent, AgentContext, Sample, run_episode
 from deedbench.scoring import Score
 from deedbench.scoring.state import worlds_equal_canonical
@@ -52,9 +49,11 @@ def _episode(bench: RetailBenchmark, task: RetailTask, agent: Agent) -> Score:
 
 def check_task(bench: RetailBenchmark, task: RetailTask) -> TaskCheck:
     problems: list[str] = []
-    gold, errors = replay(bench.base, task.actions, RETAIL_TOOLS)
+    domain = bench.domain
+    gold, errors = replay(bench.base, task.actions, domain.tools, domain.world_class)
     problems += [f"gold action #{e.index} {e.name} fails: {e.error}" for e in errors]
-    if task.writes and worlds_equal_canonical(gold, RetailWorld(bench.base), UNORDERED):
+    untouched = domain.world_class(bench.base)
+    if task.writes and worlds_equal_canonical(gold, untouched, domain.unordered):
         problems.append("the gold actions change nothing")
     oracle = run_baseline(bench, task, "oracle")
     if oracle.values["reward_verified"] != 1.0 or oracle.values["reward_tau"] != 1.0:

@@ -12,16 +12,11 @@ from deedbench.benchmarks.airline.rules import (
 )
 from deedbench.benchmarks.airline.tools import AIRLINE_TOOLS
 from deedbench.benchmarks.airline.world import AirlineWorld, load_airline_data
-from deedbench.benchmarks.retail.procedure import RETAIL_PROCEDURE
-from deedbench.benchmarks.retail.scorer import UNORDERED
-from deedbench.benchmarks.retail.tools import RETAIL_TOOLS
-from deedbench.benchmarks.retail.world import load_retail_data
-from deedbench.benchmarks.taubench.rescore import Domain
+from deedbench.benchmarks.retail.domain import RETAIL, Domain
 from deedbench.engine import BenchmarkError
 
 __all__ = ["AIRLINE", "RETAIL", "domain_for"]
 
-RETAIL = Domain("retail", load_retail_data, RETAIL_TOOLS, RETAIL_PROCEDURE, UNORDERED)
 AIRLINE = Domain(
     "airline",
     load_airline_data,

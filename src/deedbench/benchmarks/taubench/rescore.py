@@ -13,39 +13,21 @@ from __future__ import annotations
 import json
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
+from deedbench.benchmarks.retail.domain import Domain
 from deedbench.benchmarks.retail.replay import replay
 from deedbench.benchmarks.retail.tasks import Action
 from deedbench.benchmarks.retail.world import RetailWorld
-from deedbench.engine import BenchmarkError, Message, Tool, ToolBox, ToolCall
+from deedbench.engine import BenchmarkError, Message, ToolBox, ToolCall
 from deedbench.scoring.outputs import outputs_compat
-from deedbench.scoring.procedure import ProcedureSpec, Violation, check_procedure
 from deedbench.scoring.state import worlds_equal_canonical, worlds_equal_tau
 
-__all__ = ["Domain", "RecordVerdict", "RescoreReport", "rescore_file"]
-
-
-PolicyCheck = Callable[[Sequence[Message], dict[str, Any]], list[Violation]]
-
-
-@dataclass(frozen=True)
-class Domain:
-    """What rescoring needs of a τ-bench domain."""
-
-    name: str
-    load: Callable[[Path], dict[str, Any]]
-    tools: Sequence[Tool]
-    procedure: ProcedureSpec
-    unordered: frozenset[str]
-    world_class: type[RetailWorld] = RetailWorld
-    procedure_rules: tuple[str, ...] | None = None  # the generic rules that apply (None: all)
-    policy_check: PolicyCheck | None = None  # the domain's own policy rules
+__all__ = ["RecordVerdict", "RescoreReport", "merged_folder", "rescore_file"]
 
 
 class RecordVerdict(BaseModel):
@@ -164,9 +146,7 @@ def _rescore(record: dict[str, Any], base: dict[str, Any], domain: Domain) -> Re
     )
     reward = r_actions if recorded_actions is not None else 1.0
     reward *= r_outputs if recorded_outputs is not None and r_outputs is not None else 1.0
-    found = check_procedure(messages, domain.procedure, domain.procedure_rules)
-    if domain.policy_check is not None:
-        found += domain.policy_check(messages, base)
+    found = domain.violations(messages, base)
     violations = [f"{v.rule}: {v.detail}: {v.excerpt}" for v in found]
     return RecordVerdict(
         task_id=int(record["task_id"]),
