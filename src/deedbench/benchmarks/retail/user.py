@@ -19,7 +19,9 @@ from deedbench.scoring.outputs import outputs_compat
 __all__ = ["ScriptedUser", "action_done", "key_values"]
 
 MAX_REPEATS = 3
-_ASKS_IDENTITY = re.compile(r"\b(e-?mail|zip|postal code|your name|full name|verify|identify)")
+_ASKS_IDENTITY = re.compile(
+    r"\b(e-?mail|zip|postal code|your name|full name|user id|verify|identify)"
+)
 _PROPOSES = re.compile(
     r"\b(confirm|proceed|shall i|should i|would you like me to|do you want me to|go ahead|"
     r"yes or no|yes/no|is that (right|correct|ok))"

@@ -15,11 +15,9 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from deedbench.benchmarks.retail.benchmark import RetailBenchmark
-from deedbench.benchmarks.retail.procedure import RETAIL_PROCEDURE
 from deedbench.benchmarks.retail.replay import GoldError, replay_transcript
 from deedbench.benchmarks.retail.tasks import RetailTask
-from deedbench.benchmarks.retail.tools import RETAIL_TOOLS
-from deedbench.benchmarks.retail.world import load_retail_data
+from deedbench.benchmarks.taubench.domains import AIRLINE
 from deedbench.benchmarks.taubench.tasks import load_taubench_tasks, parse_selection
 from deedbench.engine import BenchmarkError
 from deedbench.scoring.procedure import (
@@ -31,7 +29,7 @@ from deedbench.scoring.procedure import (
 )
 from deedbench.scoring.state import tau_hash
 
-__all__ = ["TaubenchRetailBenchmark", "TaubenchTaskCheck"]
+__all__ = ["TaubenchAirlineBenchmark", "TaubenchRetailBenchmark", "TaubenchTaskCheck"]
 
 GOLD_RULES = (AUTHENTICATION, ONE_USER, ONE_CHANGE_PER_ORDER, AFTER_TRANSFER)
 
@@ -66,7 +64,7 @@ class TaubenchRetailBenchmark(RetailBenchmark):
 
     @cached_property
     def base(self) -> dict[str, Any]:
-        return load_retail_data(self.directory)
+        return self.domain.load(self.directory)
 
     def load_tasks(self) -> list[RetailTask]:
         selection = self.options.get("tasks")
@@ -75,6 +73,7 @@ class TaubenchRetailBenchmark(RetailBenchmark):
             self.options.get("split", "test"),
             self.base["users"],
             parse_selection(selection) if selection else None,
+            frozenset(self.domain.procedure.write_tools),
         )
 
     def load_policy(self) -> str:
@@ -91,8 +90,18 @@ class TaubenchRetailBenchmark(RetailBenchmark):
         action lists do not have."""
         checks = []
         for task in self.tasks.values():
-            gold, errors, transcript = replay_transcript(self.base, task.actions, RETAIL_TOOLS)
-            found = check_procedure(transcript, RETAIL_PROCEDURE, rules=GOLD_RULES)
+            domain = self.domain
+            gold, errors, transcript = replay_transcript(
+                self.base, task.actions, domain.tools, domain.world_class
+            )
+            rules = [
+                r
+                for r in GOLD_RULES
+                if domain.procedure_rules is None or r in domain.procedure_rules
+            ]
+            found = check_procedure(transcript, domain.procedure, rules=rules)
+            if domain.policy_check is not None:  # the domain's own rules need no dialogue
+                found += domain.policy_check(transcript, self.base)
             violations = [f"{v.rule}: {v.detail}: {v.excerpt}" for v in found]
             problems = [f"gold action #{e.index} {e.name}: {e.error}" for e in errors]
             checks.append(
@@ -106,3 +115,16 @@ class TaubenchRetailBenchmark(RetailBenchmark):
                 )
             )
         return checks
+
+
+class TaubenchAirlineBenchmark(TaubenchRetailBenchmark):
+    """τ-bench's airline tasks: the same machinery over the airline domain."""
+
+    name = "taubench-airline"
+    description = "τ-bench's airline tasks (--data DIR), τ-bench's reward plus policy verdicts"
+    option_help: ClassVar[dict[str, str]] = {
+        **TaubenchRetailBenchmark.option_help,
+        "data": "a τ-bench airline folder: users/flights/reservations, tasks_<split>.json, policy",
+    }
+
+    domain = AIRLINE

@@ -56,7 +56,9 @@ def _say(action: Action) -> str:
     return f"i'd like you to {words}: {details}{reason}"
 
 
-def _to_task(file: Path, index: int, raw: Any, users: dict[str, Any]) -> RetailTask:
+def _to_task(
+    file: Path, index: int, raw: Any, users: dict[str, Any], writes: frozenset[str]
+) -> RetailTask:
     where = f"{file}: task {index}"
     if not isinstance(raw, dict):
         raise BenchmarkError(f"{where}: expected an object")
@@ -73,7 +75,11 @@ def _to_task(file: Path, index: int, raw: Any, users: dict[str, Any]) -> RetailT
     outputs = raw.get("outputs") or []
     if not isinstance(outputs, list) or not all(isinstance(o, str) for o in outputs):
         raise BenchmarkError(f"{where}: field outputs must be a list of strings")
-    wants = [Want(kind=KINDS[a.name], say=_say(a), action=a) for a in actions if a.name in KINDS]
+    wants = [
+        Want(kind=KINDS.get(a.name, "change"), say=_say(a), action=a)
+        for a in actions
+        if a.name in writes
+    ]
     if outputs:
         wants.append(
             Want(kind="info", say="and can you tell me what i asked about?", expects=outputs)
@@ -83,6 +89,13 @@ def _to_task(file: Path, index: int, raw: Any, users: dict[str, Any]) -> RetailT
     if not wants:  # nothing to change or learn: the request is settled once answered
         wants.append(Want(kind="forbidden", say=str(raw.get("instruction", ""))[:300] or "hello"))
     instruction = str(raw.get("instruction", ""))
+    if "orders" not in user:  # airline customers identify themselves by their user id
+        identify_by = "user_id"
+    elif "email" in instruction.lower():
+        identify_by = "email"
+    else:
+        identify_by = "name_zip"
+    address = user.get("address") or {}
     return RetailTask(
         id=f"task-{raw.get('index', index)}",
         template="taubench",
@@ -90,9 +103,9 @@ def _to_task(file: Path, index: int, raw: Any, users: dict[str, Any]) -> RetailT
             user_id=user_id,
             first_name=user["name"]["first_name"],
             last_name=user["name"]["last_name"],
-            zip=user["address"]["zip"],
-            email=user["email"],
-            identify_by="email" if "email" in instruction.lower() else "name_zip",
+            zip=str(address.get("zip", "")),
+            email=str(user.get("email", "")),
+            identify_by=identify_by,
             wants=wants,
             free_text=instruction,
         ),
@@ -102,8 +115,14 @@ def _to_task(file: Path, index: int, raw: Any, users: dict[str, Any]) -> RetailT
 
 
 def load_taubench_tasks(
-    directory: Path, split: str, users: dict[str, Any], selection: list[int] | None
+    directory: Path,
+    split: str,
+    users: dict[str, Any],
+    selection: list[int] | None,
+    writes: frozenset[str],
 ) -> list[RetailTask]:
+    """`writes` names the domain's tools that change the database: its gold calls
+    become the changes the customer asks for."""
     candidates = [directory / f"tasks_{split}.json", directory / "tasks.json"]
     file = next((c for c in candidates if c.exists()), None)
     if file is None:
@@ -122,4 +141,4 @@ def load_taubench_tasks(
     missing = [i for i in indexes if i >= len(raw)]
     if missing:
         raise BenchmarkError(f"{file}: --tasks names {missing}, but the file has {len(raw)} tasks")
-    return [_to_task(file, i, raw[i], users) for i in indexes]
+    return [_to_task(file, i, raw[i], users, writes) for i in indexes]
