@@ -7,8 +7,10 @@ from its JSON files, replay the gold actions on it, and hash the whole gold and
 final databases with `str()`.
 
     python bench/retail_scoring.py [--episodes 20]
+    python bench/retail_scoring.py --data ../shared/taubench/retail     # τ-bench's world and tasks
 
-Target (issue 4): under 5 ms per episode, and at least 25x faster than τ-bench's approach.
+Targets: under 5 ms per episode and at least 25x faster than τ-bench's approach (issue 4, on
+deedbench's world), and at least 25x on τ-bench's retail world (issue 5).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from deedbench.benchmarks.retail.replay import replay
 from deedbench.benchmarks.retail.scorer import RetailScorer
 from deedbench.benchmarks.retail.tools import RETAIL_TOOLS
 from deedbench.benchmarks.retail.world import RetailWorld, load_retail_data
+from deedbench.benchmarks.taubench.retail import TaubenchRetailBenchmark
 from deedbench.engine import AgentContext, EpisodeTranscript, run_episode
 from deedbench.scoring.state import tau_hash
 
@@ -55,8 +58,13 @@ def tau_bench_style(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=20)
+    parser.add_argument("--data", type=Path, help="a τ-bench retail folder (default: own world)")
     args = parser.parse_args()
-    bench = RetailBenchmark()
+    bench = (
+        TaubenchRetailBenchmark({"data": str(args.data), "split": "test"})
+        if args.data
+        else RetailBenchmark()
+    )
     episodes = transcripts(bench, args.episodes)
     with tempfile.TemporaryDirectory() as tmp:
         write_world(bench.base, Path(tmp))
@@ -79,7 +87,11 @@ def main() -> None:
         name: 1000 * statistics.median(v)
         for name, v in (("cold", cold), ("warm", warm), ("tau", tau))
     }
-    print(f"{len(episodes)} oracle episodes of write tasks; world {size:.1f} MB of JSON; medians:")
+    world = f"τ-bench's retail world ({args.data})" if args.data else "deedbench's retail world"
+    print(
+        f"{len(episodes)} oracle episodes of write tasks on {world}, "
+        f"{size:.1f} MB of JSON; medians:"
+    )
     print(f"  deedbench, gold world kept:      {ms['warm']:.3f} ms per episode")
     print(f"  deedbench, gold replayed first:  {ms['cold']:.3f} ms per episode")
     print(f"  τ-bench approach (reload+rehash): {ms['tau']:.1f} ms per episode")
