@@ -96,7 +96,7 @@ class RetailBenchmark(Benchmark):
         if unknown:
             valid = "; ".join(f"{k}: {v}" for k, v in self.option_help.items())
             raise BenchmarkError(f"unknown {self.name} option(s) {unknown}. Valid options: {valid}")
-        self.user = self.options.get("user", "scripted")
+        self.user = self.options.get("user", "scripted").removeprefix("user/")  # user/llm:X too
         if self.user != "scripted" and not self.user.startswith("llm:"):
             raise BenchmarkError(
                 f"{self.name} option user must be 'scripted' or 'llm:AGENT-SPEC'; got {self.user!r}"
