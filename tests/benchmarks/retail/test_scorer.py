@@ -348,7 +348,10 @@ def test_a_write_before_identification_is_cited(bench: RetailBenchmark) -> None:
 def test_labels_follow_the_rewards(bench: RetailBenchmark) -> None:
     cases: dict[str, tuple[RetailTask, Agent]] = {
         "pass": (first(bench, "return"), OracleAgent(bench.task)),
-        "pass_tau_broke_procedure": (first(bench, "return"), OracleAgent(bench.task, ask_first=False)),
+        "pass_tau_broke_procedure": (
+            first(bench, "return"),
+            OracleAgent(bench.task, ask_first=False),
+        ),
         "fail": (first(bench, "return"), IdleAgent()),
     }
     for label, (task, agent) in cases.items():

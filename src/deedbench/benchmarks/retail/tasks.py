@@ -91,8 +91,8 @@ class RetailTask(BaseModel):
 
     @property
     def writes(self) -> bool:
-        """Whether the task needs a change to the database."""
-        return bool(self.actions)
+        """Whether the task needs a change to the database (gold reads do not count)."""
+        return any(w.action is not None for w in self.instructions.wants)
 
 
 # --- generation ---------------------------------------------------------------------------

@@ -105,7 +105,8 @@ def rescore_file(path: Path, directories: Sequence[Path], domain: Domain) -> Res
         raise BenchmarkError(f"{path}: cannot read a τ-bench result file: {exc}") from None
     if not isinstance(records, list):
         raise BenchmarkError(f"{path}: expected a JSON list of result records")
-    base = domain.load(merged_folder(directories))
+    with tempfile.TemporaryDirectory(prefix="deedbench-data-") as scratch:
+        base = domain.load(merged_folder(directories, Path(scratch)))
     verdicts = []
     for number, record in enumerate(records):
         try:
@@ -130,7 +131,8 @@ def rescore_file(path: Path, directories: Sequence[Path], domain: Domain) -> Res
 def _rescore(record: dict[str, Any], base: dict[str, Any], domain: Domain) -> RecordVerdict:
     info = record["info"]
     task = info["task"]
-    recorded = info.get("reward_info") or {}
+    reward_info = info.get("reward_info") or {}
+    recorded = reward_info.get("info") or {}  # τ-bench keeps r_actions / r_outputs one level down
     actions = [Action.model_validate(a) for a in task.get("actions", [])]
     messages = _messages(record["traj"])
     final = _replay_calls(base, messages, domain)
@@ -163,11 +165,11 @@ def _rescore(record: dict[str, Any], base: dict[str, Any], domain: Domain) -> Re
     )
 
 
-def merged_folder(directories: Sequence[Path]) -> Path:
-    """One folder holding, for each file name, the first of `directories` that has it."""
+def merged_folder(directories: Sequence[Path], merged: Path) -> Path:
+    """A folder holding, for each file name, the first of `directories` that has it
+    (links made in `merged`, a scratch folder the caller removes)."""
     if len(directories) == 1:
         return directories[0]
-    merged = Path(tempfile.mkdtemp(prefix="deedbench-data-"))
     for directory in directories:
         for file in directory.glob("*"):
             if not (merged / file.name).exists():

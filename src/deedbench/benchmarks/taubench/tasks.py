@@ -66,6 +66,8 @@ def _to_task(
     user = users.get(user_id) if isinstance(user_id, str) else None
     if user is None:
         raise BenchmarkError(f"{where}: field user_id: unknown user {user_id!r}")
+    if not isinstance(raw.get("actions", []), list):
+        raise BenchmarkError(f"{where}: a malformed action list (field actions must be a list)")
     try:
         actions = [Action.model_validate(a) for a in raw.get("actions", [])]
     except ValidationError as exc:

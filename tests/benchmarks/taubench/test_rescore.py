@@ -1,0 +1,244 @@
+"""Rescoring real τ-bench results: gpt-4o on the airline test split, 50 tasks x 4 trials.
+
+Each trajectory's tool calls are replayed on a fresh world (the users as they were when
+the trajectories were recorded, the unchanged flights and reservations); τ-bench's
+reward components must come out as recorded, and deedbench adds procedure verdicts.
+The τ-bench files live beside the checkout (``../shared/taubench``) and are only read.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from collections import Counter
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from deedbench.benchmarks.airline.rules import AIRLINE_PROCEDURE_RULES, AIRLINE_RULES
+from deedbench.benchmarks.taubench.domains import AIRLINE, RETAIL, domain_for
+from deedbench.benchmarks.taubench.rescore import RecordVerdict, RescoreReport, rescore_file
+from deedbench.engine import BenchmarkError
+
+# tests/benchmarks/taubench/<this file>: parents[3] is the checkout, its parent holds `shared`.
+TAUBENCH = Path(__file__).resolve().parents[3].parent / "shared" / "taubench"
+RESULTS = TAUBENCH / "trajectories" / "gpt-4o-airline.json"
+FOLDERS = [TAUBENCH / "trajectories" / "airline-2024-11", TAUBENCH / "airline"]
+RULES = frozenset(AIRLINE_PROCEDURE_RULES) | frozenset(AIRLINE_RULES)
+
+pytestmark = pytest.mark.skipif(
+    not RESULTS.is_file() or not (TAUBENCH / "airline" / "flights.json").is_file(),
+    reason=f"τ-bench data not found at {TAUBENCH} (it sits beside the checkout, ../shared)",
+)
+
+
+@cache
+def records() -> list[dict[str, Any]]:
+    loaded: list[dict[str, Any]] = json.loads(RESULTS.read_text())
+    return loaded
+
+
+def recorded(record: dict[str, Any], component: str) -> float | None:
+    """A reward component as τ-bench records it: `info.reward_info.info.<component>`
+    (τ-bench's RewardResult: reward, info, actions); absent when the run crashed."""
+    reward_info = record["info"].get("reward_info") or {}
+    value = (reward_info.get("info") or {}).get(component)
+    return None if value is None else float(value)
+
+
+def called_tools(record: dict[str, Any]) -> set[str]:
+    return {
+        call["function"]["name"]
+        for message in record["traj"]
+        for call in message.get("tool_calls") or []
+    }
+
+
+def tampered(tmp_path: Path, component: str) -> tuple[Path, int]:
+    """A copy of the results with one record's recorded component flipped."""
+    changed = json.loads(RESULTS.read_text())
+    number = next(i for i, r in enumerate(changed) if recorded(r, component) == 1.0)
+    changed[number]["info"]["reward_info"]["info"][component] = 0.0
+    path = tmp_path / "tampered.json"
+    path.write_text(json.dumps(changed))
+    return path, number
+
+
+@pytest.fixture(autouse=True)
+def private_tempdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """rescore_file merges the data folders into a temporary folder it never removes;
+    keep those out of the system's temporary directory."""
+    folder = tmp_path / "tempdir"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    yield folder
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> RescoreReport:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tempfile, "tempdir", str(tmp_path_factory.mktemp("tempdir")))
+        return rescore_file(RESULTS, FOLDERS, AIRLINE)
+
+
+def test_every_record_is_rescored_in_order(report: RescoreReport) -> None:
+    assert report.records == len(report.verdicts) == len(records()) == 200
+    assert report.reproduced == 200
+    assert all(v.reproduced for v in report.verdicts)
+    pairs = [(v.task_id, v.trial) for v in report.verdicts]
+    assert pairs == [(r["task_id"], r["trial"]) for r in records()]
+    assert len(set(pairs)) == 200
+    assert [v.recorded_reward for v in report.verdicts] == [r["reward"] for r in records()]
+
+
+def test_the_recomputed_components_equal_the_recorded_ones(report: RescoreReport) -> None:
+    with_actions = with_outputs = 0
+    for record, verdict in zip(records(), report.verdicts, strict=True):
+        where = (verdict.task_id, verdict.trial)
+        if recorded(record, "r_actions") is not None:
+            with_actions += 1
+            assert verdict.r_actions == recorded(record, "r_actions"), where
+        if recorded(record, "r_outputs") is not None:
+            with_outputs += 1
+            assert verdict.r_outputs == recorded(record, "r_outputs"), where
+        outputs = record["info"]["task"].get("outputs") or []
+        assert (verdict.r_outputs is None) == (not outputs), where
+    assert with_actions == 182 and with_outputs == 13  # 5 records crashed and hold none
+    assert {v.r_actions for v in report.verdicts} == {0.0, 1.0}  # not constant
+
+
+def test_a_tau_bench_pass_is_also_a_canonical_pass(report: RescoreReport) -> None:
+    for verdict in report.verdicts:
+        if verdict.r_actions == 1.0:  # equal str() of every record means equal meaning
+            assert verdict.outcome_canonical == 1.0, (verdict.task_id, verdict.trial)
+
+
+def test_the_verdicts_carry_the_recorded_components(report: RescoreReport) -> None:
+    for record, verdict in zip(records(), report.verdicts, strict=True):
+        assert verdict.recorded_r_actions == recorded(record, "r_actions")
+        assert verdict.recorded_r_outputs == recorded(record, "r_outputs")
+
+
+def test_reward_tau_equals_the_recorded_reward(report: RescoreReport) -> None:
+    for record, verdict in zip(records(), report.verdicts, strict=True):
+        if record["info"].get("reward_info"):
+            assert verdict.reward_tau == record["reward"], (verdict.task_id, verdict.trial)
+
+
+@pytest.mark.parametrize("component", ["r_actions", "r_outputs"])
+def test_a_tampered_recorded_component_is_not_reproduced(tmp_path: Path, component: str) -> None:
+    path, number = tampered(tmp_path, component)
+    report = rescore_file(path, FOLDERS, AIRLINE)
+    assert report.records == 200
+    assert report.reproduced == 199
+    assert [i for i, v in enumerate(report.verdicts) if not v.reproduced] == [number]
+
+
+def test_passing_trajectories_and_their_violations_are_counted(report: RescoreReport) -> None:
+    passing_in_file = sum(1 for r in records() if r["reward"] == 1.0)
+    assert report.passing == passing_in_file == 84
+    passing = [v for v in report.verdicts if v.recorded_reward == 1.0]
+    broke = [v for v in passing if v.violations]
+    assert report.passing_with_violations == len(broke)
+    assert 0 < report.passing_with_violations < report.passing
+
+
+def test_rules_count_passing_trajectories_per_rule(report: RescoreReport) -> None:
+    passing = [v for v in report.verdicts if v.recorded_reward == 1.0]
+    expected = Counter(
+        rule for v in passing for rule in {text.split(":")[0] for text in v.violations}
+    )
+    assert report.rules == dict(expected)
+    assert report.rules and set(report.rules) <= RULES
+    for rule, count in report.rules.items():
+        assert 1 <= count <= report.passing_with_violations, rule
+    assert sum(report.rules.values()) >= report.passing_with_violations
+    counts = list(report.rules.values())
+    assert counts == sorted(counts, reverse=True)  # most common first
+
+
+def test_each_violation_names_its_rule_and_quotes_a_call(report: RescoreReport) -> None:
+    seen = 0
+    for record, verdict in zip(records(), report.verdicts, strict=True):
+        tools = called_tools(record)
+        replies = [m.get("content") or "" for m in record["traj"] if m["role"] == "assistant"]
+        for text in verdict.violations:
+            seen += 1
+            rule = text.split(":")[0]
+            assert rule in RULES and text.startswith(f"{rule}: "), text
+            quotes_call = any(f"{name}(" in text for name in tools)
+            quotes_reply = any(
+                part.strip("…") and any(part.strip("…") in r for r in replies)
+                for part in re.findall(r'"([^"]{12,})"', text)
+            )
+            assert quotes_call or quotes_reply, text
+    assert seen > report.passing_with_violations
+
+
+def test_failing_trajectories_get_verdicts_too(report: RescoreReport) -> None:
+    failing: list[RecordVerdict] = [v for v in report.verdicts if v.recorded_reward == 0.0]
+    assert len(failing) == 116
+    assert any(v.violations for v in failing)
+
+
+def test_rescoring_leaves_no_temporary_folder_behind(tmp_path: Path, private_tempdir: Path) -> None:
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(records()[:2]))
+    assert rescore_file(path, FOLDERS, AIRLINE).records == 2
+    assert list(private_tempdir.iterdir()) == []
+
+
+# --- domains and bad input -----------------------------------------------------------------------
+
+
+def test_the_domain_is_told_by_its_files(tmp_path: Path) -> None:
+    assert domain_for(FOLDERS) is AIRLINE
+    assert domain_for([TAUBENCH / "airline"]) is AIRLINE
+    if (TAUBENCH / "retail" / "orders.json").is_file():
+        assert domain_for([TAUBENCH / "retail"]) is RETAIL
+    with pytest.raises(BenchmarkError, match="no τ-bench retail") as caught:
+        domain_for([tmp_path])
+    assert str(tmp_path) in str(caught.value)
+
+
+def test_a_file_that_is_not_a_list_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps({"records": records()[:2]}))
+    with pytest.raises(BenchmarkError, match="expected a JSON list") as caught:
+        rescore_file(path, FOLDERS, AIRLINE)
+    assert str(path) in str(caught.value)
+
+
+def test_an_unreadable_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "results.json"
+    path.write_text("[{")
+    with pytest.raises(BenchmarkError, match="cannot read") as caught:
+        rescore_file(path, FOLDERS, AIRLINE)
+    assert str(path) in str(caught.value)
+    with pytest.raises(BenchmarkError, match="cannot read"):
+        rescore_file(tmp_path / "absent.json", FOLDERS, AIRLINE)
+
+
+@pytest.mark.parametrize("field", ["traj", "info", "task_id"])
+def test_a_record_missing_a_field_is_named_by_number(tmp_path: Path, field: str) -> None:
+    chosen = json.loads(json.dumps(records()[:5]))
+    del chosen[3][field]
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(chosen))
+    with pytest.raises(BenchmarkError) as caught:
+        rescore_file(path, FOLDERS, AIRLINE)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: record 3: malformed")
+    assert field in message
+
+
+def test_a_subset_of_records_rescores_alone(tmp_path: Path, report: RescoreReport) -> None:
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(records()[40:48]))
+    part = rescore_file(path, FOLDERS, AIRLINE)
+    assert part.records == 8
+    assert part.verdicts == report.verdicts[40:48]
