@@ -9,13 +9,11 @@ they were added, as in τ-bench's dict.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from deedbench.benchmarks.retail.world import RetailWorld
-from deedbench.engine import BenchmarkError
+from deedbench.benchmarks.retail.world import RetailWorld, load_tables
 
 __all__ = ["AIRLINE_FILES", "AirlineWorld", "load_airline_data"]
 
@@ -64,30 +62,5 @@ def load_airline_data(
     `users_file` replaces ``directory/users.json``: τ-bench changed its users after
     some published trajectories were recorded, while flights and reservations stayed.
     """
-    directory = Path(directory)
-    if not directory.is_dir():
-        raise BenchmarkError(f"airline data folder {directory} does not exist")
-    data: dict[str, dict[str, Record]] = {}
-    for name in AIRLINE_FILES:
-        path = directory / f"{name}.json"
-        if name == "users" and users_file is not None:
-            path = Path(users_file)
-        data[name] = _read_table(path)
-    return data
-
-
-def _read_table(path: Path) -> dict[str, Record]:
-    if not path.is_file():
-        raise BenchmarkError(f"airline data file {path} is missing")
-    try:
-        with path.open(encoding="utf-8") as handle:
-            table = json.load(handle)
-    except json.JSONDecodeError as exc:
-        raise BenchmarkError(f"airline data file {path} is not valid JSON: {exc}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BenchmarkError(f"airline data file {path} cannot be read: {exc}") from None
-    if not isinstance(table, dict) or not all(isinstance(v, dict) for v in table.values()):
-        raise BenchmarkError(
-            f"airline data file {path} must hold a JSON object mapping ids to records"
-        )
-    return table
+    replace = {"users": Path(users_file)} if users_file is not None else None
+    return load_tables(Path(directory), AIRLINE_FILES, "airline", replace)

@@ -9,7 +9,7 @@ scorer can compare two worlds by looking only at the records either touched.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -82,24 +82,35 @@ class RetailWorld:
 
 def load_retail_data(directory: Path) -> dict[str, dict[str, Record]]:
     """Read users.json, orders.json and products.json, each a JSON object keyed by id."""
-    directory = Path(directory)
+    return load_tables(Path(directory), RETAIL_FILES, "retail")
+
+
+def load_tables(
+    directory: Path, names: Iterable[str], domain: str, replace: Mapping[str, Path] | None = None
+) -> dict[str, dict[str, Record]]:
+    """Read `<name>.json` for each table name (or the file `replace` gives for it),
+    with errors that name the file."""
     if not directory.is_dir():
-        raise BenchmarkError(f"retail data folder {directory} does not exist")
-    data: dict[str, dict[str, Record]] = {}
-    for name in RETAIL_FILES:
-        path = directory / f"{name}.json"
-        if not path.is_file():
-            raise BenchmarkError(f"retail data file {path} is missing")
-        try:
-            with path.open(encoding="utf-8") as handle:
-                table = json.load(handle)
-        except json.JSONDecodeError as exc:
-            raise BenchmarkError(f"retail data file {path} is not valid JSON: {exc}") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise BenchmarkError(f"retail data file {path} cannot be read: {exc}") from None
-        if not isinstance(table, dict) or not all(isinstance(v, dict) for v in table.values()):
-            raise BenchmarkError(
-                f"retail data file {path} must hold a JSON object mapping ids to records"
-            )
-        data[name] = table
-    return data
+        raise BenchmarkError(f"{domain} data folder {directory} does not exist")
+    replace = replace or {}
+    return {
+        name: read_table(replace.get(name, directory / f"{name}.json"), domain) for name in names
+    }
+
+
+def read_table(path: Path, domain: str) -> dict[str, Record]:
+    """One table file: a JSON object mapping ids to records."""
+    if not path.is_file():
+        raise BenchmarkError(f"{domain} data file {path} is missing")
+    try:
+        with path.open(encoding="utf-8") as handle:
+            table = json.load(handle)
+    except json.JSONDecodeError as exc:
+        raise BenchmarkError(f"{domain} data file {path} is not valid JSON: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BenchmarkError(f"{domain} data file {path} cannot be read: {exc}") from None
+    if not isinstance(table, dict) or not all(isinstance(v, dict) for v in table.values()):
+        raise BenchmarkError(
+            f"{domain} data file {path} must hold a JSON object mapping ids to records"
+        )
+    return table
