@@ -21,14 +21,15 @@ includes τ-bench's quirks, which a scorer author must know:
   line, refunds nothing to gift cards, and can be repeated.
 - `get_reservation_details` answers an unknown id with "user not found".
 
-Descriptions are τ-bench's, so an agent sees what it saw there (with two copy
-errors fixed: τ-bench describes the one-stop search as a direct one, and the
-user of `send_certificate` as the user "to book the reservation"). Arguments
-are checked against their JSON schema before a tool runs (τ-bench checks
-nothing), so a malformed call is refused here where τ-bench might have gone on;
-every well-formed call behaves as in τ-bench, including one crash that
-half-applies a booking (a certificate named twice). `calculate` evaluates
-arithmetic without ``eval``.
+The tool and argument descriptions are this project's own wording; they tell an
+agent what τ-bench's descriptions tell it, and no more. Arguments are checked
+against their JSON schema before a tool runs (τ-bench checks nothing), so a
+malformed call is refused here where τ-bench might have gone on; every
+well-formed call behaves as in τ-bench, including one crash that half-applies a
+booking (a certificate named twice). `calculate`, `think` and
+`transfer_to_human_agents` are the retail tools of the same names (an
+`AirlineWorld` is a `RetailWorld`); `calculate` evaluates arithmetic without
+``eval``.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
 from deedbench.benchmarks.airline.world import AirlineWorld, Record
-from deedbench.benchmarks.retail.tools import evaluate_arithmetic
+from deedbench.benchmarks.retail.tools import calculate, think, transfer_to_human_agents
 from deedbench.engine import ToolError, tool
 
 __all__ = [
@@ -144,10 +145,10 @@ class FlightSegment(_JsonObject):
     """One flight of a reservation: its number and date."""
 
     KEYS: ClassVar[dict[str, tuple[str, str]]] = {
-        "flight_number": ("string", "Flight number, such as 'HAT001'."),
+        "flight_number": ("string", "The flight's number, for example 'HAT417'."),
         "date": (
             "string",
-            "The date for the flight in the format 'YYYY-MM-DD', such as '2024-05-01'.",
+            "The day this flight departs, written YYYY-MM-DD, for example '2024-05-18'.",
         ),
     }
 
@@ -156,11 +157,11 @@ class Passenger(_JsonObject):
     """One passenger of a reservation."""
 
     KEYS: ClassVar[dict[str, tuple[str, str]]] = {
-        "first_name": ("string", "The first name of the passenger, such as 'Noah'."),
-        "last_name": ("string", "The last name of the passenger, such as 'Brown'."),
+        "first_name": ("string", "The passenger's given name, for example 'Ines'."),
+        "last_name": ("string", "The passenger's family name, for example 'Okafor'."),
         "dob": (
             "string",
-            "The date of birth of the passenger in the format 'YYYY-MM-DD', such as '1990-01-01'.",
+            "The passenger's birth date, written YYYY-MM-DD, for example '1987-11-23'.",
         ),
     }
 
@@ -171,10 +172,10 @@ class PaymentShare(_JsonObject):
     KEYS: ClassVar[dict[str, tuple[str, str]]] = {
         "payment_id": (
             "string",
-            "The payment id stored in user profile, such as 'credit_card_7815826', "
-            "'gift_card_7815826', 'certificate_7815826'.",
+            "Id of a payment method saved in the user's profile, for example "
+            "'credit_card_4402913', 'gift_card_4402913' or 'certificate_4402913'.",
         ),
-        "amount": ("number", "The amount to be paid."),
+        "amount": ("number", "How much this payment method is charged."),
     }
 
 
@@ -244,10 +245,10 @@ def _take_from_gift_card(world: AirlineWorld, user_id: str, payment_id: str, amo
 
 @tool
 def get_user_details(world: AirlineWorld, user_id: str) -> str:
-    """Get the details of a user.
+    """Look up a user's profile.
 
     Args:
-        user_id: The user id, such as 'sara_doe_496'.
+        user_id: The user's id, for example 'lena_park_2047'.
     """
     user = world.get("users", user_id)
     if user is None:
@@ -257,10 +258,10 @@ def get_user_details(world: AirlineWorld, user_id: str) -> str:
 
 @tool
 def get_reservation_details(world: AirlineWorld, reservation_id: str) -> str:
-    """Get the details of a reservation.
+    """Look up a reservation.
 
     Args:
-        reservation_id: The reservation id, such as '8JX2WO'.
+        reservation_id: The reservation's id, for example 'Q7HX2C'.
     """
     reservation = world.get("reservations", reservation_id)
     if reservation is None:
@@ -270,18 +271,18 @@ def get_reservation_details(world: AirlineWorld, reservation_id: str) -> str:
 
 @tool
 def list_all_airports(world: AirlineWorld) -> str:
-    """List all airports and their cities."""
+    """Return every airport code together with the city it serves."""
     return json.dumps(AIRPORTS)
 
 
 @tool
 def search_direct_flight(world: AirlineWorld, origin: str, destination: str, date: str) -> str:
-    """Search direct flights between two cities on a specific date.
+    """Find nonstop flights from one airport to another on a given day.
 
     Args:
-        origin: The origin city airport in three letters, such as 'JFK'.
-        destination: The destination city airport in three letters, such as 'LAX'.
-        date: The date of the flight in the format 'YYYY-MM-DD', such as '2024-05-01'.
+        origin: Three-letter code of the departure airport, for example 'ORD'.
+        destination: Three-letter code of the arrival airport, for example 'BOS'.
+        date: The travel day, written YYYY-MM-DD, for example '2024-05-18'.
     """
     results = []
     for _, flight in world.items("flights"):
@@ -295,12 +296,13 @@ def search_direct_flight(world: AirlineWorld, origin: str, destination: str, dat
 
 @tool
 def search_onestop_flight(world: AirlineWorld, origin: str, destination: str, date: str) -> str:
-    """Search one-stop flights between two cities on a specific date.
+    """Find trips with exactly one connection from one airport to another, leaving on a
+    given day.
 
     Args:
-        origin: The origin city airport in three letters, such as 'JFK'.
-        destination: The destination city airport in three letters, such as 'LAX'.
-        date: The date of the first flight in the format 'YYYY-MM-DD', such as '2024-05-01'.
+        origin: Three-letter code of the departure airport, for example 'ORD'.
+        destination: Three-letter code of the final arrival airport, for example 'BOS'.
+        date: The day the first flight departs, written YYYY-MM-DD, for example '2024-05-18'.
     """
     flights = [flight for _, flight in world.items("flights")]
     results = []
@@ -348,45 +350,6 @@ def _next_day(date: str) -> str:
         raise ToolError(str(exc)) from None
 
 
-@tool
-def calculate(world: AirlineWorld, expression: str) -> str:
-    """Calculate the result of a mathematical expression.
-
-    Args:
-        expression: The mathematical expression to calculate, such as '2 + 2'. The
-            expression can contain numbers, operators (+, -, *, /), parentheses, and spaces.
-    """
-    value = evaluate_arithmetic(expression)
-    try:
-        return str(round(float(value), 2))
-    except OverflowError:
-        raise ToolError("result is too large") from None
-
-
-@tool
-def think(world: AirlineWorld, thought: str) -> str:
-    """Use the tool to think about something. It will not obtain new information or change
-    the database, but just append the thought to the log. Use it when complex reasoning
-    is needed.
-
-    Args:
-        thought: A thought to think about.
-    """
-    return ""
-
-
-@tool(ends_episode=True)
-def transfer_to_human_agents(world: AirlineWorld, summary: str) -> str:
-    """Transfer the user to a human agent, with a summary of the user's issue. Only
-    transfer if the user explicitly asks for a human agent, or if the user's issue
-    cannot be resolved by the agent with the available tools.
-
-    Args:
-        summary: A summary of the user's issue.
-    """
-    return "Transfer successful"
-
-
 # --- writing tools ----------------------------------------------------------------------------
 
 
@@ -405,20 +368,21 @@ def book_reservation(
     nonfree_baggages: int,
     insurance: YesNo,
 ) -> str:
-    """Book a reservation.
+    """Create a new reservation for a user.
 
     Args:
-        user_id: The ID of the user to book the reservation, such as 'sara_doe_496'.
-        origin: The IATA code for the origin city, such as 'SFO'.
-        destination: The IATA code for the destination city, such as 'JFK'.
-        flight_type: 'one_way' or 'round_trip'.
-        cabin: 'basic_economy', 'economy' or 'business'.
-        flights: An array of objects containing details about each piece of flight.
-        passengers: An array of objects containing details about each passenger.
-        payment_methods: An array of objects containing details about each payment method.
-        total_baggages: The total number of baggage items included in the reservation.
-        nonfree_baggages: The number of non-free baggage items included in the reservation.
-        insurance: 'yes' or 'no'.
+        user_id: The id of the user making the booking, for example 'lena_park_2047'.
+        origin: Three-letter IATA code of the trip's starting airport, for example 'ORD'.
+        destination: Three-letter IATA code of the trip's destination airport, for
+            example 'BOS'.
+        flight_type: The kind of trip: 'one_way' or 'round_trip'.
+        cabin: The cabin class: 'basic_economy', 'economy' or 'business'.
+        flights: The flights of the trip, one object per flight.
+        passengers: The travellers, one object per passenger.
+        payment_methods: How the booking is paid, one object per payment method used.
+        total_baggages: How many checked bags the reservation includes in all.
+        nonfree_baggages: How many of the reservation's checked bags must be paid for.
+        insurance: Whether travel insurance is added: 'yes' or 'no'.
     """
     user = world.get("users", user_id)
     if user is None:
@@ -495,10 +459,10 @@ def _pay_for_booking(world: AirlineWorld, user_id: str, shares: list[PaymentShar
 
 @tool(writes=True)
 def cancel_reservation(world: AirlineWorld, reservation_id: str) -> str:
-    """Cancel the whole reservation.
+    """Cancel a reservation in full.
 
     Args:
-        reservation_id: The reservation ID, such as 'ZFA04Y'.
+        reservation_id: The reservation's id, for example 'Q7HX2C'.
     """
     _reservation(world, reservation_id)
     reservation = world.for_update("reservations", reservation_id)
@@ -519,16 +483,15 @@ def update_reservation_flights(
     flights: list[FlightSegment],
     payment_id: str,
 ) -> str:
-    """Update the flight information of a reservation.
+    """Change the flights of a reservation.
 
     Args:
-        reservation_id: The reservation ID, such as 'ZFA04Y'.
-        cabin: 'basic_economy', 'economy' or 'business'.
-        flights: An array of objects containing details about each piece of flight in the
-            ENTIRE new reservation. Even if the a flight segment is not changed, it should
-            still be included in the array.
-        payment_id: The payment id stored in user profile, such as 'credit_card_7815826',
-            'gift_card_7815826', 'certificate_7815826'.
+        reservation_id: The reservation's id, for example 'Q7HX2C'.
+        cabin: The cabin class: 'basic_economy', 'economy' or 'business'.
+        flights: Every flight the reservation should hold after the change, one object
+            per flight. List the flights that stay the same too, not only the new ones.
+        payment_id: Id of a payment method saved in the user's profile, for example
+            'credit_card_4402913', 'gift_card_4402913' or 'certificate_4402913'.
     """
     reservation = _reservation(world, reservation_id)
     seats = len(reservation["passengers"])
@@ -573,15 +536,14 @@ def update_reservation_baggages(
     nonfree_baggages: int,
     payment_id: str,
 ) -> str:
-    """Update the baggage information of a reservation.
+    """Change the checked-bag counts of a reservation.
 
     Args:
-        reservation_id: The reservation ID, such as 'ZFA04Y'.
-        total_baggages: The updated total number of baggage items included in the reservation.
-        nonfree_baggages: The updated number of non-free baggage items included in the
-            reservation.
-        payment_id: The payment id stored in user profile, such as 'credit_card_7815826',
-            'gift_card_7815826', 'certificate_7815826'.
+        reservation_id: The reservation's id, for example 'Q7HX2C'.
+        total_baggages: How many checked bags the reservation should include in all.
+        nonfree_baggages: How many of the reservation's checked bags should be paid for.
+        payment_id: Id of a payment method saved in the user's profile, for example
+            'credit_card_4402913', 'gift_card_4402913' or 'certificate_4402913'.
     """
     reservation = _reservation(world, reservation_id)
     total_price = BAG_FEE * max(0, nonfree_baggages - reservation["nonfree_baggages"])
@@ -600,11 +562,11 @@ def update_reservation_baggages(
 def update_reservation_passengers(
     world: AirlineWorld, reservation_id: str, passengers: list[Passenger]
 ) -> str:
-    """Update the passenger information of a reservation.
+    """Change the passenger details of a reservation.
 
     Args:
-        reservation_id: The reservation ID, such as 'ZFA04Y'.
-        passengers: An array of objects containing details about each passenger.
+        reservation_id: The reservation's id, for example 'Q7HX2C'.
+        passengers: The travellers, one object per passenger.
     """
     reservation = _reservation(world, reservation_id)
     if len(passengers) != len(reservation["passengers"]):
@@ -616,11 +578,12 @@ def update_reservation_passengers(
 
 @tool(writes=True)
 def send_certificate(world: AirlineWorld, user_id: str, amount: int | float) -> str:
-    """Send a certificate to a user. Be careful!
+    """Issue a travel certificate to a user. Use with caution!
 
     Args:
-        user_id: The ID of the user to send the certificate to, such as 'sara_doe_496'.
-        amount: Certificate amount to send.
+        user_id: The id of the user who receives the certificate, for example
+            'lena_park_2047'.
+        amount: The value of the certificate.
     """
     user = world.get("users", user_id)
     if user is None:
