@@ -1,0 +1,107 @@
+"""Paired comparisons of two runs over the same keys (scenario, epoch) or tasks.
+
+Pairing removes the variation between keys, which is usually most of it, so a paired
+test sees a difference that two separate intervals would hide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from typing import TypeVar
+
+import numpy as np
+from pydantic import BaseModel
+from scipy import stats
+
+from deedbench.stats.clusters import _cluster_totals, pooled_mean_bootstrap
+
+__all__ = ["McNemar", "PairedDifference", "mcnemar_exact", "paired_bootstrap_difference"]
+
+K = TypeVar("K", bound=Hashable)
+
+
+class McNemar(BaseModel):
+    """McNemar's exact test on paired 0/1 outcomes.
+
+    Only discordant pairs carry information: b01 counts keys where a failed and b
+    succeeded, b10 the reverse. Under no difference each discordant pair goes either
+    way with probability 1/2, so p_value is the two-sided binomial test of b01 out of
+    b01 + b10 (1.0 with no discordant pairs).
+    """
+
+    b01: int
+    b10: int
+    n_shared: int
+    p_value: float
+
+
+def mcnemar_exact(a: Mapping[K, bool], b: Mapping[K, bool]) -> McNemar:
+    """Does b succeed on different keys than a more often one way than the other?"""
+    shared = [key for key in a if key in b]
+    b01 = sum(not a[key] and bool(b[key]) for key in shared)
+    b10 = sum(bool(a[key]) and not b[key] for key in shared)
+    discordant = b01 + b10
+    p_value = 1.0 if discordant == 0 else float(stats.binomtest(b01, discordant, 0.5).pvalue)
+    return McNemar(b01=b01, b10=b10, n_shared=len(shared), p_value=p_value)
+
+
+class PairedDifference(BaseModel):
+    """mean(b − a) over shared keys, with a percentile bootstrap interval.
+
+    The bootstrap resamples keys, or whole clusters when clusters are given (epochs of
+    one scenario move together). value is None with no shared keys; the interval is None
+    with fewer than two resampling units.
+    """
+
+    value: float | None
+    mean_a: float | None
+    mean_b: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n_shared: int
+    clusters: int
+
+
+def paired_bootstrap_difference(
+    a: Mapping[K, float],
+    b: Mapping[K, float],
+    clusters: Mapping[K, str] | None = None,
+    confidence: float = 0.95,
+    resamples: int = 10_000,
+    seed: int = 0,
+) -> PairedDifference:
+    """Mean difference b − a on the keys both have; clusters maps each key to its cluster.
+
+    Without clusters every key is its own cluster, which makes the pooled mean of the
+    resampled clusters the plain mean of the resampled keys. With clusters the statistic
+    is the pooled mean over all keys of the clusters drawn.
+    """
+    shared = [key for key in a if key in b]
+    if clusters is None:
+        groups: list[Hashable] = list(range(len(shared)))
+    else:
+        missing = [key for key in shared if key not in clusters]
+        if missing:
+            raise ValueError(
+                f"clusters has no entry for {len(missing)} key(s), e.g. {missing[0]!r}"
+            )
+        groups = [clusters[key] for key in shared]
+    first = np.array([a[key] for key in shared], dtype=float)
+    second = np.array([b[key] for key in shared], dtype=float)
+    sums, counts = _cluster_totals(second - first, groups)
+    if not shared:
+        return PairedDifference(
+            value=None, mean_a=None, mean_b=None, ci_low=None, ci_high=None, n_shared=0, clusters=0
+        )
+    low = high = None
+    if len(sums) >= 2:
+        low, high, _ = pooled_mean_bootstrap(sums, counts, confidence, resamples, seed)
+    return PairedDifference(
+        value=float(sums.sum() / len(shared)),
+        mean_a=float(first.mean()),
+        mean_b=float(second.mean()),
+        ci_low=low,
+        ci_high=high,
+        n_shared=len(shared),
+        clusters=len(sums),
+    )
