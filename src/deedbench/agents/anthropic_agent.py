@@ -68,7 +68,11 @@ class AnthropicAgent(ModelAgent):
         response = await self.client().messages.create(
             model=self.model, max_tokens=request["max_tokens"], messages=[], extra_body=request
         )
-        raw = response.model_dump(exclude_unset=True) if hasattr(response, "model_dump") else None
+        raw = (
+            response.model_dump(exclude_unset=True, warnings=False)
+            if hasattr(response, "model_dump")
+            else None
+        )
         if not isinstance(raw, dict) or not isinstance(raw.get("content"), list):
             raise ValueError(f"response is not a message: {str(response)[:200]}")
         return raw

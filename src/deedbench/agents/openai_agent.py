@@ -64,7 +64,11 @@ class OpenAIAgent(ModelAgent):
         response = await self.client().chat.completions.create(
             model=self.model, messages=[], extra_body=request
         )
-        raw = response.model_dump(exclude_unset=True) if hasattr(response, "model_dump") else None
+        raw = (
+            response.model_dump(exclude_unset=True, warnings=False)
+            if hasattr(response, "model_dump")
+            else None
+        )
         choices = raw.get("choices") if isinstance(raw, dict) else None
         if not (isinstance(choices, list) and choices and isinstance(choices[0], dict)):
             raise ValueError(f"response is not a chat completion: {str(response)[:200]}")
