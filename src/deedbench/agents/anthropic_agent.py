@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from deedbench.agents.model import ModelAgent, fast_http_client
+from deedbench.agents.model import ModelAgent
 from deedbench.engine import AgentContext, Message, ToolCall, Usage
 
 __all__ = ["AnthropicAgent"]
@@ -23,16 +23,8 @@ class AnthropicAgent(ModelAgent):
         import anthropic
 
         self.sdk = anthropic
+        self.client_class = anthropic.AsyncAnthropic
         self._key = self.api_key()
-
-    def make_client(self) -> Any:
-        return self.sdk.AsyncAnthropic(
-            api_key=self._key,
-            base_url=self.base_url,
-            max_retries=0,
-            timeout=self.params.timeout,
-            http_client=fast_http_client(self.sdk),
-        )
 
     def build_request(
         self, messages: Sequence[Message], tools: Sequence[dict[str, Any]], context: AgentContext

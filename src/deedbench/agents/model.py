@@ -67,6 +67,8 @@ class ModelAgent(ABC):
     protocol: ClassVar[str]
     default_key_env: ClassVar[str]
     sdk: Any  # the official SDK module, imported when the agent is created
+    client_class: Any  # its async client class
+    _key: str  # read from the environment when the agent is created; never stored
 
     def __init__(
         self,
@@ -197,9 +199,15 @@ class ModelAgent(ABC):
     def fatal(self, what: str, exc: Exception) -> RunAborted:
         return RunAborted(redact(f"{self.protocol}/{self.model}: {what}: {exc}"))
 
-    @abstractmethod
     def make_client(self) -> Any:
         """A new SDK client (no retries of its own: retrying is done here)."""
+        return self.client_class(
+            api_key=self._key,
+            base_url=self.base_url,
+            max_retries=0,
+            timeout=self.params.timeout,
+            http_client=fast_http_client(self.sdk),
+        )
 
     @abstractmethod
     def build_request(

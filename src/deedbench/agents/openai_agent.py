@@ -8,7 +8,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from deedbench.agents.model import ModelAgent, fast_http_client
+from deedbench.agents.model import ModelAgent
 from deedbench.engine import AgentContext, Message, ToolCall, Usage
 
 __all__ = ["OpenAIAgent", "OpenAICompatibleAgent"]
@@ -25,16 +25,8 @@ class OpenAIAgent(ModelAgent):
         import openai
 
         self.sdk = openai
+        self.client_class = openai.AsyncOpenAI
         self._key = self.api_key(required=self.key_required) or "not-needed"
-
-    def make_client(self) -> Any:
-        return self.sdk.AsyncOpenAI(
-            api_key=self._key,
-            base_url=self.base_url,
-            max_retries=0,
-            timeout=self.params.timeout,
-            http_client=fast_http_client(self.sdk),
-        )
 
     def build_request(
         self, messages: Sequence[Message], tools: Sequence[dict[str, Any]], context: AgentContext
