@@ -51,9 +51,12 @@ __all__ = [
     "ONE_TOOL_CALL_PER_TURN",
     "ONE_USER",
     "PROCEDURE_RULES",
+    "PairedCall",
     "ProcedureSpec",
     "Violation",
     "check_procedure",
+    "paired_calls",
+    "quote",
     "violations_to_evidence",
 ]
 
@@ -133,7 +136,7 @@ def violations_to_evidence(violations: Iterable[Violation]) -> list[Evidence]:
 
 
 @dataclass(frozen=True)
-class _Call:
+class PairedCall:
     """A tool call with where it sits and how it ended."""
 
     index: int
@@ -152,7 +155,7 @@ def check_procedure(
     unknown = [r for r in selected if r not in PROCEDURE_RULES]
     if unknown:
         raise ValueError(f"unknown procedure rules: {unknown}; known: {list(PROCEDURE_RULES)}")
-    calls = _calls(messages)
+    calls = paired_calls(messages)
     checks = {
         CONSENT: lambda: _check_consent(messages, calls, spec),
         AUTHENTICATION: lambda: _check_authentication(calls, spec),
@@ -173,19 +176,20 @@ def check_procedure(
 _WHITESPACE = re.compile(r"\s+")
 
 
-def _quote(text: str, limit: int = _EXCERPT_CHARS) -> str:
+def quote(text: str, limit: int = _EXCERPT_CHARS) -> str:
+    """A transcript excerpt on one line, cut to `limit` characters."""
     text = _WHITESPACE.sub(" ", text).strip()
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _call_text(call: ToolCall) -> str:
-    return _quote(f"{call.name}({call.arguments})")
+    return quote(f"{call.name}({call.arguments})")
 
 
-def _calls(messages: Sequence[Message]) -> list[_Call]:
+def paired_calls(messages: Sequence[Message]) -> list[PairedCall]:
     """Every call with its result. A result answers the earliest call with its id that
     is still unanswered: recorded transcripts reuse call ids (τ-bench's do)."""
-    found: list[_Call] = []
+    found: list[PairedCall] = []
     waiting: dict[str, list[int]] = {}
     results: dict[int, Message] = {}
     for index, message in enumerate(messages):
@@ -193,7 +197,7 @@ def _calls(messages: Sequence[Message]) -> list[_Call]:
             for position, call in enumerate(message.tool_calls):
                 waiting.setdefault(call.id, []).append(len(found))
                 found.append(
-                    _Call(
+                    PairedCall(
                         index=index,
                         position=position,
                         call=call,
@@ -209,7 +213,7 @@ def _calls(messages: Sequence[Message]) -> list[_Call]:
     return found
 
 
-def _key_ids(call: _Call, spec: ProcedureSpec) -> list[str]:
+def _key_ids(call: PairedCall, spec: ProcedureSpec) -> list[str]:
     ids: list[str] = []
     for name in spec.write_tools.get(call.call.name, ()):
         value = call.args.get(name)
@@ -260,7 +264,7 @@ def _norm_id(value: Any) -> str:
 
 
 def _check_consent(
-    messages: Sequence[Message], calls: list[_Call], spec: ProcedureSpec
+    messages: Sequence[Message], calls: list[PairedCall], spec: ProcedureSpec
 ) -> list[Violation]:
     violations = []
     previous_write = -1
@@ -311,7 +315,7 @@ def _check_consent(
                 reply = messages[answer].content
                 detail = (
                     f"user did not say yes: after the description (message {described}) the user "
-                    f'replied "{_quote(reply, 120)}" (message {answer}, '
+                    f'replied "{quote(reply, 120)}" (message {answer}, '
                     f"{classify_reply(reply)})"
                 )
         violations.append(
@@ -326,7 +330,7 @@ def _check_consent(
     return violations
 
 
-def _check_authentication(calls: list[_Call], spec: ProcedureSpec) -> list[Violation]:
+def _check_authentication(calls: list[PairedCall], spec: ProcedureSpec) -> list[Violation]:
     guarded = spec.personal_read_tools | spec.write_tools.keys()
     for call in calls:
         if not call.ok:
@@ -347,7 +351,7 @@ def _check_authentication(calls: list[_Call], spec: ProcedureSpec) -> list[Viola
     return []
 
 
-def _check_one_user(calls: list[_Call], spec: ProcedureSpec) -> list[Violation]:
+def _check_one_user(calls: list[PairedCall], spec: ProcedureSpec) -> list[Violation]:
     violations = []
     user: str | None = None
     acts = spec.personal_read_tools | spec.write_tools.keys()
@@ -394,21 +398,21 @@ def _check_one_call_per_turn(messages: Sequence[Message]) -> list[Violation]:
         if not problems:
             continue
         quoted_calls = "; ".join(_call_text(c) for c in message.tool_calls)
-        excerpt = f'"{_quote(text, 100)}" + {quoted_calls}' if text else quoted_calls
+        excerpt = f'"{quote(text, 100)}" + {quoted_calls}' if text else quoted_calls
         extra = message.tool_calls[1] if len(message.tool_calls) > 1 else message.tool_calls[0]
         violations.append(
             Violation(
                 rule=ONE_TOOL_CALL_PER_TURN,
                 message_index=index,
                 tool_call_id=extra.id,
-                excerpt=_quote(excerpt),
+                excerpt=quote(excerpt),
                 detail="; ".join(problems),
             )
         )
     return violations
 
 
-def _check_one_change_per_order(calls: list[_Call], spec: ProcedureSpec) -> list[Violation]:
+def _check_one_change_per_order(calls: list[PairedCall], spec: ProcedureSpec) -> list[Violation]:
     violations = []
     first: dict[str, int] = {}
     for call in calls:
@@ -434,7 +438,7 @@ def _check_one_change_per_order(calls: list[_Call], spec: ProcedureSpec) -> list
 
 
 def _check_after_transfer(
-    messages: Sequence[Message], calls: list[_Call], spec: ProcedureSpec
+    messages: Sequence[Message], calls: list[PairedCall], spec: ProcedureSpec
 ) -> list[Violation]:
     transfer = next((c for c in calls if c.ok and c.call.name in spec.transfer_tools), None)
     if transfer is None:
@@ -450,13 +454,13 @@ def _check_after_transfer(
             later, text = message.tool_calls, message.content.strip()
         if not later and not text:
             continue
-        parts = ([f'"{_quote(text, 100)}"'] if text else []) + [_call_text(c) for c in later]
+        parts = ([f'"{quote(text, 100)}"'] if text else []) + [_call_text(c) for c in later]
         violations.append(
             Violation(
                 rule=AFTER_TRANSFER,
                 message_index=index,
                 tool_call_id=later[0].id if later else None,
-                excerpt=_quote(" + ".join(parts)),
+                excerpt=quote(" + ".join(parts)),
                 detail=f"the agent went on after transferring at message {transfer.index}",
             )
         )

@@ -69,7 +69,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -80,8 +79,11 @@ from deedbench.scoring.procedure import (
     AFTER_TRANSFER,
     CONSENT,
     ONE_TOOL_CALL_PER_TURN,
+    PairedCall,
     ProcedureSpec,
     Violation,
+    paired_calls,
+    quote,
 )
 
 __all__ = [
@@ -180,72 +182,22 @@ Record = dict[str, Any]
 # --- transcript helpers --------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Call:
-    """A tool call with where it sits and how it ended."""
-
-    index: int
-    call: ToolCall
-    args: dict[str, Any]
-    ok: bool
-    result: str | None
-
-
-def _calls(messages: Sequence[Message]) -> list[_Call]:
-    """Every tool call with its result, in order.
-
-    A tool message answers the earliest unanswered call with its id before it:
-    recorded transcripts reuse ids (49 of τ-bench's 200 gpt-4o airline records
-    do), so the first message with an id is not always the answer.
-    """
-    pending: dict[str, deque[tuple[int, ToolCall]]] = {}
-    answers: dict[int, Message] = {}
-    order: list[tuple[int, ToolCall]] = []
-    for index, message in enumerate(messages):
-        if message.role == "assistant":
-            for call in message.tool_calls:
-                order.append((index, call))
-                pending.setdefault(call.id, deque()).append((len(order) - 1, call))
-        elif message.role == "tool" and message.tool_call_id is not None:
-            waiting = pending.get(message.tool_call_id)
-            if waiting:
-                answers[waiting.popleft()[0]] = message
-    found = []
-    for number, (index, call) in enumerate(order):
-        result = answers.get(number)
-        found.append(
-            _Call(
-                index=index,
-                call=call,
-                args=call.parsed_arguments() or {},
-                ok=result is None or not result.error,
-                result=None if result is None else result.content,
-            )
-        )
-    return found
-
-
-def _quote(text: str, limit: int = _EXCERPT_CHARS) -> str:
-    text = _WHITESPACE.sub(" ", text).strip()
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def _excerpt(call: ToolCall, focus: str | None = None) -> str:
     """The call as the agent wrote it; when too long, just argument `focus`, verbatim."""
     raw = _WHITESPACE.sub(" ", call.arguments or "").strip()
     whole = f"{call.name}({raw})"
     if len(whole) <= _EXCERPT_CHARS or focus is None:
-        return _quote(whole)
+        return quote(whole)
     at = raw.find(f'"{focus}"')
     colon = raw.find(":", at + len(focus) + 2)
     if at < 0 or colon < 0:
-        return _quote(whole)
+        return quote(whole)
     start = colon + 1 + (len(raw[colon + 1 :]) - len(raw[colon + 1 :].lstrip()))
     try:
         _, end = json.JSONDecoder().raw_decode(raw, start)
     except json.JSONDecodeError:
         end = len(raw)
-    return _quote(f"{call.name}(…{raw[at:end]}…)", _FOCUS_CHARS)
+    return quote(f"{call.name}(…{raw[at:end]}…)", _FOCUS_CHARS)
 
 
 def _json_object(text: str | None) -> Record | None:
@@ -432,7 +384,7 @@ class _State:
             return None
         return f"{status} {worst} min late"
 
-    def apply(self, call: _Call) -> None:
+    def apply(self, call: PairedCall) -> None:
         """Record what a successful call did, from its result or else its arguments."""
         name, args = call.call.name, call.args
         result = _json_object(call.result)
@@ -481,7 +433,7 @@ class _Context:
     cancelled_uninsured: dict[str, tuple[int, Record]]
 
 
-def _violation(rule: str, call: _Call, detail: str, focus: str | None = None) -> Violation:
+def _violation(rule: str, call: PairedCall, detail: str, focus: str | None = None) -> Violation:
     return Violation(
         rule=rule,
         message_index=call.index,
@@ -491,7 +443,7 @@ def _violation(rule: str, call: _Call, detail: str, focus: str | None = None) ->
     )
 
 
-def _check_cancellation(call: _Call, ctx: _Context) -> list[Violation]:
+def _check_cancellation(call: PairedCall, ctx: _Context) -> list[Violation]:
     if call.call.name != "cancel_reservation":
         return []
     state = ctx.state
@@ -537,7 +489,7 @@ def _check_cancellation(call: _Call, ctx: _Context) -> list[Violation]:
     return [_violation(CANCELLATION_ELIGIBILITY, call, detail)]
 
 
-def _check_basic_economy(call: _Call, ctx: _Context) -> list[Violation]:
+def _check_basic_economy(call: PairedCall, ctx: _Context) -> list[Violation]:
     if call.call.name != "update_reservation_flights":
         return []
     reservation_id = call.args.get("reservation_id")
@@ -565,7 +517,7 @@ def _path(state: _State, segments: list[Record]) -> list[tuple[str, str]] | None
     return None if any(e is None for e in ends) else [e for e in ends if e is not None]
 
 
-def _check_route(call: _Call, ctx: _Context) -> list[Violation]:
+def _check_route(call: PairedCall, ctx: _Context) -> list[Violation]:
     if call.call.name != "update_reservation_flights":
         return []
     reservation_id = call.args.get("reservation_id")
@@ -599,7 +551,7 @@ def _check_route(call: _Call, ctx: _Context) -> list[Violation]:
     return [_violation(KEEP_ROUTE_AND_TRIP_TYPE, call, detail, "flights")]
 
 
-def _check_max_passengers(call: _Call, ctx: _Context) -> list[Violation]:
+def _check_max_passengers(call: PairedCall, ctx: _Context) -> list[Violation]:
     if call.call.name != "book_reservation":
         return []
     passengers = call.args.get("passengers")
@@ -620,7 +572,7 @@ def _payment_kind(state: _State, user_id: Any, payment_id: str) -> str | None:
     return next((kind for kind in PAYMENT_LIMIT if payment_id.startswith(kind)), None)
 
 
-def _check_payment_limits(call: _Call, ctx: _Context) -> list[Violation]:
+def _check_payment_limits(call: PairedCall, ctx: _Context) -> list[Violation]:
     if call.call.name != "book_reservation":
         return []
     used: dict[str, list[str]] = {}
@@ -642,7 +594,7 @@ def _check_payment_limits(call: _Call, ctx: _Context) -> list[Violation]:
     return [_violation(PAYMENT_LIMITS, call, detail, "payment_methods")]
 
 
-def _check_bags(call: _Call, ctx: _Context) -> list[Violation]:
+def _check_bags(call: PairedCall, ctx: _Context) -> list[Violation]:
     if call.call.name != "update_reservation_baggages":
         return []
     reservation_id = call.args.get("reservation_id")
@@ -658,7 +610,7 @@ def _check_bags(call: _Call, ctx: _Context) -> list[Violation]:
     return [_violation(BAGS_ONLY_ADDED, call, detail, "total_baggages")]
 
 
-def _check_insurance(call: _Call, ctx: _Context) -> list[Violation]:
+def _check_insurance(call: PairedCall, ctx: _Context) -> list[Violation]:
     args = call.args
     if call.call.name != "book_reservation":
         if call.call.name not in AIRLINE_PROCEDURE.write_tools:
@@ -710,7 +662,7 @@ def _names(messages: Sequence[Message], index: int, value: str, calls: bool) -> 
     return False
 
 
-def _situation(call: _Call, ctx: _Context, reservation_id: str) -> _Situation | None:
+def _situation(call: PairedCall, ctx: _Context, reservation_id: str) -> _Situation | None:
     state = ctx.state
     reservation = state.reservation(reservation_id)
     if reservation is None:
@@ -780,7 +732,7 @@ def _situation(call: _Call, ctx: _Context, reservation_id: str) -> _Situation | 
     return _Situation(reservation_id, tuple(problems), relevance)
 
 
-def _check_compensation(call: _Call, ctx: _Context) -> list[Violation]:
+def _check_compensation(call: PairedCall, ctx: _Context) -> list[Violation]:
     if call.call.name != "send_certificate":
         return []
     problems: list[str] = []
@@ -839,7 +791,7 @@ def check_airline_policy(
     state = _State(db=db, now=now or _now(messages))
     ctx = _Context(messages=messages, state=state, cancelled_uninsured={})
     found: list[Violation] = []
-    for call in _calls(messages):
+    for call in paired_calls(messages):
         if not call.ok:
             continue
         for rule in AIRLINE_RULES:
