@@ -116,21 +116,28 @@ async def run_episode(
     specs = toolbox.specs()
     steps = 0
     failed_in_a_row = 0
-    if setup.user is not None and not any(m.role == "user" for m in messages):
-        opening = await setup.user.reply(messages)
-        if opening is not None:
-            messages.append(opening)
-        if opening is None or getattr(setup.user, "finished", False):
-            return EpisodeTranscript(messages, Termination.USER_STOPPED, 0, state=toolbox.state)
+
+    def end(reason: Termination, error: str | None = None) -> EpisodeTranscript:
+        return EpisodeTranscript(messages, reason, steps, error, toolbox.state)
+
+    async def user_turn(user: User) -> bool:
+        """Let the user speak; False when the conversation is over."""
+        reply = await user.reply(messages)
+        if reply is not None:
+            messages.append(reply)
+        return reply is not None and not getattr(user, "finished", False)
+
+    user = setup.user
+    opens = not any(m.role == "user" for m in messages)  # with a user, the user opens
+    if user is not None and opens and not await user_turn(user):
+        return end(Termination.USER_STOPPED)
     while True:
         if steps >= setup.max_steps:
-            return EpisodeTranscript(messages, Termination.MAX_STEPS, steps, state=toolbox.state)
+            return end(Termination.MAX_STEPS)
         try:
             turn = await agent.next_turn(messages, specs, context)
         except InfrastructureError as exc:
-            return EpisodeTranscript(
-                messages, Termination.INFRASTRUCTURE_ERROR, steps, str(exc), toolbox.state
-            )
+            return end(Termination.INFRASTRUCTURE_ERROR, str(exc))
         steps += 1
         messages.append(turn)
         if turn.tool_calls:
@@ -139,20 +146,11 @@ async def run_episode(
                 messages.append(result)
                 failed_in_a_row = failed_in_a_row + 1 if result.error else 0
             if toolbox.ended_by is not None:
-                return EpisodeTranscript(
-                    messages, Termination.TRANSFERRED, steps, state=toolbox.state
-                )
+                return end(Termination.TRANSFERRED)
             if failed_in_a_row >= setup.max_tool_errors:
-                return EpisodeTranscript(
-                    messages, Termination.TOO_MANY_TOOL_ERRORS, steps, state=toolbox.state
-                )
+                return end(Termination.TOO_MANY_TOOL_ERRORS)
             continue
-        if setup.user is None:
-            return EpisodeTranscript(
-                messages, Termination.AGENT_FINISHED, steps, state=toolbox.state
-            )
-        reply = await setup.user.reply(messages)
-        if reply is not None:
-            messages.append(reply)
-        if reply is None or getattr(setup.user, "finished", False):
-            return EpisodeTranscript(messages, Termination.USER_STOPPED, steps, state=toolbox.state)
+        if user is None:
+            return end(Termination.AGENT_FINISHED)
+        if not await user_turn(user):
+            return end(Termination.USER_STOPPED)

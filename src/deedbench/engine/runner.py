@@ -113,27 +113,16 @@ async def _run_one(
     try:
         setup = benchmark.setup(sample, key.condition, seed)
         transcript = await run_episode(agent, setup, context)
-        usage = _usage_by_role(transcript.messages)
-        if transcript.termination is Termination.INFRASTRUCTURE_ERROR:
-            return EpisodeRecord(
-                **common,
-                status="error",
-                termination=transcript.termination,
-                steps=transcript.steps,
-                messages=transcript.messages,
-                error=redact(transcript.error or "infrastructure error"),
-                usage=usage,
-                duration_s=time.perf_counter() - clock,
-            )
-        score = benchmark.score(sample, transcript)
+        broken = transcript.termination is Termination.INFRASTRUCTURE_ERROR
         return EpisodeRecord(
             **common,
-            status="scored",
+            status="error" if broken else "scored",
             termination=transcript.termination,
             steps=transcript.steps,
             messages=transcript.messages,
-            score=score,
-            usage=usage,
+            score=None if broken else benchmark.score(sample, transcript),
+            error=redact(transcript.error or "infrastructure error") if broken else None,
+            usage=_usage_by_role(transcript.messages),
             duration_s=time.perf_counter() - clock,
         )
     except RunAborted:
