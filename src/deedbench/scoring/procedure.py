@@ -120,6 +120,9 @@ class Violation(BaseModel):
     excerpt: str
     detail: str
 
+    def __str__(self) -> str:
+        return f"{self.rule}: {self.detail}: {self.excerpt}"
+
     def to_evidence(self) -> Evidence:
         """As deedbench evidence; the detail follows the quote in brackets."""
         return Evidence(

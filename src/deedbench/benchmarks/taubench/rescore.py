@@ -149,7 +149,7 @@ def _rescore(record: dict[str, Any], base: dict[str, Any], domain: Domain) -> Re
     reward = r_actions if recorded_actions is not None else 1.0
     reward *= r_outputs if recorded_outputs is not None and r_outputs is not None else 1.0
     found = domain.violations(messages, base)
-    violations = [f"{v.rule}: {v.detail}: {v.excerpt}" for v in found]
+    violations = [str(v) for v in found]
     return RecordVerdict(
         task_id=int(record["task_id"]),
         trial=int(record.get("trial", 0)),

@@ -88,21 +88,19 @@ class TaubenchRetailBenchmark(RetailBenchmark):
         that needs no dialogue (identification first, one customer, one change per
         order, nothing after a hand-off); consent needs a conversation, which gold
         action lists do not have."""
+        domain = self.domain
+        rules = [
+            r for r in GOLD_RULES if domain.procedure_rules is None or r in domain.procedure_rules
+        ]
         checks = []
         for task in self.tasks.values():
-            domain = self.domain
             gold, errors, transcript = replay_transcript(
                 self.base, task.actions, domain.tools, domain.world_class
             )
-            rules = [
-                r
-                for r in GOLD_RULES
-                if domain.procedure_rules is None or r in domain.procedure_rules
-            ]
             found = check_procedure(transcript, domain.procedure, rules=rules)
             if domain.policy_check is not None:  # the domain's own rules need no dialogue
                 found += domain.policy_check(transcript, self.base)
-            violations = [f"{v.rule}: {v.detail}: {v.excerpt}" for v in found]
+            violations = [str(v) for v in found]
             problems = [f"gold action #{e.index} {e.name}: {e.error}" for e in errors]
             checks.append(
                 TaubenchTaskCheck(
