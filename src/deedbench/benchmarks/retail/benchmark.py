@@ -8,6 +8,7 @@ told the customer (τ-bench's substring rule and a strict one), and the procedur
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Mapping
 from functools import cached_property
@@ -122,10 +123,12 @@ class RetailBenchmark(Benchmark):
 
     @cached_property
     def _hash(self) -> str:
+        """The world by τ-bench's hash, then the tasks and the policy the agent reads."""
         from deedbench.scoring.state import tau_hash
 
         tasks = json.dumps([t.model_dump(mode="json") for t in self.tasks.values()], sort_keys=True)
-        return f"world:{tau_hash(self.base)}|tasks:{tau_hash({'t': tasks})}"
+        rest = hashlib.sha256(f"{tasks}\n{self.policy}".encode()).hexdigest()
+        return f"world:{tau_hash(self.base)}|tasks+policy:{rest}"
 
     def data_hash(self) -> str:
         return self._hash
