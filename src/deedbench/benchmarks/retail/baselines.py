@@ -16,7 +16,7 @@ from typing import Any
 
 from deedbench.benchmarks.retail.domain import RETAIL, Domain
 from deedbench.benchmarks.retail.tasks import Action, RetailTask
-from deedbench.benchmarks.retail.user import action_done, key_values
+from deedbench.benchmarks.retail.user import RETAIL_KEYS, action_done, key_values
 from deedbench.engine import AgentContext, Message, ToolCall
 from deedbench.scoring.affirmation import classify_reply
 
@@ -35,7 +35,7 @@ def _say(text: str) -> Message:
 
 
 def _proposal(action: Action, keys: Sequence[str] | None) -> str:
-    ids = ", ".join(key_values(action, keys) if keys else key_values(action))
+    ids = ", ".join(key_values(action, keys or RETAIL_KEYS))
     words = action.name.replace("_", " ")
     details = "; ".join(f"{k}: {v}" for k, v in action.kwargs.items())
     return f"I can {words} ({details}). That concerns {ids}. Shall I proceed? (yes/no)"

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from deedbench.benchmarks.retail.tools import CANCEL_REASONS
 from deedbench.benchmarks.retail.world import RetailWorld
 
 __all__ = [
@@ -22,8 +23,6 @@ __all__ = [
     "Want",
     "generate_tasks",
 ]
-
-REASONS = ("no longer needed", "ordered by mistake")
 
 
 class Action(BaseModel):
@@ -166,7 +165,7 @@ def _cancel(world: RetailWorld, uid: str, rng: random.Random) -> list[Want] | No
     if not orders:
         return None
     order = rng.choice(orders)
-    reason = rng.choice(REASONS)
+    reason = rng.choice(CANCEL_REASONS)
     return [
         Want(
             kind="cancel",
