@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from deedbench.engine import EpisodeRecord, RunConfig
 from deedbench.reports.cost import PriceTable, RoleCost, run_costs
-from deedbench.scoring import MetricSpec
+from deedbench.scoring import MetricSpec, ReportSpec
 from deedbench.stats import ChanceTest, PassK, Rate, chance_test, pass_hat_k, rate
 
 __all__ = ["GroupSummary", "RunSummary", "summarize"]
@@ -67,11 +67,8 @@ def summarize(
             groups: dict[str, list[EpisodeRecord]] = defaultdict(list)
             for r in mine:
                 groups[str(r.metadata.get(key, "?"))].append(r)
-            by[key] = [
-                _group(name, groups[name], spec.metrics, spec.primary, spec.compare_to_chance)
-                for name in sorted(groups)
-            ]
-        overall = _group("all", mine, spec.metrics, spec.primary, spec.compare_to_chance)
+            by[key] = [_group(name, groups[name], spec) for name in sorted(groups)]
+        overall = _group("all", mine, spec)
         passes = {name: _pass_hat_k(mine, spec.metrics, name) for name in spec.pass_hat_k}
         conditions.append(
             ConditionSummary(condition=condition, overall=overall, by=by, pass_hat_k=passes)
@@ -102,30 +99,25 @@ def _pass_hat_k(records: list[EpisodeRecord], metrics: list[MetricSpec], name: s
     return pass_hat_k(trials)
 
 
-def _group(
-    name: str,
-    records: list[EpisodeRecord],
-    metrics: list[MetricSpec],
-    primary: str,
-    compare_to_chance: bool,
-) -> GroupSummary:
-    values = [r.score.values for r in records if r.score is not None]
+def _group(name: str, records: list[EpisodeRecord], spec: ReportSpec) -> GroupSummary:
+    scores = [r.score for r in records if r.score is not None]
     rates = {}
-    for metric in metrics:
-        pool = [v for v in values if metric.given is None or v.get(metric.given) == 1.0]
+    for metric in spec.metrics:
+        pool = [
+            sc.values for sc in scores if metric.given is None or sc.values.get(metric.given) == 1.0
+        ]
         rates[metric.name] = rate(sum(v.get(metric.value, 0.0) for v in pool), len(pool))
     chance = None
-    if compare_to_chance:
-        primary_value = next(m.value for m in metrics if m.name == primary)
-        with_chance = [r for r in records if r.chance is not None and r.score is not None]
-        observed = sum(
-            round(r.score.values.get(primary_value, 0.0)) for r in with_chance if r.score
-        )
-        chance = chance_test(observed, [r.chance for r in with_chance if r.chance is not None])
-    outcomes = Counter(r.score.outcome for r in records if r.score is not None)
-    rules = Counter(
-        e.rule for r in records if r.score is not None for e in r.score.evidence if e.rule
-    )
+    if spec.compare_to_chance:
+        primary = next(m.value for m in spec.metrics if m.name == spec.primary)
+        trials = [
+            (round(r.score.values.get(primary, 0.0)), r.chance)
+            for r in records
+            if r.score is not None and r.chance is not None
+        ]
+        chance = chance_test(sum(k for k, _ in trials), [p for _, p in trials])
+    outcomes = Counter(sc.outcome for sc in scores)
+    rules = Counter(e.rule for sc in scores for e in sc.evidence if e.rule)
     return GroupSummary(
         group=name,
         episodes=len(records),
