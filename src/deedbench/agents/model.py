@@ -111,7 +111,8 @@ class ModelAgent(ABC):
         return key
 
     def describe(self) -> dict[str, Any]:
-        """The settings recorded with a run (never the key itself, only its variable)."""
+        """The agent's settings at a glance, for display (never the key, only its variable);
+        runs record `AgentSettings`."""
         return {
             "protocol": self.protocol,
             "model": self.model,
