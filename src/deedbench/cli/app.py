@@ -1,0 +1,92 @@
+"""The `deedbench` application object and what its commands share: options, errors, paths."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from deedbench.engine.benchmark import BenchmarkError
+
+if TYPE_CHECKING:
+    from deedbench.reports.cost import PriceTable
+
+app = typer.Typer(
+    name="deedbench",
+    help="Judge AI agents by what they do: run benchmarks, score actions, report honestly.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+# Piped output (CI logs, files) gets wide lines instead of rich's 80-column default.
+console = Console() if sys.stdout.isatty() else Console(width=140)
+errors = Console(stderr=True)
+
+DEFAULT_STORE = "deedbench.db"
+PricesOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--prices",
+        help="A price table (JSON, same shape as the shipped one) whose entries win.",
+        exists=True,
+        dir_okay=False,
+    ),
+]
+StoreOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--store",
+        help=f"Run store (SQLite). Default: $DEEDBENCH_STORE or ./{DEFAULT_STORE}.",
+        show_default=False,
+    ),
+]
+
+
+def resolve_store(store: Path | None) -> Path:
+    return store or Path(os.environ.get("DEEDBENCH_STORE", DEFAULT_STORE))
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    errors.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
+    return typer.Exit(code)
+
+
+def parse_pairs(pairs: list[str], flag: str) -> dict[str, str]:
+    result = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise fail(f"{flag} expects KEY=VALUE, got {pair!r}")
+        result[key.strip()] = value.strip()
+    return result
+
+
+def load_prices(path: Path | None) -> PriceTable:
+    from pydantic import ValidationError
+
+    from deedbench.reports.cost import PriceTable
+
+    try:
+        return PriceTable.load(path)
+    except (ValidationError, ValueError) as exc:
+        raise fail(f"{path}: not a price table: {exc}") from None
+
+
+def task_options(split: str | None, tasks: str | None) -> dict[str, str]:
+    """--split and --tasks are shorthands for the benchmark options of the same names."""
+    chosen = {"split": split, "tasks": tasks}
+    return {k: v for k, v in chosen.items() if v is not None}
+
+
+def data_option(benchmark: str) -> str:
+    from deedbench.benchmarks import benchmark_class
+
+    cls = benchmark_class(benchmark)
+    if cls.data_option is None:
+        raise BenchmarkError(f"benchmark {benchmark!r} takes no --data")
+    return cls.data_option
