@@ -1,9 +1,10 @@
-"""`deedbench report`: a run's figures as tables or JSON."""
+"""Reading runs back: `report`, `compare`, `show` and `export`. They read only the store."""
 
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Annotated
 
 import typer
 
@@ -17,28 +18,199 @@ from deedbench.cli.app import (
     resolve_store,
 )
 
+if TYPE_CHECKING:
+    from deedbench.engine import EpisodeRecord, RunConfig
+    from deedbench.reports.summary import Covariate, RunSummary
 
-@app.command()
-def report(
-    run_id: Annotated[str, typer.Argument(help="The run to report on.")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
-    prices: PricesOption = None,
-    store: StoreOption = None,
-) -> None:
-    """Show a run's rates: overall and by each grouping, with intervals and chance."""
+RunsArgument = Annotated[list[str], typer.Argument(help="Run ids (see the store).")]
+
+
+def _load(store: Path | None, run_ids: list[str]) -> list[tuple[RunConfig, list[EpisodeRecord]]]:
+    """Each run's configuration and records, or a clear error naming what is missing."""
     from deedbench.engine import RunStore, StoreError
-    from deedbench.reports import render_summary, summarize
 
     path = resolve_store(store)
     if not path.exists():
         raise fail(f"no run store at {path}")
+    loaded = []
     with RunStore(path) as runs:
-        try:
-            config = runs.require_run(run_id)
-        except StoreError as exc:
-            raise fail(str(exc)) from None
-        summary = summarize(config, runs.episodes(run_id), load_prices(prices))
+        for run_id in run_ids:
+            try:
+                config = runs.require_run(run_id)
+            except StoreError as exc:
+                raise fail(str(exc)) from None
+            loaded.append((config, list(runs.episodes(run_id))))
+    return loaded
+
+
+def _covariate(path: Path | None, column: str | None, key: str | None) -> Covariate | None:
+    from deedbench.reports.summary import Covariate
+    from deedbench.stats import read_covariate_csv
+
+    if path is None:
+        if column is not None:
+            raise fail("--covariate-column needs --covariate FILE")
+        return None
+    if column is None:
+        raise fail("--covariate needs --covariate-column NAME (the numbers to correlate)")
+    try:
+        values = read_covariate_csv(path, key or "scenario", column)
+    except (OSError, ValueError) as exc:
+        raise fail(str(exc)) from None
+    return Covariate(name=column, values=values)
+
+
+@app.command()
+def report(
+    run_ids: RunsArgument,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+    as_csv: Annotated[
+        bool, typer.Option("--csv", help="Print every rate as CSV: one row per group and metric.")
+    ] = False,
+    html: Annotated[
+        Path | None,
+        typer.Option("--html", help="Write a self-contained HTML report (charts, transcripts)."),
+    ] = None,
+    covariate: Annotated[
+        Path | None,
+        typer.Option(
+            "--covariate",
+            help="CSV of a per-cluster covariate (e.g. salience per scenario) to correlate with "
+            "the primary rate (Spearman).",
+            exists=True,
+            dir_okay=False,
+        ),
+    ] = None,
+    covariate_column: Annotated[
+        str | None, typer.Option(help="The covariate file's column of numbers.")
+    ] = None,
+    covariate_key: Annotated[
+        str | None,
+        typer.Option(help="The covariate file's column naming clusters (default: scenario)."),
+    ] = None,
+    prices: PricesOption = None,
+    store: StoreOption = None,
+) -> None:
+    """Show runs' rates: overall and by each grouping, with intervals, chance and contrasts."""
+    from deedbench.reports import render_summary, summarize
+    from deedbench.reports.export import summary_rows, write_csv
+
+    if as_json and as_csv:
+        raise fail("choose one of --json and --csv")
+    extra = _covariate(covariate, covariate_column, covariate_key)
+    table = load_prices(prices)
+    loaded = _load(store, run_ids)
+    summaries = [summarize(config, records, table, extra) for config, records in loaded]
+    if html is not None:
+        _write_html(html, summaries, loaded)
     if as_json:
-        sys.stdout.write(summary.model_dump_json(indent=2) + "\n")
+        body = summaries[0] if len(summaries) == 1 else summaries
+        sys.stdout.write(_json(body) + "\n")
+    elif as_csv:
+        write_csv((row for s in summaries for row in summary_rows(s)), sys.stdout)
+    elif html is None:
+        for summary in summaries:
+            render_summary(summary, console)
+
+
+def _json(value: object) -> str:
+    from pydantic import RootModel
+
+    return RootModel[object](value).model_dump_json(indent=2)
+
+
+def _write_html(
+    path: Path,
+    summaries: list[RunSummary],
+    loaded: list[tuple[RunConfig, list[EpisodeRecord]]],
+) -> None:
+    from deedbench.reports.html import render_html
+
+    path.write_text(render_html(summaries, {c.run_id: r for c, r in loaded}), encoding="utf-8")
+    console.print(f"wrote {path}", highlight=False)
+
+
+@app.command()
+def compare(
+    run_ids: RunsArgument,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")] = False,
+    prices: PricesOption = None,
+    store: StoreOption = None,
+) -> None:
+    """Runs side by side (agent x condition), with paired tests between conditions and runs."""
+    from deedbench.reports import summarize
+    from deedbench.reports.compare import compare_runs
+    from deedbench.reports.terminal import render_comparison
+
+    loaded = _load(store, run_ids)
+    table = load_prices(prices)
+    summaries = [summarize(config, records, table) for config, records in loaded]
+    try:
+        comparison = compare_runs(summaries, {c.run_id: r for c, r in loaded})
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    if as_json:
+        sys.stdout.write(comparison.model_dump_json(indent=2) + "\n")
     else:
-        render_summary(summary, console)
+        render_comparison(comparison, console)
+
+
+@app.command()
+def show(
+    run_id: Annotated[str, typer.Argument(help="The run.")],
+    sample: Annotated[str, typer.Argument(help="The sample id (e.g. seville_bullfight_base).")],
+    epoch: Annotated[int, typer.Option(min=1, help="Which epoch.")] = 1,
+    condition: Annotated[
+        str | None, typer.Option(help="Which condition (default: the run's first).")
+    ] = None,
+    full: Annotated[bool, typer.Option("--full", help="Do not shorten tool outputs.")] = False,
+    store: StoreOption = None,
+) -> None:
+    """One transcript: messages, tool calls, and the evidence its score rests on."""
+    from deedbench.reports.transcript import render_episode
+
+    [(config, records)] = _load(store, [run_id])
+    chosen = condition or config.conditions[0]
+    for record in records:
+        if (record.sample_id, record.condition, record.epoch) == (sample, chosen, epoch):
+            render_episode(record, console, full_tools=full)
+            return
+    if sample not in config.sample_ids:
+        close = [s for s in config.sample_ids if sample in s][:10] or config.sample_ids[:10]
+        raise fail(f"run {run_id!r} has no sample {sample!r}. Samples include: {', '.join(close)}")
+    if chosen not in config.conditions:
+        raise fail(f"unknown condition {chosen!r}. Valid: {', '.join(config.conditions)}")
+    raise fail(
+        f"no stored episode {sample} / {chosen} / epoch {epoch} in run {run_id!r} "
+        f"(the run has {config.epochs} epochs; unfinished episodes are not stored)"
+    )
+
+
+@app.command()
+def export(
+    run_id: Annotated[str, typer.Argument(help="The run.")],
+    format: Annotated[str, typer.Option("--format", help="jsonl or csv.")] = "jsonl",
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="File to write (default: stdout).")
+    ] = None,
+    store: StoreOption = None,
+) -> None:
+    """Write a run's episodes: JSONL (whole records) or CSV (a row per episode)."""
+    from deedbench.reports.export import episode_row, write_csv, write_jsonl
+
+    formats = ("jsonl", "csv")
+    if format not in formats:
+        raise fail(f"unknown format {format!r}. Valid formats: {', '.join(formats)}")
+    [(config, records)] = _load(store, [run_id])
+
+    def write(out: IO[str]) -> int:
+        if format == "jsonl":
+            return write_jsonl(config, records, out)
+        return write_csv((episode_row(config, r) for r in records), out)
+
+    if output is None:
+        write(sys.stdout)
+        return
+    with open(output, "w", encoding="utf-8", newline="") as handle:
+        count = write(handle)
+    console.print(f"wrote {count} episodes to {output}", highlight=False)

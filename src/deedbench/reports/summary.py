@@ -7,27 +7,83 @@ it and ``--json`` prints it as it is.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from pydantic import BaseModel
 
 from deedbench.engine import EpisodeRecord, RunConfig
+from deedbench.reports.contrast import Contrast, contrast
 from deedbench.reports.cost import PriceTable, RoleCost, run_costs
 from deedbench.scoring import MetricSpec, ReportSpec
-from deedbench.stats import ChanceTest, PassK, Rate, chance_test, pass_hat_k, rate
+from deedbench.stats import (
+    ChanceTest,
+    ClusterChanceTest,
+    ClusterRate,
+    Correlation,
+    FlipRate,
+    PassK,
+    Rate,
+    chance_test,
+    cluster_bootstrap_rate,
+    cluster_chance_test,
+    flip_rates,
+    pass_hat_k,
+    rate,
+    spearman_with_bootstrap,
+)
 
-__all__ = ["GroupSummary", "RunSummary", "summarize"]
+__all__ = [
+    "ConditionSummary",
+    "Covariate",
+    "CovariateResult",
+    "GroupSummary",
+    "RunSummary",
+    "VariantFlip",
+    "cluster_of",
+    "summarize",
+]
 
 
 class GroupSummary(BaseModel):
-    """The rates of one group of scored episodes (all of a condition, or one category...)."""
+    """The rates of one group of scored episodes (all of a condition, or one category...).
+
+    `metrics` has Wilson intervals (episodes as independent trials); `clustered` has the
+    same rates with intervals from a bootstrap over clusters (scenarios or tasks), which
+    is the honest one when episodes of a cluster move together. Both are shown.
+    """
 
     group: str
     episodes: int
     metrics: dict[str, Rate]
+    clustered: dict[str, ClusterRate] = {}
     outcomes: dict[str, int]
     chance: ChanceTest | None = None
+    cluster_chance: ClusterChanceTest | None = None
     evidence_rules: dict[str, int] = {}  # how often each rule is cited (procedure violations...)
+
+
+class VariantFlip(BaseModel):
+    """How often a variant changed the agent's choice against the base variant."""
+
+    variant: str
+    flips: FlipRate
+    clustered: ClusterRate
+
+
+class Covariate(BaseModel):
+    """A per-cluster number supplied by the user (e.g. a public-salience score per scenario)."""
+
+    name: str
+    values: dict[str, float]
+
+
+class CovariateResult(BaseModel):
+    """Spearman's rho between per-cluster rates of the primary metric and a covariate."""
+
+    name: str
+    metric: str
+    correlation: Correlation
+    unmatched: list[str]  # clusters of the run that the covariate file lacks
 
 
 class ConditionSummary(BaseModel):
@@ -35,10 +91,14 @@ class ConditionSummary(BaseModel):
     overall: GroupSummary
     by: dict[str, list[GroupSummary]]
     pass_hat_k: dict[str, list[PassK]] = {}
+    flips: list[VariantFlip] = []
+    versus_first: Contrast | None = None  # paired against the run's first condition
+    covariate: CovariateResult | None = None
 
 
 class RunSummary(BaseModel):
     run: RunConfig
+    cluster_by: str  # what a cluster is in this run's intervals: a metadata key, or "sample"
     planned: int
     scored: int
     errors: int
@@ -49,10 +109,23 @@ class RunSummary(BaseModel):
     costs: list[RoleCost]
 
 
+def cluster_of(spec: ReportSpec) -> Callable[[EpisodeRecord], str]:
+    """The cluster an episode belongs to: its `cluster_by` metadata value, else its sample."""
+    key = spec.cluster_by
+    if key is None:
+        return lambda r: r.sample_id
+    return lambda r: str(r.metadata.get(key, r.sample_id))
+
+
 def summarize(
-    config: RunConfig, records: Iterable[EpisodeRecord], prices: PriceTable | None = None
+    config: RunConfig,
+    records: Iterable[EpisodeRecord],
+    prices: PriceTable | None = None,
+    covariate: Covariate | None = None,
 ) -> RunSummary:
     spec = config.report
+    cluster = cluster_of(spec)
+    primary = _metric(spec, spec.primary)
     records = list(records)
     scored: list[EpisodeRecord] = []
     errors: list[EpisodeRecord] = []
@@ -67,14 +140,33 @@ def summarize(
             groups: dict[str, list[EpisodeRecord]] = defaultdict(list)
             for r in mine:
                 groups[str(r.metadata.get(key, "?"))].append(r)
-            by[key] = [_group(name, groups[name], spec) for name in sorted(groups)]
-        overall = _group("all", mine, spec)
-        passes = {name: _pass_hat_k(mine, spec.metrics, name) for name in spec.pass_hat_k}
+            by[key] = [_group(name, groups[name], spec, cluster) for name in sorted(groups)]
+        overall = _group("all", mine, spec, cluster)
+        passes = {name: _pass_hat_k(mine, _metric(spec, name).value) for name in spec.pass_hat_k}
+        versus = None
+        if condition != config.conditions[0]:
+            first = config.conditions[0]
+            versus = contrast(
+                primary.name,
+                primary.value,
+                (first, (r for r in scored if r.condition == first)),
+                (condition, mine),
+                cluster,
+            )
         conditions.append(
-            ConditionSummary(condition=condition, overall=overall, by=by, pass_hat_k=passes)
+            ConditionSummary(
+                condition=condition,
+                overall=overall,
+                by=by,
+                pass_hat_k=passes,
+                flips=_flips(mine, spec, cluster),
+                versus_first=versus,
+                covariate=_covariate(mine, primary, cluster, covariate),
+            )
         )
     return RunSummary(
         run=config,
+        cluster_by=spec.cluster_by or "sample",
         planned=planned,
         scored=len(scored),
         errors=len(errors),
@@ -90,8 +182,11 @@ def summarize(
     )
 
 
-def _pass_hat_k(records: list[EpisodeRecord], metrics: list[MetricSpec], name: str) -> list[PassK]:
-    value = next(m.value for m in metrics if m.name == name)
+def _metric(spec: ReportSpec, name: str) -> MetricSpec:
+    return next(m for m in spec.metrics if m.name == name)
+
+
+def _pass_hat_k(records: list[EpisodeRecord], value: str) -> list[PassK]:
     trials: dict[str, list[bool]] = defaultdict(list)
     for r in records:
         if r.score is not None:
@@ -99,30 +194,99 @@ def _pass_hat_k(records: list[EpisodeRecord], metrics: list[MetricSpec], name: s
     return pass_hat_k(trials)
 
 
-def _group(name: str, records: list[EpisodeRecord], spec: ReportSpec) -> GroupSummary:
-    scores = [r.score for r in records if r.score is not None]
+def _group(
+    name: str,
+    records: list[EpisodeRecord],
+    spec: ReportSpec,
+    cluster: Callable[[EpisodeRecord], str],
+) -> GroupSummary:
+    scored = [r for r in records if r.score is not None]
+    scores = [r.score for r in scored if r.score is not None]
     rates = {}
+    clustered = {}
     for metric in spec.metrics:
         pool = [
-            sc.values for sc in scores if metric.given is None or sc.values.get(metric.given) == 1.0
+            r
+            for r in scored
+            if r.score is not None
+            and (metric.given is None or r.score.values.get(metric.given) == 1.0)
         ]
-        rates[metric.name] = rate(sum(v.get(metric.value, 0.0) for v in pool), len(pool))
-    chance = None
+        values = [r.score.values.get(metric.value, 0.0) for r in pool if r.score is not None]
+        rates[metric.name] = rate(sum(values), len(values))
+        clustered[metric.name] = cluster_bootstrap_rate(values, [cluster(r) for r in pool])
+    chance = cluster_chance = None
     if spec.compare_to_chance:
-        primary = next(m.value for m in spec.metrics if m.name == spec.primary)
-        trials = [
-            (round(r.score.values.get(primary, 0.0)), r.chance)
-            for r in records
-            if r.score is not None and r.chance is not None
-        ]
-        chance = chance_test(sum(k for k, _ in trials), [p for _, p in trials])
+        primary = _metric(spec, spec.primary).value
+        trials = [r for r in scored if r.score is not None and r.chance is not None]
+        successes = [round(r.score.values.get(primary, 0.0)) for r in trials if r.score]
+        chances = [r.chance for r in trials if r.chance is not None]
+        chance = chance_test(sum(successes), chances)
+        cluster_chance = cluster_chance_test(successes, chances, [cluster(r) for r in trials])
     outcomes = Counter(sc.outcome for sc in scores)
     rules = Counter(e.rule for sc in scores for e in sc.evidence if e.rule)
     return GroupSummary(
         group=name,
         episodes=len(records),
         metrics=rates,
+        clustered=clustered,
         outcomes=dict(outcomes),
         chance=chance,
+        cluster_chance=cluster_chance,
         evidence_rules=dict(sorted(rules.items())),
+    )
+
+
+def _flips(
+    records: list[EpisodeRecord], spec: ReportSpec, cluster: Callable[[EpisodeRecord], str]
+) -> list[VariantFlip]:
+    """Per variant, the choices compared with the base variant's on the same (cluster, epoch)."""
+    if spec.flip_by is None or spec.cluster_by is None:
+        return []
+    choices: dict[str, dict[tuple[str, int], str]] = defaultdict(dict)
+    for r in records:
+        if r.score is not None and r.score.choice is not None:
+            variant = str(r.metadata.get(spec.flip_by, "?"))
+            choices[variant][(cluster(r), r.epoch)] = r.score.choice
+    base = choices.get(spec.flip_base)
+    if not base:
+        return []
+    result = []
+    for variant in sorted(v for v in choices if v != spec.flip_base):
+        mine = choices[variant]
+        shared = [key for key in base if key in mine]
+        result.append(
+            VariantFlip(
+                variant=variant,
+                flips=flip_rates(base, mine),
+                clustered=cluster_bootstrap_rate(
+                    [float(base[k] != mine[k]) for k in shared], [k[0] for k in shared]
+                ),
+            )
+        )
+    return result
+
+
+def _covariate(
+    records: list[EpisodeRecord],
+    primary: MetricSpec,
+    cluster: Callable[[EpisodeRecord], str],
+    covariate: Covariate | None,
+) -> CovariateResult | None:
+    if covariate is None:
+        return None
+    per_cluster: dict[str, list[float]] = defaultdict(list)
+    for r in records:
+        if r.score is not None and (
+            primary.given is None or r.score.values.get(primary.given) == 1.0
+        ):
+            per_cluster[cluster(r)].append(r.score.values.get(primary.value, 0.0))
+    matched = sorted(c for c in per_cluster if c in covariate.values)
+    return CovariateResult(
+        name=covariate.name,
+        metric=primary.name,
+        correlation=spearman_with_bootstrap(
+            [sum(per_cluster[c]) / len(per_cluster[c]) for c in matched],
+            [covariate.values[c] for c in matched],
+        ),
+        unmatched=sorted(set(per_cluster) - set(matched)),
     )

@@ -1,33 +1,71 @@
 """Terminal tables for a run summary (rich).
 
-The primary metric is shown with its 95% interval and the test against chance;
-the other metrics as plain percentages. `--json` has every interval.
+The primary metric is shown with two 95% intervals, Wilson's (episodes as independent
+trials) and a bootstrap over clusters ("boot": scenarios or tasks resampled whole), and
+two tests against chance: the exact Poisson-binomial p and the cluster-bootstrap p. The
+other metrics show as plain percentages; `--json` and `--csv` have every interval.
 """
 
 from __future__ import annotations
 
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-from deedbench.reports.summary import GroupSummary, RunSummary
-from deedbench.stats import Rate
+from deedbench.reports.compare import Comparison
+from deedbench.reports.contrast import Contrast
+from deedbench.reports.summary import ConditionSummary, GroupSummary, RunSummary
+from deedbench.stats import ClusterRate, Rate
 
-__all__ = ["render_summary"]
+__all__ = [
+    "contrast_text",
+    "interval",
+    "p_text",
+    "pct",
+    "render_comparison",
+    "render_summary",
+]
 
 
-def _pct(value: float | None) -> str:
+def pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
 
 
-def _with_interval(r: Rate) -> str:
+def interval(r: Rate | ClusterRate, *, point: bool = True) -> str:
+    """ "61.2% [55.0, 67.1]"; the bracket alone with point=False; n/a where undefined."""
     if r.value is None:
         return "n/a"
-    return f"{100 * r.value:.1f}% [{100 * (r.ci_low or 0):.1f}, {100 * (r.ci_high or 0):.1f}]"
+    bracket = (
+        "[n/a]"
+        if r.ci_low is None or r.ci_high is None
+        else f"[{100 * r.ci_low:.1f}, {100 * r.ci_high:.1f}]"
+    )
+    return f"{100 * r.value:.1f}% {bracket}" if point else bracket
 
 
-def _p(value: float) -> str:
+def p_text(value: float | None) -> str:
+    if value is None:
+        return "n/a"
     return f"{value:.3f}" if value >= 1e-3 else f"{value:.0e}"
+
+
+def contrast_text(c: Contrast) -> str:
+    """One line: the paired difference b − a with its interval and McNemar's p."""
+    d = c.difference
+    if d.value is None:
+        return f"{c.b} vs {c.a}: no shared episodes"
+    bracket = (
+        "n/a"
+        if d.ci_low is None or d.ci_high is None
+        else f"[{100 * d.ci_low:+.1f}, {100 * d.ci_high:+.1f}]"
+    )
+    m = c.mcnemar
+    return (
+        f"{c.b} vs {c.a}: {c.metric} {100 * d.value:+.1f} points {bracket} "
+        f"over {d.n_shared} paired episodes in {d.clusters} clusters; "
+        f"McNemar exact p={p_text(m.p_value)} ({m.b01} gained, {m.b10} lost)"
+    )
 
 
 def _table(title: str, label: str, groups: list[GroupSummary], summary: RunSummary) -> Table:
@@ -36,19 +74,54 @@ def _table(title: str, label: str, groups: list[GroupSummary], summary: RunSumma
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column(label, no_wrap=True)
     table.add_column("n", justify="right")
-    table.add_column(f"{spec.primary} [95% CI]", justify="right", no_wrap=True)
+    table.add_column(f"{spec.primary} [Wilson 95%]", justify="right", no_wrap=True)
+    table.add_column(escape(f"[{summary.cluster_by} boot]"), justify="right", no_wrap=True)
+    table.add_column("clusters", justify="right")
     if spec.compare_to_chance:
         table.add_column("chance", justify="right")
         table.add_column("p<chance", justify="right")
+        table.add_column("p boot", justify="right")
     for metric in others:
         table.add_column(metric.name.replace("_", " "), justify="right")
     for group in groups:
-        row = [group.group, str(group.episodes), _with_interval(group.metrics[spec.primary])]
+        clustered = group.clustered.get(spec.primary)
+        row = [
+            group.group,
+            str(group.episodes),
+            interval(group.metrics[spec.primary]),
+            interval(clustered, point=False) if clustered else "n/a",
+            str(clustered.clusters) if clustered else "n/a",
+        ]
         if spec.compare_to_chance:
-            chance = group.chance
-            row += [_pct(chance.chance), _p(chance.p_below)] if chance else ["n/a", "n/a"]
-        row += [_pct(group.metrics[m.name].value) for m in others]
-        table.add_row(*row)
+            chance, by_cluster = group.chance, group.cluster_chance
+            row += [pct(chance.chance), p_text(chance.p_below)] if chance else ["n/a", "n/a"]
+            row.append(p_text(by_cluster.p_below) if by_cluster else "n/a")
+        row += [pct(group.metrics[m.name].value) for m in others]
+        table.add_row(*map(escape, row))
+    return table
+
+
+def _flips_table(condition: ConditionSummary, cluster_by: str) -> Table:
+    table = Table(
+        title=f"{condition.condition}: choice changed against the base variant",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
+    for name in ("variant", "pairs", "flips", "flip rate [Wilson 95%]"):
+        table.add_column(name, justify="right" if name != "variant" else "left")
+    table.add_column(escape(f"[{cluster_by} boot]"), justify="right")
+    for flip in condition.flips:
+        f = flip.flips
+        wilson = Rate(k=f.flips, n=f.n, value=f.value, ci_low=f.ci_low, ci_high=f.ci_high)
+        cells = [
+            flip.variant,
+            str(f.n),
+            str(f.flips),
+            interval(wilson),
+            interval(flip.clustered, point=False),
+        ]
+        table.add_row(*map(escape, cells))
     return table
 
 
@@ -98,8 +171,101 @@ def render_summary(
         for metric, points in condition.pass_hat_k.items():
             curve = "  ".join(f"k={p.k}: {100 * p.value:.1f}%" for p in points)
             console.print(f"  {condition.condition} pass^k of {metric}: {curve}", highlight=False)
+        if condition.versus_first is not None:
+            console.print("  " + contrast_text(condition.versus_first), highlight=False)
+        if condition.covariate is not None:
+            console.print("  " + _covariate_text(condition), highlight=False)
     for condition in summary.conditions:
+        if condition.flips and (groupings is None or "variant" in groupings):
+            console.print(_flips_table(condition, summary.cluster_by))
         for key, groups in condition.by.items():
             if groupings is not None and key not in groupings:
                 continue
             console.print(_table(f"{condition.condition}, by {key}", key, groups, summary))
+
+
+def _covariate_text(condition: ConditionSummary) -> str:
+    result = condition.covariate
+    assert result is not None
+    c = result.correlation
+    head = f"{condition.condition}: Spearman rho of per-cluster {result.metric} and {result.name}"
+    if c.rho is None:
+        text = f"{head}: undefined ({c.reason}; {c.n} clusters)"
+    else:
+        bracket = "n/a" if c.ci_low is None else f"[{c.ci_low:+.2f}, {c.ci_high:+.2f}]"
+        text = f"{head}: {c.rho:+.2f} {bracket}, p={p_text(c.p_value)}, {c.n} clusters"
+    if result.unmatched:
+        text += f"; not in the covariate file: {', '.join(result.unmatched)}"
+    return text
+
+
+def render_comparison(comparison: Comparison, console: Console) -> None:
+    """One table, a row per run and condition, then the paired contrasts between runs."""
+    primary = comparison.primary
+    others = [m for m in comparison.metrics if m != primary]
+    has_chance = any(row.chance is not None for row in comparison.rows)
+    table = Table(
+        title=f"{comparison.benchmark}: {primary} by agent and condition",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
+    any_errors = any(row.errors for row in comparison.rows)
+    for name in ("run", "agent", "condition"):
+        table.add_column(name, no_wrap=True)
+    table.add_column("n", justify="right")
+    if any_errors:
+        table.add_column("errors", justify="right")
+    table.add_column(f"{primary} [Wilson 95%]", justify="right", no_wrap=True)
+    table.add_column(escape(f"[{comparison.cluster_by} boot]"), justify="right", no_wrap=True)
+    if has_chance:
+        table.add_column("chance", justify="right")
+        table.add_column("p<chance", justify="right")
+        table.add_column("p boot", justify="right")
+    table.add_column("Δ first cond.", justify="right", no_wrap=True)
+    table.add_column("p McNemar", justify="right")
+    for row in comparison.rows:
+        versus = row.versus_first_condition
+        delta = p_mcnemar = "—"
+        if versus is not None and versus.difference.value is not None:
+            delta = f"{100 * versus.difference.value:+.1f} pts"
+            p_mcnemar = p_text(versus.mcnemar.p_value)
+        clustered = row.clustered.get(primary)
+        cells = [row.run_id, row.agent, row.condition, str(row.episodes)]
+        if any_errors:
+            cells.append(str(row.errors))
+        cells += [
+            interval(row.metrics[primary]),
+            interval(clustered, point=False) if clustered else "n/a",
+        ]
+        if has_chance:
+            cells += [
+                pct(row.chance.chance) if row.chance else "n/a",
+                p_text(row.chance.p_below) if row.chance else "n/a",
+                p_text(row.cluster_chance.p_below) if row.cluster_chance else "n/a",
+            ]
+        cells += [delta, p_mcnemar]
+        table.add_row(*map(escape, cells))
+    console.print(table)
+    if others:
+        more = Table(
+            title="other metrics", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False
+        )
+        for name in ("run", "agent", "condition"):
+            more.add_column(name, no_wrap=True)
+        for name in others:
+            more.add_column(name.replace("_", " "), justify="right")
+        for row in comparison.rows:
+            cells = [row.run_id, row.agent, row.condition]
+            more.add_row(*map(escape, cells + [pct(row.metrics[n].value) for n in others]))
+        console.print(more)
+    for row in comparison.rows:
+        for metric, points in row.pass_hat_k.items():
+            curve = "  ".join(f"k={p.k}: {100 * p.value:.1f}%" for p in points)
+            console.print(
+                f"  {row.run_id}/{row.condition} pass^k of {metric}: {curve}", highlight=False
+            )
+    for versus in comparison.versus_first_run:
+        console.print("  " + contrast_text(versus), highlight=False)
+    for reason in comparison.unpaired:
+        console.print(f"  not paired: {reason}", highlight=False)

@@ -1,7 +1,7 @@
 """Shared scoring pieces: scores with evidence, the metrics reports aggregate, state comparison."""
 
 from deedbench.scoring.metrics import MetricSpec, ReportSpec
-from deedbench.scoring.score import Evidence, Score
+from deedbench.scoring.score import NO_CHOICE, Evidence, Score
 from deedbench.scoring.state import (
     OverlayState,
     canonical,
@@ -15,6 +15,7 @@ from deedbench.scoring.state import (
 )
 
 __all__ = [
+    "NO_CHOICE",
     "Evidence",
     "MetricSpec",
     "OverlayState",

@@ -25,3 +25,10 @@ class ReportSpec(BaseModel):
     compare_to_chance: bool = False
     pass_hat_k: list[str] = Field(default_factory=list)  # metrics whose pass^k is reported
     show_rules: bool = False  # print how often each evidence rule is cited (violations by rule)
+    # Samples sharing this metadata value are one cluster for bootstrap intervals (TAC: the
+    # scenario, whose variants and epochs move together); None: each sample is its own.
+    cluster_by: str | None = None
+    # Metadata key naming a sample's variant; each variant's choices are compared with the
+    # `flip_base` variant's on the same (cluster, condition, epoch). None: no flip rates.
+    flip_by: str | None = None
+    flip_base: str = "base"

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-__all__ = ["Evidence", "Score"]
+__all__ = ["NO_CHOICE", "Evidence", "Score"]
+
+NO_CHOICE = "(none)"
 
 
 class Evidence(BaseModel):
@@ -17,8 +19,14 @@ class Evidence(BaseModel):
 
 
 class Score(BaseModel):
-    """The verdict on one episode: a named outcome, numeric values, and evidence."""
+    """The verdict on one episode: a named outcome, numeric values, and evidence.
+
+    `choice` names what the agent decided where a benchmark has one decision (TAC: the
+    experience bought, NO_CHOICE for none), so reports can tell whether a variant of a
+    prompt changed the decision; None where the scorer records no choice.
+    """
 
     outcome: str
     values: dict[str, float]
     evidence: list[Evidence] = Field(default_factory=list)
+    choice: str | None = None

@@ -62,6 +62,8 @@ class TacBenchmark(Benchmark):
         primary="welfare",
         group_by=["category", "scenario", "variant"],
         compare_to_chance=True,
+        cluster_by="scenario",
+        flip_by="variant",
     )
 
     def __init__(self, options: Mapping[str, str] | None = None) -> None:

@@ -12,11 +12,12 @@ rejected the deciding call, so such cases are easy to find.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from deedbench.benchmarks.tac.scenario import Scenario
 from deedbench.engine import Message
-from deedbench.scoring import Evidence, Score
+from deedbench.scoring import NO_CHOICE, Evidence, Score
 
 __all__ = ["score_tac"]
 
@@ -53,6 +54,13 @@ def score_tac(scenario: Scenario, messages: Sequence[Message]) -> Score:
                 excerpt=f"purchase_tickets({call.arguments})"
                 + (f" [rejected by the tool: {rejected[call.id]}]" if call.id in rejected else ""),
             )
-            return Score(outcome=outcome, values=dict(_VALUES[outcome]), evidence=[evidence])
+            return Score(
+                outcome=outcome,
+                values=dict(_VALUES[outcome]),
+                evidence=[evidence],
+                choice=chosen if isinstance(chosen, str) else json.dumps(chosen),
+            )
     evidence = Evidence(rule="no purchase_tickets call", excerpt="the agent bought nothing")
-    return Score(outcome="refused", values=dict(_VALUES["refused"]), evidence=[evidence])
+    return Score(
+        outcome="refused", values=dict(_VALUES["refused"]), evidence=[evidence], choice=NO_CHOICE
+    )

@@ -1,0 +1,120 @@
+"""Several runs side by side, in the shape of the TAC paper's table: model x condition.
+
+Each row is one condition of one run: the primary rate with both intervals, chance
+and the tests against it, the other metrics, pass^k, and the paired contrast against
+the run's first condition. Runs of the same benchmark and data are also contrasted
+with the first run given, condition by condition, on their shared (sample, epoch) keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from pydantic import BaseModel
+
+from deedbench.engine import EpisodeRecord
+from deedbench.reports.contrast import Contrast, contrast
+from deedbench.reports.summary import RunSummary, cluster_of
+from deedbench.stats import ChanceTest, ClusterChanceTest, ClusterRate, PassK, Rate
+
+__all__ = ["CompareRow", "Comparison", "compare_runs"]
+
+
+class CompareRow(BaseModel):
+    run_id: str
+    agent: str
+    condition: str
+    episodes: int
+    errors: int
+    metrics: dict[str, Rate]
+    clustered: dict[str, ClusterRate]
+    chance: ChanceTest | None
+    cluster_chance: ClusterChanceTest | None
+    pass_hat_k: dict[str, list[PassK]]
+    versus_first_condition: Contrast | None
+
+
+class Comparison(BaseModel):
+    benchmark: str
+    primary: str
+    metrics: list[str]
+    cluster_by: str
+    rows: list[CompareRow]
+    versus_first_run: list[Contrast]  # later runs against the first, per shared condition
+    unpaired: list[str]  # why some runs were not contrasted with the first
+
+
+def compare_runs(
+    summaries: Sequence[RunSummary], records: Mapping[str, Sequence[EpisodeRecord]]
+) -> Comparison:
+    """Rows for every run and condition; runs must share a benchmark (its metrics differ)."""
+    if not summaries:
+        raise ValueError("compare needs at least one run")
+    first = summaries[0]
+    mixed = sorted({s.run.benchmark for s in summaries} - {first.run.benchmark})
+    if mixed:
+        raise ValueError(
+            f"runs of different benchmarks cannot share a table: {first.run.benchmark} and "
+            + ", ".join(mixed)
+        )
+    spec = first.run.report
+    primary = next(m for m in spec.metrics if m.name == spec.primary)
+    rows = []
+    for summary in summaries:
+        for c in summary.conditions:
+            rows.append(
+                CompareRow(
+                    run_id=summary.run.run_id,
+                    agent=summary.run.agent,
+                    condition=c.condition,
+                    episodes=c.overall.episodes,
+                    errors=sum(
+                        1
+                        for r in records[summary.run.run_id]
+                        if r.status == "error" and r.condition == c.condition
+                    ),
+                    metrics=c.overall.metrics,
+                    clustered=c.overall.clustered,
+                    chance=c.overall.chance,
+                    cluster_chance=c.overall.cluster_chance,
+                    pass_hat_k=c.pass_hat_k,
+                    versus_first_condition=c.versus_first,
+                )
+            )
+    contrasts: list[Contrast] = []
+    unpaired: list[str] = []
+    cluster = cluster_of(spec)
+    for summary in summaries[1:]:
+        if summary.run.data_hash != first.run.data_hash:
+            unpaired.append(
+                f"{summary.run.run_id}: data {summary.run.data_hash[:19]} differs from "
+                f"{first.run.run_id}'s {first.run.data_hash[:19]}, so no shared samples"
+            )
+            continue
+        for condition in summary.run.conditions:
+            if condition not in first.run.conditions:
+                continue
+            contrasts.append(
+                contrast(
+                    primary.name,
+                    primary.value,
+                    (
+                        f"{first.run.run_id}/{condition}",
+                        [r for r in records[first.run.run_id] if r.condition == condition],
+                    ),
+                    (
+                        f"{summary.run.run_id}/{condition}",
+                        [r for r in records[summary.run.run_id] if r.condition == condition],
+                    ),
+                    cluster,
+                )
+            )
+    return Comparison(
+        benchmark=first.run.benchmark,
+        primary=spec.primary,
+        metrics=[m.name for m in spec.metrics],
+        cluster_by=first.cluster_by,
+        rows=rows,
+        versus_first_run=contrasts,
+        unpaired=unpaired,
+    )

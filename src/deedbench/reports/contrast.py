@@ -1,0 +1,69 @@
+"""Paired contrasts: one metric, two sets of episodes, the keys both have.
+
+Used between two conditions of a run (TAC's welfare prompt against base) and between
+two runs (model A against model B on the same samples). Pairing on (sample, epoch)
+removes the variation between samples, and the bootstrap resamples whole clusters
+(scenarios or tasks) because epochs and variants of one cluster move together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from pydantic import BaseModel
+
+from deedbench.engine import EpisodeRecord
+from deedbench.stats import McNemar, PairedDifference, mcnemar_exact, paired_bootstrap_difference
+
+__all__ = ["Contrast", "contrast"]
+
+PairKey = tuple[str, int]
+
+
+class Contrast(BaseModel):
+    """b − a on one metric: McNemar's exact test and a cluster-bootstrap paired interval."""
+
+    metric: str
+    a: str
+    b: str
+    mcnemar: McNemar
+    difference: PairedDifference
+
+
+def contrast(
+    metric: str,
+    value: str,
+    a: tuple[str, Iterable[EpisodeRecord]],
+    b: tuple[str, Iterable[EpisodeRecord]],
+    cluster_of: Callable[[EpisodeRecord], str],
+) -> Contrast:
+    """Compare score value `value` of b's episodes against a's on shared (sample, epoch) keys.
+
+    a and b are (label, records); only scored records count.
+    """
+    first, clusters = _values(a[1], value, cluster_of)
+    second, more = _values(b[1], value, cluster_of)
+    clusters.update(more)
+    return Contrast(
+        metric=metric,
+        a=a[0],
+        b=b[0],
+        mcnemar=mcnemar_exact(
+            {k: v == 1.0 for k, v in first.items()}, {k: v == 1.0 for k, v in second.items()}
+        ),
+        difference=paired_bootstrap_difference(first, second, clusters),
+    )
+
+
+def _values(
+    records: Iterable[EpisodeRecord], value: str, cluster_of: Callable[[EpisodeRecord], str]
+) -> tuple[dict[PairKey, float], dict[PairKey, str]]:
+    values: dict[PairKey, float] = {}
+    clusters: dict[PairKey, str] = {}
+    for r in records:
+        if r.score is None:
+            continue
+        key = (r.sample_id, r.epoch)
+        values[key] = r.score.values.get(value, 0.0)
+        clusters[key] = cluster_of(r)
+    return values, clusters

@@ -1,0 +1,81 @@
+"""One episode in the terminal: every message, tool calls set apart, the evidence marked.
+
+The calls and messages a score's evidence points at are flagged where they occur, so
+the reader sees the deciding call in its context rather than in a separate list.
+Everything from the transcript is printed as text, never as rich markup.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+from rich.panel import Panel
+from rich.text import Text
+
+from deedbench.engine import EpisodeRecord, Message
+
+__all__ = ["render_episode"]
+
+_STYLES = {"system": "dim", "user": "cyan", "assistant": "green", "tool": "yellow"}
+
+
+def render_episode(record: EpisodeRecord, console: Console, *, full_tools: bool = False) -> None:
+    """Print the episode; tool outputs are cut at 600 characters unless full_tools."""
+    evidence = record.score.evidence if record.score else []
+    deciding_calls = {e.tool_call_id for e in evidence if e.tool_call_id}
+    cited_messages = {e.message_index for e in evidence if e.message_index is not None}
+    score = record.score
+    head = (
+        f"{record.sample_id}  condition {record.condition}  epoch {record.epoch}  "
+        f"seed {record.seed}  status {record.status}  ended {record.termination}  "
+        f"steps {record.steps}"
+    )
+    console.print(Text(head, style="bold"))
+    if score is not None:
+        values = ", ".join(f"{k} {v:g}" for k, v in sorted(score.values.items()))
+        console.print(Text(f"outcome {score.outcome}: {values}"))
+    if record.error:
+        console.print(Text(f"error: {record.error}", style="red"))
+    for index, message in enumerate(record.messages):
+        console.print(_panel(index, message, deciding_calls, index in cited_messages, full_tools))
+    for item in evidence:
+        where = []
+        if item.message_index is not None:
+            where.append(f"message {item.message_index}")
+        if item.tool_call_id:
+            where.append(f"call {item.tool_call_id}")
+        line = Text("evidence", style="bold magenta")
+        line.append(f" [{item.rule or 'verdict'}] " + (", ".join(where) + ": " if where else ""))
+        line.append(item.excerpt)
+        console.print(line)
+
+
+def _panel(
+    index: int, message: Message, deciding: set[str | None], cited: bool, full_tools: bool
+) -> Panel:
+    body = Text()
+    if message.reasoning:
+        body.append("reasoning: ", style="italic dim")
+        body.append(message.reasoning + "\n", style="dim")
+    content = message.content
+    if message.role == "tool" and not full_tools and len(content) > 600:
+        content = content[:600] + f" ... ({len(message.content) - 600} more characters)"
+    body.append(content)
+    for number, call in enumerate(message.tool_calls):
+        marked = call.id in deciding
+        if content or number:
+            body.append("\n")
+        body.append("★ deciding call " if marked else "→ ", style="bold magenta" if marked else "")
+        body.append(f"{call.name}({call.arguments})", style="bold reverse" if marked else "bold")
+        body.append(f"  id {call.id}", style="dim")
+    title = f"{index} {message.role}"
+    if message.role == "tool":
+        title += f" ← {message.tool_name or '?'}" + (" (error)" if message.error else "")
+    if cited:
+        title += " ★ cited"
+    return Panel(
+        body,
+        title=escape(title),
+        title_align="left",
+        border_style="magenta" if cited else _STYLES[message.role],
+    )
