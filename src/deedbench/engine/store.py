@@ -3,20 +3,22 @@
 Records are written in batches, each batch one transaction, so a killed run
 loses at most the episodes of its last unfinished batch, and those simply run
 again on resume. The primary key (run, sample, condition, epoch) guarantees one
-record per episode.
+record per episode. Audits of a run (`deedbench audit`) sit beside its episodes,
+one per episode and judge, so auditing again with the same judge replaces them.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Protocol
 
 from deedbench.engine.records import EpisodeRecord, RunConfig
 from deedbench.engine.sample import EpisodeKey
 
-__all__ = ["RunStore", "StoreError"]
+__all__ = ["AuditRecord", "RunStore", "StoreError"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -34,7 +36,28 @@ CREATE TABLE IF NOT EXISTS episodes (
     record_json TEXT NOT NULL,
     PRIMARY KEY (run_id, sample_id, condition, epoch)
 );
+CREATE TABLE IF NOT EXISTS audits (
+    run_id TEXT NOT NULL REFERENCES runs(run_id),
+    sample_id TEXT NOT NULL,
+    condition TEXT NOT NULL,
+    epoch INTEGER NOT NULL,
+    judge TEXT NOT NULL,
+    record_json TEXT NOT NULL,
+    PRIMARY KEY (run_id, sample_id, condition, epoch, judge)
+);
 """
+
+
+class AuditRecord(Protocol):
+    """What the store needs of an episode's audit (`deedbench.audit.AuditResult`), which
+    the engine cannot import: its episode, its judge (None: the scanner alone), its JSON."""
+
+    sample_id: str
+    condition: str
+    epoch: int
+    judge_spec: str | None
+
+    def model_dump_json(self) -> str: ...
 
 
 class StoreError(Exception):
@@ -152,3 +175,30 @@ class RunStore:
             "SELECT status, COUNT(*) FROM episodes WHERE run_id = ? GROUP BY status", (run_id,)
         )
         return dict(rows.fetchall())
+
+    def save_audits(self, run_id: str, audits: Iterable[AuditRecord]) -> None:
+        """Write a run's audits in one transaction, replacing earlier ones by the same judge."""
+        rows = [
+            (run_id, a.sample_id, a.condition, a.epoch, a.judge_spec or "", a.model_dump_json())
+            for a in audits
+        ]
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO audits "
+                "(run_id, sample_id, condition, epoch, judge, record_json) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+
+    def audits(self, run_id: str) -> list[str]:
+        """A run's stored audits as JSON (`deedbench.audit.load_audits` reads them), the
+        scanner-only audit first, then each judge's, in the order they were written."""
+        rows = self._db.execute(
+            "SELECT record_json FROM audits WHERE run_id = ? ORDER BY judge, rowid", (run_id,)
+        )
+        return [text for (text,) in rows]
