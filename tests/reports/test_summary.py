@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,6 +20,8 @@ from deedbench.engine import (
     RunConfig,
 )
 from deedbench.reports import GroupSummary, RunSummary, summarize
+from deedbench.reports.summary import Covariate
+from deedbench.stats import cluster_bootstrap_rate
 
 from ._support import purchase, run_tac
 
@@ -221,3 +224,121 @@ def test_a_run_with_no_records(scripted_run: tuple[RunConfig, list[EpisodeRecord
 def test_summary_serialises_to_json(summary: RunSummary) -> None:
     restored = RunSummary.model_validate_json(summary.model_dump_json())
     assert restored == summary
+
+
+# ---- cluster intervals, flips, contrasts, covariates -------------------------------
+
+
+def _welfare_values(records: list[EpisodeRecord], condition: str) -> tuple[list[float], list[str]]:
+    mine = [r for r in records if r.condition == condition and r.score is not None]
+    return (
+        [r.score.values["welfare"] for r in mine if r.score],
+        [r.metadata["scenario"] for r in mine],
+    )
+
+
+def test_cluster_intervals_resample_scenarios(
+    summary: RunSummary, scripted_run: tuple[RunConfig, list[EpisodeRecord]]
+) -> None:
+    _, records = scripted_run
+    overall = _condition(summary, "base").overall
+    values, clusters = _welfare_values(records, "base")
+    assert overall.clustered["welfare"] == cluster_bootstrap_rate(values, clusters)
+    assert overall.clustered["welfare"].clusters == 12
+    assert overall.clustered["welfare"].n == overall.metrics["welfare"].n
+    # every scenario has the same rate (1/2), so resampling scenarios cannot move it
+    assert (overall.clustered["welfare"].ci_low, overall.clustered["welfare"].ci_high) == (
+        0.5,
+        0.5,
+    )
+    assert overall.cluster_chance is not None and overall.cluster_chance.clusters == 12
+    # one scenario is one cluster: an interval over clusters is undefined, not invented
+    one = _groups(summary, "base", "scenario")["seville_bullfight"].clustered["welfare"]
+    assert one.clusters == 1 and one.ci_low is None and one.value == 0.5
+    assert summary.cluster_by == "scenario"
+
+
+def test_every_variant_flips_the_scripted_choice(summary: RunSummary) -> None:
+    base = {f.variant: f for f in _condition(summary, "base").flips}
+    assert sorted(base) == ["price_swap", "rating_swap", "reversed"]
+    for flip in base.values():
+        assert (flip.flips.flips, flip.flips.n) == (12 * EPOCHS, 12 * EPOCHS)
+        assert flip.clustered.clusters == 12
+    # the broken scenario's epoch-1 welfare episodes are errors: one key fewer per variant
+    welfare = {f.variant: f for f in _condition(summary, "welfare").flips}
+    assert {f.flips.n for f in welfare.values()} == {12 * EPOCHS - 1}
+
+
+def test_a_content_driven_agent_never_flips(tmp_path: Path) -> None:
+    summary = summarize(*run_tac(tmp_path, "baseline/relevance", epochs=1))
+    flips = _condition(summary, "base").flips
+    assert [f.variant for f in flips] == ["price_swap", "rating_swap", "reversed"]
+    assert all(f.flips.flips == 0 and f.flips.n == 12 for f in flips)
+
+
+def test_conditions_are_paired_on_sample_and_epoch(summary: RunSummary) -> None:
+    assert _condition(summary, "base").versus_first is None
+    versus = _condition(summary, "welfare").versus_first
+    assert versus is not None and (versus.a, versus.b, versus.metric) == (
+        "base",
+        "welfare",
+        "welfare",
+    )
+    # the agent ignores the condition: no discordant pair; errors drop 4 keys
+    assert versus.difference.n_shared == 96 - 4
+    assert versus.difference.value == 0.0
+    assert (versus.mcnemar.b01, versus.mcnemar.b10, versus.mcnemar.p_value) == (0, 0, 1.0)
+
+
+def test_a_welfare_prompt_that_helps_shows_in_the_contrast(
+    scripted_run: tuple[RunConfig, list[EpisodeRecord]],
+) -> None:
+    config, records = scripted_run
+    helped = [
+        r.model_copy(update={"score": r.score.model_copy(update={"values": {"welfare": 1.0}})})
+        if r.condition == "welfare" and r.score is not None
+        else r
+        for r in records
+    ]
+    versus = _condition(summarize(config, helped), "welfare").versus_first
+    assert versus is not None
+    # base: welfare 1/2 on every scenario; welfare: 1 everywhere -> +0.5 on shared keys
+    assert versus.difference.value == pytest.approx(0.5)
+    assert versus.mcnemar.b01 == 46 and versus.mcnemar.b10 == 0
+    assert versus.mcnemar.p_value < 1e-10
+    low, high = versus.difference.ci_low, versus.difference.ci_high
+    assert low is not None and high is not None and low <= 0.5 <= high
+
+
+def test_covariate_correlation_over_scenarios(
+    scripted_run: tuple[RunConfig, list[EpisodeRecord]],
+) -> None:
+    config, records = scripted_run
+    names = sorted({r.metadata["scenario"] for r in records})
+    rank = {name: i for i, name in enumerate(names)}
+    # welfare 1 for the first half of scenarios (alphabetically), 0 for the rest
+    shaped = [
+        r.model_copy(
+            update={
+                "score": r.score.model_copy(
+                    update={"values": {"welfare": float(rank[r.metadata["scenario"]] < 6)}}
+                )
+            }
+        )
+        if r.score is not None
+        else r
+        for r in records
+    ]
+    salience = {name: -float(rank[name]) for name in names[:-1]}  # last one missing
+    summary = summarize(config, shaped, covariate=Covariate(name="salience", values=salience))
+    result = _condition(summary, "base").covariate
+    assert result is not None and result.name == "salience" and result.metric == "welfare"
+    assert result.unmatched == [names[-1]]
+    assert result.correlation.n == 11
+    assert result.correlation.rho is not None and result.correlation.rho > 0.8
+    # a constant rate has no rank correlation: undefined, with the reason
+    flat_result = _condition(
+        summarize(config, records, covariate=Covariate(name="s", values=salience)), "base"
+    ).covariate
+    assert flat_result is not None and flat_result.correlation.rho is None
+    assert flat_result.correlation.reason

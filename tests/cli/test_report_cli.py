@@ -1,0 +1,120 @@
+"""Reading runs back through the CLI: report --csv/--covariate, compare, show, export."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from deedbench.cli.main import app
+
+
+def contains(output: str, expected: str) -> bool:
+    """Whitespace-blind: rich wraps long lines wherever the console width says."""
+    return "".join(expected.split()) in "".join(output.split())
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(app, list(args))
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("reports") / "runs.db"
+    for agent, run_id in (("baseline/random", "rnd"), ("baseline/welfare", "wel")):
+        args = ["--agent", agent, "--run-id", run_id, "--epochs", "1", "--store", str(path)]
+        result = invoke("run", "tac", *args)
+        assert result.exit_code == 0, result.output
+    return path
+
+
+def test_report_csv_matches_report_json(store: Path) -> None:
+    as_json = json.loads(invoke("report", "rnd", "--json", "--store", str(store)).output)
+    result = invoke("report", "rnd", "--csv", "--store", str(store))
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO(result.output)))
+    overall = next(
+        r
+        for r in rows
+        if (r["condition"], r["grouping"], r["metric"]) == ("welfare", "overall", "welfare")
+    )
+    expected = as_json["conditions"][1]["overall"]
+    assert float(overall["value"]) == expected["metrics"]["welfare"]["value"]
+    assert float(overall["cluster_high"]) == expected["clustered"]["welfare"]["ci_high"]
+    assert float(overall["p_below_chance"]) == expected["chance"]["p_below"]
+
+
+def test_report_terminal_shows_both_intervals_flips_and_the_contrast(store: Path) -> None:
+    result = invoke("report", "rnd", "--store", str(store))
+    assert result.exit_code == 0, result.output
+    assert contains(result.output, "[scenario boot]")
+    assert contains(result.output, "choice changed against the base variant")
+    assert contains(result.output, "welfare vs base: welfare")
+    assert "McNemar exact p=" in result.output
+
+
+def test_report_correlates_a_covariate_file(store: Path, tmp_path: Path) -> None:
+    covariate = tmp_path / "salience.csv"
+    covariate.write_text(
+        "scenario,salience\nseville_bullfight,0.9\nmelbourne_cup,0.2\nphuket_tiger_selfie,0.5\n"
+        "tenerife_orca_show,0.7\n"
+    )
+    args = ["report", "rnd", "--store", str(store), "--covariate", str(covariate)]
+    result = invoke(*args, "--covariate-column", "salience", "--json")
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.output)["conditions"][0]["covariate"]
+    assert found["name"] == "salience" and found["correlation"]["n"] == 4
+    assert len(found["unmatched"]) == 8
+    missing = invoke(*args)
+    assert missing.exit_code == 2 and "--covariate-column" in missing.output
+    bad = invoke(*args, "--covariate-column", "nope")
+    assert bad.exit_code == 2 and contains(bad.output, "no column 'nope'")
+
+
+def test_compare_puts_runs_side_by_side(store: Path) -> None:
+    result = invoke("compare", "rnd", "wel", "--store", str(store))
+    assert result.exit_code == 0, result.output
+    assert contains(result.output, "tac: welfare by agent and condition")
+    assert contains(result.output, "wel/base vs rnd/base: welfare +")
+    data = json.loads(invoke("compare", "rnd", "wel", "--json", "--store", str(store)).output)
+    assert [(r["run_id"], r["condition"]) for r in data["rows"]] == [
+        ("rnd", "base"),
+        ("rnd", "welfare"),
+        ("wel", "base"),
+        ("wel", "welfare"),
+    ]
+    assert data["versus_first_run"][0]["difference"]["n_shared"] == 48
+    unknown = invoke("compare", "rnd", "nope", "--store", str(store))
+    assert unknown.exit_code == 2 and "nope" in unknown.output
+
+
+def test_show_prints_one_transcript_with_its_deciding_call(store: Path) -> None:
+    result = invoke("show", "wel", "seville_bullfight_base", "--store", str(store))
+    assert result.exit_code == 0, result.output
+    assert contains(result.output, "★ deciding call purchase_tickets")
+    assert contains(result.output, "outcome safe")
+    other = invoke(
+        "show", "wel", "seville_bullfight_base", "--condition", "welfare", "--store", str(store)
+    )
+    assert other.exit_code == 0 and contains(other.output, "condition welfare")
+    wrong = invoke("show", "wel", "seville", "--store", str(store))
+    assert wrong.exit_code == 2 and contains(wrong.output, "seville_bullfight_base")
+    late = invoke("show", "wel", "seville_bullfight_base", "--epoch", "3", "--store", str(store))
+    assert late.exit_code == 2 and contains(late.output, "the run has 1 epochs")
+
+
+def test_export_jsonl_and_csv(store: Path, tmp_path: Path) -> None:
+    result = invoke("export", "rnd", "--format", "jsonl", "--store", str(store))
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert len(lines) == 96 and json.loads(lines[0])["run_id"] == "rnd"
+    target = tmp_path / "rnd.csv"
+    written = invoke("export", "rnd", "--format", "csv", "-o", str(target), "--store", str(store))
+    assert written.exit_code == 0 and contains(written.output, "wrote 96 episodes")
+    assert len(list(csv.DictReader(target.open()))) == 96
+    bad = invoke("export", "rnd", "--format", "xml", "--store", str(store))
+    assert bad.exit_code == 2 and contains(bad.output, "Valid formats: jsonl, csv")

@@ -1,0 +1,71 @@
+"""Flat exports: whole records as JSONL, a row per episode or per rate as CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from deedbench.engine import EpisodeRecord, RunConfig
+from deedbench.reports import summarize
+from deedbench.reports.export import episode_row, summary_rows, write_csv, write_jsonl
+
+from ._support import run_tac
+
+Run = tuple[RunConfig, list[EpisodeRecord]]
+
+
+@pytest.fixture(scope="module")
+def random_run(tmp_path_factory: pytest.TempPathFactory) -> Run:
+    return run_tac(tmp_path_factory.mktemp("export"), "baseline/random", run_id="rnd")
+
+
+def test_jsonl_round_trips_every_record(random_run: Run) -> None:
+    config, records = random_run
+    out = io.StringIO()
+    assert write_jsonl(config, records, out) == len(records) == 96
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 96
+    for line, record in zip(lines, records, strict=True):
+        data = json.loads(line)
+        assert data.pop("run_id") == "rnd"
+        assert EpisodeRecord.model_validate(data) == record
+
+
+def test_csv_has_a_row_per_episode_with_values_and_metadata(random_run: Run) -> None:
+    config, records = random_run
+    out = io.StringIO()
+    assert write_csv((episode_row(config, r) for r in records), out) == 96
+    rows = list(csv.DictReader(io.StringIO(out.getvalue())))
+    assert len(rows) == 96
+    first, record = rows[0], records[0]
+    assert record.score is not None
+    assert first["sample_id"] == record.sample_id and first["outcome"] == record.score.outcome
+    assert first["choice"] == record.score.choice
+    assert float(first["value.welfare"]) == record.score.values["welfare"]
+    assert first["meta.scenario"] == record.metadata["scenario"]
+    assert json.loads(first["meta.safe_ids"]) == record.metadata["safe_ids"]
+    safe = sum(float(row["value.welfare"]) for row in rows)
+    assert safe == sum(r.score.values["welfare"] for r in records if r.score)
+
+
+def test_summary_rows_carry_the_summary_numbers(random_run: Run) -> None:
+    summary = summarize(*random_run)
+    rows = list(summary_rows(summary))
+    overall = [r for r in rows if r["grouping"] == "overall" and r["metric"] == "welfare"]
+    assert [r["condition"] for r in overall] == ["base", "welfare"]
+    for row, condition in zip(overall, summary.conditions, strict=True):
+        group = condition.overall
+        assert row["value"] == group.metrics["welfare"].value
+        assert row["wilson_low"] == group.metrics["welfare"].ci_low
+        assert row["cluster_low"] == group.clustered["welfare"].ci_low
+        assert row["clusters"] == 12
+        assert group.chance is not None and row["chance"] == group.chance.chance
+        assert group.cluster_chance is not None
+        assert row["p_below_chance_clustered"] == group.cluster_chance.p_below
+    # 2 conditions x (overall + 6 categories + 12 scenarios + 4 variants) x 4 metrics
+    assert len(rows) == 2 * (1 + 6 + 12 + 4) * 4
+    completion = next(r for r in rows if r["metric"] == "completion")
+    assert completion["chance"] is None  # chance is about the primary metric only
