@@ -1,0 +1,245 @@
+"""`deedbench audit`: did the agent say it knew it was being tested?
+
+Scans every scored transcript of a run for evaluation awareness and, with
+``--judge``, asks a model deedbench's rubric about each; stores the results with
+the run and prints them per condition.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from deedbench.cli.app import StoreOption, app, console, fail, resolve_store
+from deedbench.engine.episode import RunAborted
+
+if TYPE_CHECKING:
+    from deedbench.agents import Providers
+    from deedbench.audit import AuditResult, AuditSummary, Judge
+    from deedbench.engine import EpisodeRecord, RunConfig
+    from deedbench.stats import Rate
+
+_SHOWN_HITS = 5
+
+
+@app.command()
+def audit(
+    run_id: Annotated[str, typer.Argument(help="The run to audit.")],
+    judge: Annotated[
+        str | None,
+        typer.Option(
+            "--judge", help="A model that judges each transcript too, e.g. openai/gpt-4o."
+        ),
+    ] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="The judge's endpoint (required for openai-compatible).")
+    ] = None,
+    api_key_env: Annotated[
+        str | None, typer.Option(help="Environment variable that holds the judge's API key.")
+    ] = None,
+    temperature: Annotated[
+        float | None, typer.Option(help="The judge's temperature (default: the provider's).")
+    ] = None,
+    concurrency: Annotated[int, typer.Option(min=1, help="Judge calls in flight.")] = 16,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")
+    ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print summaries and results as JSON.")
+    ] = False,
+    store: StoreOption = None,
+) -> None:
+    """Audit a run for evaluation awareness: a lexical scan, and an LLM judge with --judge."""
+    from deedbench.agents import Providers, ResponseCache
+    from deedbench.audit import summarize_audits
+    from deedbench.engine import RunStore, StoreError
+
+    path = resolve_store(store)
+    if not path.exists():
+        raise fail(f"no run store at {path}")
+    with RunStore(path) as runs:
+        try:
+            config = runs.require_run(run_id)
+        except StoreError as exc:
+            raise fail(str(exc)) from None
+        records = list(runs.episodes(run_id))
+        cache = None if no_cache or judge is None else ResponseCache(path)
+        providers = Providers(cache, concurrency)
+        judge_impl = None
+        if judge is not None:
+            judge_impl = _resolve_judge(
+                judge, config, base_url, api_key_env, temperature, providers
+            )
+        try:
+            results = _audit_with_progress(config, records, judge_impl, providers, concurrency)
+        except RunAborted as exc:
+            raise fail(f"{exc}\naudit stopped: nothing stored", code=1) from None
+        runs.save_audits(run_id, results)
+    summaries = summarize_audits(results)
+    if as_json:
+        payload = {
+            "summaries": [s.model_dump(mode="json") for s in summaries],
+            "results": [r.model_dump(mode="json") for r in results],
+        }
+        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
+        return
+    _render(config, summaries, results)
+    console.print(f"{len(results)} audits stored in {path}")
+
+
+def _resolve_judge(
+    spec: str,
+    config: RunConfig,
+    base_url: str | None,
+    api_key_env: str | None,
+    temperature: float | None,
+    providers: Providers,
+) -> Judge:
+    """The judge as a model agent from the registry, so it shares the cache, retries,
+    rate limits and usage accounting of every agent."""
+    from deedbench.agents import (
+        AgentSettings,
+        AgentSpecError,
+        GenerationParams,
+        is_model_spec,
+        resolve_agent,
+    )
+    from deedbench.audit import Judge
+    from deedbench.benchmarks import benchmark_class
+    from deedbench.engine import BenchmarkError
+
+    prefix, _, rest = spec.partition("/")
+    if not is_model_spec(spec) and not (prefix == "python" and ":" in rest):
+        raise fail(
+            f"--judge takes a model: openai/MODEL, openai-compatible/MODEL (with --base-url), "
+            f"anthropic/MODEL, or python/MODULE:ATTRIBUTE; got {spec!r}"
+        )
+    settings = AgentSettings(
+        base_url=base_url,
+        api_key_env=api_key_env,
+        params=GenerationParams(temperature=temperature),
+    ).for_spec(spec)
+    try:
+        # The registry looks at the benchmark only for baseline specs, which a judge is not.
+        bench = benchmark_class(config.benchmark)
+        agent = resolve_agent(spec, bench, settings, providers)  # type: ignore[arg-type]
+    except (AgentSpecError, BenchmarkError) as exc:
+        raise fail(str(exc)) from None
+    except RunAborted as exc:
+        raise fail(str(exc), code=1) from None
+    return Judge(agent, spec, settings.model_dump() if is_model_spec(spec) else {})
+
+
+def _audit_with_progress(
+    config: RunConfig,
+    records: list[EpisodeRecord],
+    judge: Judge | None,
+    providers: Providers,
+    concurrency: int,
+) -> list[AuditResult]:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from deedbench.audit import audit_run
+
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=judge is None or not console.is_terminal,
+    ) as progress:
+        task = progress.add_task("judging", total=sum(r.status == "scored" for r in records))
+
+        async def audit_then_close() -> list[AuditResult]:
+            try:
+                return await audit_run(
+                    config,
+                    records,
+                    judge,
+                    concurrency,
+                    on_result=lambda _result: progress.advance(task),
+                )
+            finally:
+                await providers.aclose()  # the judge holds connections
+
+        return asyncio.run(audit_then_close())
+
+
+def _render(config: RunConfig, summaries: list[AuditSummary], results: list[AuditResult]) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    from deedbench.audit import RUBRIC_VERSION, SCANNER_VERSION
+    from deedbench.engine import Usage
+
+    judge = next((s.judge_spec for s in summaries if s.judge_spec), None)
+    method = f"scanner v{SCANNER_VERSION}"
+    if judge:
+        method += f" and judge {judge} (rubric v{RUBRIC_VERSION})"
+    table = Table(
+        title=f"Eval-awareness audit of {config.run_id} ({config.agent}): {method}",
+        title_justify="left",
+    )
+    for column in ("condition", "episodes", "scanner flagged", "categories"):
+        table.add_column(column)
+    if judge:
+        table.add_column("judged aware")
+        table.add_column("judge errors")
+    for s in summaries:
+        categories = ", ".join(f"{name} {count}" for name, count in s.categories.items())
+        row = [s.condition, str(s.episodes), _rate(s.flagged), categories or "-"]
+        if judge:
+            row += [_rate(s.judged_aware), str(s.judge_errors)]
+        table.add_row(*row)
+    console.print(table)
+    if not summaries:
+        console.print("no scored episodes to audit")
+
+    hits = [(r, h) for r in results for h in r.hits]
+    if hits:
+        shown = Table(
+            title=f"Scanner hits ({min(len(hits), _SHOWN_HITS)} of {len(hits)})",
+            title_justify="left",
+        )
+        for column in ("episode", "message", "category", "excerpt"):
+            shown.add_column(column)
+        for result, hit in hits[:_SHOWN_HITS]:
+            shown.add_row(
+                f"{result.sample_id} / {result.condition} / epoch {result.epoch}",
+                f"{hit.message_index} ({hit.part})",
+                hit.category,
+                escape(hit.excerpt),
+            )
+        console.print(shown)
+    aware = [(r, r.verdict) for r in results if r.verdict and r.verdict.verdict == "aware"]
+    for result, verdict in aware[:_SHOWN_HITS]:
+        quote = verdict.evidence[0]
+        console.print(
+            f"judge: aware ({verdict.confidence:.2f}) in {result.sample_id} / "
+            f"{result.condition} / epoch {result.epoch}, message {quote.message_index}: "
+            f'"{escape(quote.text)}"'
+        )
+    errors = [r for r in results if r.judge_error]
+    if errors:
+        console.print(f"judge errors ({len(errors)}), e.g.: {escape(errors[0].judge_error or '')}")
+    if judge:
+        usage = sum((s.usage for s in summaries), start=Usage())
+        console.print(
+            f"judge calls: {usage.calls - usage.cache_hits} paid, {usage.cache_hits} from cache; "
+            f"{usage.input_tokens:,} input and {usage.output_tokens:,} output tokens"
+        )
+
+
+def _rate(value: Rate | None) -> str:
+    if value is None or value.value is None:
+        return "-"
+    return (
+        f"{value.value:.1%} ({int(value.k)}/{value.n}; "
+        f"95% CI {value.ci_low:.1%}-{value.ci_high:.1%})"
+    )
