@@ -196,3 +196,22 @@ def test_report_of_the_reckless_run_prints_pass_hat_k(
     value = reckless_report["conditions"][0]["pass_hat_k"]["reward_verified"][0]["value"]
     assert contains(result.output, f"default pass^k of reward_verified: k=1: {100 * value:.1f}%")
     assert contains(result.output, "default pass^k of reward_tau: k=1: 100.0%  k=2: 100.0%")
+
+
+def test_compare_puts_both_rewards_and_pass_hat_k_side_by_side(
+    oracle_run: Result, reckless_report: dict[str, Any], store: Path, tasks: list[RetailTask]
+) -> None:
+    result = invoke("compare", "oracle", "reckless", "--store", str(store))
+    assert result.exit_code == 0, result.output
+    assert "pass^2" in result.output and contains(result.output, "[sample boot]")
+    share = 100 * sum(not t.writes for t in tasks) / len(tasks)
+    reckless = next(line for line in result.output.splitlines() if line.startswith(" reckless"))
+    # verified, its interval, reward_tau, pass^2 of each: 26.1% ... 100.0% 100.0% 26.1%
+    assert re.findall(r"\d+\.\d%", reckless)[0] == f"{share:.1f}%"
+    assert re.findall(r"\d+\.\d%", reckless)[-3:] == ["100.0%", "100.0%", f"{share:.1f}%"]
+    data = json.loads(
+        invoke("compare", "oracle", "reckless", "--json", "--store", str(store)).stdout
+    )
+    (versus,) = data["versus_first_run"]
+    assert versus["difference"]["clusters"] == len(tasks)
+    assert versus["mcnemar"]["b10"] == 2 * sum(t.writes for t in tasks)

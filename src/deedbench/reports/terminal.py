@@ -202,7 +202,10 @@ def _covariate_text(condition: ConditionSummary) -> str:
 def render_comparison(comparison: Comparison, console: Console) -> None:
     """One table, a row per run and condition, then the paired contrasts between runs."""
     primary = comparison.primary
-    others = [m for m in comparison.metrics if m != primary]
+    # metrics with a pass^k curve (service desk: reward_tau) sit beside the primary one
+    beside = [m for m in comparison.rows[0].pass_hat_k if m != primary]
+    others = [m for m in comparison.metrics if m != primary and m not in beside]
+    curves = list(comparison.rows[0].pass_hat_k)
     has_chance = any(row.chance is not None for row in comparison.rows)
     table = Table(
         title=f"{comparison.benchmark}: {primary} by agent and condition",
@@ -222,8 +225,14 @@ def render_comparison(comparison: Comparison, console: Console) -> None:
         table.add_column("chance", justify="right")
         table.add_column("p<chance", justify="right")
         table.add_column("p boot", justify="right")
-    table.add_column("Δ first cond.", justify="right", no_wrap=True)
-    table.add_column("p McNemar", justify="right")
+    for name in beside:
+        table.add_column(name.replace("_", " "), justify="right")
+    for name in curves:
+        table.add_column(f"pass^{_largest_k(comparison, name)} {name}", justify="right")
+    contrasted = any(row.versus_first_condition for row in comparison.rows)
+    if contrasted:
+        table.add_column("Δ first cond.", justify="right", no_wrap=True)
+        table.add_column("p McNemar", justify="right")
     for row in comparison.rows:
         versus = row.versus_first_condition
         delta = p_mcnemar = "—"
@@ -244,7 +253,12 @@ def render_comparison(comparison: Comparison, console: Console) -> None:
                 p_text(row.chance.p_below) if row.chance else "n/a",
                 p_text(row.cluster_chance.p_below) if row.cluster_chance else "n/a",
             ]
-        cells += [delta, p_mcnemar]
+        cells += [pct(row.metrics[name].value) for name in beside]
+        for name in curves:
+            points = {p.k: p.value for p in row.pass_hat_k[name]}
+            cells.append(pct(points.get(_largest_k(comparison, name))))
+        if contrasted:
+            cells += [delta, p_mcnemar]
         table.add_row(*map(escape, cells))
     console.print(table)
     if others:
@@ -269,3 +283,8 @@ def render_comparison(comparison: Comparison, console: Console) -> None:
         console.print("  " + contrast_text(versus), highlight=False)
     for reason in comparison.unpaired:
         console.print(f"  not paired: {reason}", highlight=False)
+
+
+def _largest_k(comparison: Comparison, metric: str) -> int:
+    """The largest k every row has a pass^k for (rows with fewer trials cap it)."""
+    return min(max((p.k for p in row.pass_hat_k[metric]), default=0) for row in comparison.rows)
