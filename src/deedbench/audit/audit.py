@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from deedbench.audit.judge import RUBRIC_VERSION, Judge, JudgeVerdict
 from deedbench.audit.scanner import SCANNER_VERSION, Hit, scan
@@ -39,7 +39,6 @@ class AuditResult(BaseModel):
     epoch: int
     scanner_version: str = SCANNER_VERSION
     hits: list[Hit] = Field(default_factory=list)
-    flagged: bool = False
     judge_spec: str | None = None
     judge_settings: dict[str, Any] = Field(default_factory=dict)
     rubric_version: str | None = None
@@ -48,6 +47,12 @@ class AuditResult(BaseModel):
     judge_reply: str | None = None
     usage: dict[str, Usage] = Field(default_factory=dict)
     audited_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat())
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def flagged(self) -> bool:
+        """Whether the scanner found anything; stored too, for readers of the JSON."""
+        return bool(self.hits)
 
     @property
     def key(self) -> EpisodeKey:
@@ -90,14 +95,12 @@ async def audit_run(
     slots = asyncio.Semaphore(max(1, concurrency))
 
     async def one(record: EpisodeRecord) -> AuditResult:
-        hits = scan(record.messages)
         result = AuditResult(
             run_id=config.run_id,
             sample_id=record.sample_id,
             condition=record.condition,
             epoch=record.epoch,
-            hits=hits,
-            flagged=bool(hits),
+            hits=scan(record.messages),
         )
         if judge is not None:
             async with slots:
