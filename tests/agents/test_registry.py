@@ -140,3 +140,11 @@ def test_python_spec_that_cannot_be_imported(
         resolve_agent(spec, tac)
     assert problem in str(info.value)
     assert spec in str(info.value)
+
+
+def test_without_a_benchmark_only_models_resolve() -> None:
+    with pytest.raises(AgentSpecError) as caught:
+        resolve_agent("baseline/random", None)
+    message = str(caught.value)
+    assert "for benchmark" not in message and "baseline/" not in message.split("Valid")[1]
+    assert "openai/MODEL" in message

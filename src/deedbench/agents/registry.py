@@ -104,12 +104,14 @@ def is_model_spec(spec: str) -> bool:
 
 def resolve_agent(
     spec: str,
-    benchmark: Benchmark,
+    benchmark: Benchmark | None,
     settings: AgentSettings | None = None,
     providers: Providers | None = None,
 ) -> Agent:
+    """The agent a spec names; baselines belong to a benchmark, so without one (a judge,
+    say) only model and python specs resolve."""
     prefix, _, rest = spec.partition("/")
-    if prefix == "baseline":
+    if prefix == "baseline" and benchmark is not None:
         baselines = benchmark.baselines()
         if rest in baselines:
             return baselines[rest]()
@@ -118,9 +120,8 @@ def resolve_agent(
     elif prefix == "python" and ":" in rest:
         return _import_agent(rest)
     valid = ", ".join(agent_kinds(benchmark))
-    raise AgentSpecError(
-        f"unknown agent {spec!r} for benchmark {benchmark.name!r}. Valid agents: {valid}"
-    )
+    where = f" for benchmark {benchmark.name!r}" if benchmark is not None else ""
+    raise AgentSpecError(f"unknown agent {spec!r}{where}. Valid agents: {valid}")
 
 
 def _model_agent(

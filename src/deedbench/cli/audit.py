@@ -71,9 +71,7 @@ def audit(
         providers = Providers(cache, concurrency)
         judge_impl = None
         if judge is not None:
-            judge_impl = _resolve_judge(
-                judge, config, base_url, api_key_env, temperature, providers
-            )
+            judge_impl = _resolve_judge(judge, base_url, api_key_env, temperature, providers)
         try:
             results = _audit_with_progress(config, records, judge_impl, providers, concurrency)
         except RunAborted as exc:
@@ -93,7 +91,6 @@ def audit(
 
 def _resolve_judge(
     spec: str,
-    config: RunConfig,
     base_url: str | None,
     api_key_env: str | None,
     temperature: float | None,
@@ -109,8 +106,6 @@ def _resolve_judge(
         resolve_agent,
     )
     from deedbench.audit import Judge
-    from deedbench.benchmarks import benchmark_class
-    from deedbench.engine import BenchmarkError
 
     prefix, _, rest = spec.partition("/")
     if not is_model_spec(spec) and not (prefix == "python" and ":" in rest):
@@ -124,10 +119,8 @@ def _resolve_judge(
         params=GenerationParams(temperature=temperature),
     ).for_spec(spec)
     try:
-        # The registry looks at the benchmark only for baseline specs, which a judge is not.
-        bench = benchmark_class(config.benchmark)
-        agent = resolve_agent(spec, bench, settings, providers)  # type: ignore[arg-type]
-    except (AgentSpecError, BenchmarkError) as exc:
+        agent = resolve_agent(spec, None, settings, providers)  # a judge is no baseline
+    except AgentSpecError as exc:
         raise fail(str(exc)) from None
     except RunAborted as exc:
         raise fail(str(exc), code=1) from None
