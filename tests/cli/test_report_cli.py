@@ -118,3 +118,18 @@ def test_export_jsonl_and_csv(store: Path, tmp_path: Path) -> None:
     assert len(list(csv.DictReader(target.open()))) == 96
     bad = invoke("export", "rnd", "--format", "xml", "--store", str(store))
     assert bad.exit_code == 2 and contains(bad.output, "Valid formats: jsonl, csv")
+
+
+def test_audits_stored_with_a_run_show_in_report_and_compare(store: Path) -> None:
+    audited = invoke("audit", "rnd", "--store", str(store))
+    assert audited.exit_code == 0, audited.output
+    result = invoke("report", "rnd", "--store", str(store))
+    assert contains(result.output, "Eval-awareness audit")
+    summary = json.loads(invoke("report", "rnd", "--json", "--store", str(store)).stdout)
+    assert [(a["condition"], a["episodes"], a["judge_spec"]) for a in summary["audits"]] == [
+        ("base", 48, None),
+        ("welfare", 48, None),
+    ]
+    assert summary["audits"][0]["flagged"]["k"] == 0  # a baseline says nothing about tests
+    compared = json.loads(invoke("compare", "rnd", "wel", "--json", "--store", str(store)).stdout)
+    assert [len(row["audits"]) for row in compared["rows"]] == [1, 1, 0, 0]

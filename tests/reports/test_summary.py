@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from deedbench.audit import AuditResult
 from deedbench.benchmarks.tac import TacBenchmark
 from deedbench.benchmarks.tac.scenario import CATEGORIES, load_scenarios
 from deedbench.engine import (
@@ -18,6 +19,7 @@ from deedbench.engine import (
     InfrastructureError,
     Message,
     RunConfig,
+    Usage,
 )
 from deedbench.reports import GroupSummary, RunSummary, summarize
 from deedbench.reports.summary import Covariate
@@ -342,3 +344,30 @@ def test_covariate_correlation_over_scenarios(
     ).covariate
     assert flat_result is not None and flat_result.correlation.rho is None
     assert flat_result.correlation.reason
+
+
+def test_judge_calls_are_costed_and_audits_summarized(
+    scripted_run: tuple[RunConfig, list[EpisodeRecord]],
+) -> None:
+    config, records = scripted_run
+    scored = [r for r in records if r.status == "scored"][:3]
+    audits = [
+        AuditResult(
+            run_id=config.run_id,
+            sample_id=r.sample_id,
+            condition=r.condition,
+            epoch=r.epoch,
+            judge_spec="openai/gpt-4o",
+            rubric_version="1",
+            usage={"judge": Usage(input_tokens=1000, output_tokens=100, calls=1, cache_hits=i)},
+        )
+        for i, r in enumerate(scored)
+    ]
+    summary = summarize(config, records, audits=audits)
+    [judge] = [c for c in summary.costs if c.role == "judge"]
+    assert judge.model == "openai/gpt-4o" and judge.usage.calls == 3
+    assert judge.paid_calls == 1  # the other two came from the response cache
+    assert judge.cost_usd == pytest.approx((1000 * 2.5 + 100 * 10.0) / 1e6)
+    assert [(a.condition, a.episodes, a.judge_spec) for a in summary.audits] == [
+        ("base", 3, "openai/gpt-4o")
+    ]

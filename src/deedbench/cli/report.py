@@ -19,14 +19,17 @@ from deedbench.cli.app import (
 )
 
 if TYPE_CHECKING:
+    from deedbench.audit import AuditResult
     from deedbench.engine import EpisodeRecord, RunConfig
     from deedbench.reports.summary import Covariate, RunSummary
 
+Loaded = tuple["RunConfig", list["EpisodeRecord"], list["AuditResult"]]
 RunsArgument = Annotated[list[str], typer.Argument(help="Run ids (see the store).")]
 
 
-def _load(store: Path | None, run_ids: list[str]) -> list[tuple[RunConfig, list[EpisodeRecord]]]:
-    """Each run's configuration and records, or a clear error naming what is missing."""
+def _load(store: Path | None, run_ids: list[str]) -> list[Loaded]:
+    """Each run's configuration, records and audits, or a clear error naming what is missing."""
+    from deedbench.audit import load_audits
     from deedbench.engine import RunStore, StoreError
 
     path = resolve_store(store)
@@ -39,7 +42,7 @@ def _load(store: Path | None, run_ids: list[str]) -> list[tuple[RunConfig, list[
                 config = runs.require_run(run_id)
             except StoreError as exc:
                 raise fail(str(exc)) from None
-            loaded.append((config, list(runs.episodes(run_id))))
+            loaded.append((config, list(runs.episodes(run_id)), load_audits(runs, run_id)))
     return loaded
 
 
@@ -100,7 +103,9 @@ def report(
     extra = _covariate(covariate, covariate_column, covariate_key)
     table = load_prices(prices)
     loaded = _load(store, run_ids)
-    summaries = [summarize(config, records, table, extra) for config, records in loaded]
+    summaries = [
+        summarize(config, records, table, extra, audits) for config, records, audits in loaded
+    ]
     if html is not None:
         _write_html(html, summaries, loaded)
     if as_json:
@@ -122,11 +127,12 @@ def _json(value: object) -> str:
 def _write_html(
     path: Path,
     summaries: list[RunSummary],
-    loaded: list[tuple[RunConfig, list[EpisodeRecord]]],
+    loaded: list[Loaded],
 ) -> None:
     from deedbench.reports.html import render_html
 
-    path.write_text(render_html(summaries, {c.run_id: r for c, r in loaded}), encoding="utf-8")
+    records = {config.run_id: episodes for config, episodes, _ in loaded}
+    path.write_text(render_html(summaries, records), encoding="utf-8")
     console.print(f"wrote {path}", highlight=False)
 
 
@@ -144,9 +150,11 @@ def compare(
 
     loaded = _load(store, run_ids)
     table = load_prices(prices)
-    summaries = [summarize(config, records, table) for config, records in loaded]
+    summaries = [
+        summarize(config, records, table, audits=audits) for config, records, audits in loaded
+    ]
     try:
-        comparison = compare_runs(summaries, {c.run_id: r for c, r in loaded})
+        comparison = compare_runs(summaries, {c.run_id: r for c, r, _ in loaded})
     except ValueError as exc:
         raise fail(str(exc)) from None
     if as_json:
@@ -169,7 +177,7 @@ def show(
     """One transcript: messages, tool calls, and the evidence its score rests on."""
     from deedbench.reports.transcript import render_episode
 
-    [(config, records)] = _load(store, [run_id])
+    [(config, records, _)] = _load(store, [run_id])
     chosen = condition or config.conditions[0]
     for record in records:
         if (record.sample_id, record.condition, record.epoch) == (sample, chosen, epoch):
@@ -201,7 +209,7 @@ def export(
     formats = ("jsonl", "csv")
     if format not in formats:
         raise fail(f"unknown format {format!r}. Valid formats: {', '.join(formats)}")
-    [(config, records)] = _load(store, [run_id])
+    [(config, records, _)] = _load(store, [run_id])
 
     def write(out: IO[str]) -> int:
         if format == "jsonl":

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel
 
+from deedbench.audit import AuditSummary
 from deedbench.engine import EpisodeRecord
 from deedbench.reports.contrast import Contrast, contrast
 from deedbench.reports.summary import RunSummary, cluster_of
@@ -32,6 +33,7 @@ class CompareRow(BaseModel):
     cluster_chance: ClusterChanceTest | None
     pass_hat_k: dict[str, list[PassK]]
     versus_first_condition: Contrast | None
+    audits: list[AuditSummary] = []  # eval-awareness audits of this run and condition
 
 
 class Comparison(BaseModel):
@@ -79,6 +81,7 @@ def compare_runs(
                     cluster_chance=c.overall.cluster_chance,
                     pass_hat_k=c.pass_hat_k,
                     versus_first_condition=c.versus_first,
+                    audits=[a for a in summary.audits if a.condition == c.condition],
                 )
             )
     contrasts: list[Contrast] = []

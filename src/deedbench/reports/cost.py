@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from deedbench.engine import EpisodeRecord, Usage
 
-__all__ = ["Price", "PriceTable", "RoleCost", "run_costs"]
+__all__ = ["Price", "PriceTable", "RoleCost", "call_costs", "run_costs"]
 
 _DATE_SUFFIX = re.compile(r"-(\d{8}|\d{4}-\d{2}-\d{2})$")
 
@@ -27,6 +27,16 @@ class Price(BaseModel):
     input: float
     output: float
     cached_input: float | None = None
+
+    def cost(self, usage: Usage) -> float:
+        """USD for the tokens in `usage`; cached input at its own rate where one is listed."""
+        cached = usage.cached_input_tokens
+        cached_rate = self.cached_input if self.cached_input is not None else self.input
+        return (
+            (usage.input_tokens - cached) * self.input
+            + cached * cached_rate
+            + usage.output_tokens * self.output
+        ) / 1e6
 
 
 class PriceTable(BaseModel):
@@ -73,37 +83,38 @@ def run_costs(
     records: Iterable[EpisodeRecord], models: dict[str, str], prices: PriceTable
 ) -> list[RoleCost]:
     """Cost per role; `models` maps a role ("assistant", "user") to its agent spec."""
-    usage: dict[str, Usage] = {}
-    paid: dict[str, Usage] = {}
-    for record in records:
-        for message in record.messages:
-            if message.usage is None:
-                continue
-            role = message.role
-            usage[role] = usage.get(role, Usage()) + message.usage
-            if not message.usage.cache_hits:
-                paid[role] = paid.get(role, Usage()) + message.usage
+    calls = (
+        (m.role, models.get(m.role, "unknown"), m.usage)
+        for record in records
+        for m in record.messages
+        if m.usage is not None
+    )
+    return call_costs(calls, prices)
+
+
+def call_costs(calls: Iterable[tuple[str, str, Usage]], prices: PriceTable) -> list[RoleCost]:
+    """Cost per (role, model) of calls given as (role, model spec, usage of the call).
+
+    A call answered by deedbench's response cache is counted but not billed.
+    """
+    usage: dict[tuple[str, str], Usage] = {}
+    paid: dict[tuple[str, str], Usage] = {}
+    for role, spec, call in calls:
+        key = (role, spec)
+        usage[key] = usage.get(key, Usage()) + call
+        if not call.cache_hits:
+            paid[key] = paid.get(key, Usage()) + call
     result = []
-    for role, total in usage.items():
-        spec = models.get(role, "unknown")
+    for (role, spec), total in usage.items():
         price = prices.find(spec)
-        bill = paid.get(role, Usage())
-        cost = None
-        if price is not None:
-            cached = bill.cached_input_tokens
-            cached_rate = price.cached_input if price.cached_input is not None else price.input
-            cost = (
-                (bill.input_tokens - cached) * price.input
-                + cached * cached_rate
-                + bill.output_tokens * price.output
-            ) / 1e6
+        bill = paid.get((role, spec), Usage())
         result.append(
             RoleCost(
                 role="agent" if role == "assistant" else role,
                 model=spec,
                 usage=total,
                 paid_calls=bill.calls,
-                cost_usd=cost,
+                cost_usd=price.cost(bill) if price is not None else None,
                 price_as_of=prices.as_of if price else None,
             )
         )

@@ -11,9 +11,10 @@ from collections.abc import Callable, Iterable
 
 from pydantic import BaseModel
 
+from deedbench.audit import AuditResult, AuditSummary, summarize_audits
 from deedbench.engine import EpisodeRecord, RunConfig
 from deedbench.reports.contrast import Contrast, contrast
-from deedbench.reports.cost import PriceTable, RoleCost, run_costs
+from deedbench.reports.cost import PriceTable, RoleCost, call_costs, run_costs
 from deedbench.scoring import MetricSpec, ReportSpec
 from deedbench.stats import (
     ChanceTest,
@@ -107,6 +108,7 @@ class RunSummary(BaseModel):
     error_examples: list[str]
     conditions: list[ConditionSummary]
     costs: list[RoleCost]
+    audits: list[AuditSummary] = []  # per judge (or the scanner alone) and condition
 
 
 def cluster_of(spec: ReportSpec) -> Callable[[EpisodeRecord], str]:
@@ -122,8 +124,12 @@ def summarize(
     records: Iterable[EpisodeRecord],
     prices: PriceTable | None = None,
     covariate: Covariate | None = None,
+    audits: Iterable[AuditResult] = (),
 ) -> RunSummary:
+    """Every figure of a run; `audits` are its stored eval-awareness audits, if any."""
     spec = config.report
+    audits = list(audits)
+    prices = prices or PriceTable.load()
     cluster = cluster_of(spec)
     primary = _metric(spec, spec.primary)
     records = list(records)
@@ -177,8 +183,17 @@ def summarize(
         costs=run_costs(
             records,
             {"assistant": config.agent, "user": config.user.get("spec", "unknown")},
-            prices or PriceTable.load(),
+            prices,
+        )
+        + call_costs(
+            (
+                ("judge", a.judge_spec, a.usage["judge"])
+                for a in audits
+                if a.judge_spec and "judge" in a.usage
+            ),
+            prices,
         ),
+        audits=summarize_audits(audits),
     )
 
 

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from deedbench.audit import AuditSummary
 from deedbench.reports.compare import Comparison
 from deedbench.reports.contrast import Contrast
 from deedbench.reports.summary import ConditionSummary, GroupSummary, RunSummary
@@ -175,6 +176,8 @@ def render_summary(
             console.print("  " + contrast_text(condition.versus_first), highlight=False)
         if condition.covariate is not None:
             console.print("  " + _covariate_text(condition), highlight=False)
+    if summary.audits:
+        console.print(_audit_table(summary.audits))
     for condition in summary.conditions:
         if condition.flips and (groupings is None or "variant" in groupings):
             console.print(_flips_table(condition, summary.cluster_by))
@@ -182,6 +185,35 @@ def render_summary(
             if groupings is not None and key not in groupings:
                 continue
             console.print(_table(f"{condition.condition}, by {key}", key, groups, summary))
+
+
+def _audit_table(audits: list[AuditSummary]) -> Table:
+    """Eval awareness per audit (scanner alone, or a judge) and condition."""
+    table = Table(
+        title="Eval-awareness audit", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False
+    )
+    table.add_column("run")
+    table.add_column("audit")
+    table.add_column("condition")
+    table.add_column("n", justify="right")
+    table.add_column("scanner flagged [Wilson 95%]", justify="right")
+    table.add_column("judged aware [Wilson 95%]", justify="right")
+    table.add_column("judge errors", justify="right")
+    table.add_column("categories flagged")
+    for a in audits:
+        who = f"judge {a.judge_spec} (rubric {a.rubric_version})" if a.judge_spec else "scanner"
+        cells = [
+            a.run_id,
+            who,
+            a.condition,
+            str(a.episodes),
+            interval(a.flagged),
+            interval(a.judged_aware) if a.judged_aware else "—",
+            str(a.judge_errors) if a.judge_spec else "—",
+            ", ".join(f"{k} {v}" for k, v in a.categories.items()) or "none",
+        ]
+        table.add_row(*map(escape, cells))
+    return table
 
 
 def _covariate_text(condition: ConditionSummary) -> str:
@@ -261,6 +293,9 @@ def render_comparison(comparison: Comparison, console: Console) -> None:
             cells += [delta, p_mcnemar]
         table.add_row(*map(escape, cells))
     console.print(table)
+    audits = [a for row in comparison.rows for a in row.audits]
+    if audits:
+        console.print(_audit_table(audits))
     if others:
         more = Table(
             title="other metrics", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False
