@@ -113,3 +113,11 @@ def test_strict_reports_exactly_the_missing_outputs_in_order() -> None:
 
 def test_strict_searches_every_reply() -> None:
     assert outputs_strict(["pending", "933.28"], ["status: pending", "total: $933.28"])
+
+
+def test_strict_reads_a_comma_list_as_separate_numbers() -> None:
+    # thousands separators group exactly three digits; anything else is a list
+    assert outputs_strict(["20"], ["sizes 10,20,30 are in stock"])
+    assert not outputs_strict(["102030"], ["sizes 10,20,30 are in stock"])
+    assert outputs_strict(["1234567"], ["a balance of 1,234,567"])
+    assert outputs_strict(["2345"], ["items 1,2345 left"])

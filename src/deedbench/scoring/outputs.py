@@ -14,7 +14,9 @@ from collections.abc import Sequence
 
 __all__ = ["missing_outputs", "outputs_compat", "outputs_strict"]
 
-_NUMBER = re.compile(r"(?<![\w.])[-+]?\$?\d[\d,]*(?:\.\d+)?(?![\w])")
+# A comma separates thousands only before exactly three digits, so "1,234,567" is one
+# number and "10,20,30" is three.
+_NUMBER = re.compile(r"(?<![\w.])[-+]?\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\w)")
 
 
 def outputs_compat(outputs: Sequence[str], replies: Sequence[str]) -> bool:
