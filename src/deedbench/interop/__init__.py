@@ -1,0 +1,25 @@
+"""Inspect AI interoperability: deedbench's benchmarks as Inspect tasks, runs as Inspect
+logs, and logs of the upstream `inspect_evals/tac` task as deedbench runs.
+
+Everything here needs the optional `inspect` extra. This module imports nothing of
+Inspect, so deedbench without it still starts; `require_inspect()` turns a missing
+install into one clear message.
+"""
+
+from __future__ import annotations
+
+from importlib.util import find_spec
+
+__all__ = ["INSTALL_HINT", "InspectNotInstalled", "require_inspect"]
+
+INSTALL_HINT = "pip install 'deedbench[inspect]'"
+
+
+class InspectNotInstalled(ImportError):
+    """Inspect AI is needed for this and is not installed."""
+
+
+def require_inspect() -> None:
+    """Raise `InspectNotInstalled`, naming the install command, unless Inspect is importable."""
+    if find_spec("inspect_ai") is None:
+        raise InspectNotInstalled(f"Inspect AI is not installed; install it with: {INSTALL_HINT}")

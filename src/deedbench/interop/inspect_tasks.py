@@ -1,0 +1,266 @@
+"""deedbench's benchmarks as Inspect tasks: ``inspect eval deedbench/tac --model ...``.
+
+Registered with Inspect through the ``inspect_ai`` entry point, so Inspect finds
+``deedbench/tac``, ``deedbench/tac_welfare`` and ``deedbench/retail`` by name.
+
+What runs is deedbench's, so the numbers match a deedbench run of the same agent:
+
+- the task's `setup` step asks the benchmark for the episode (system prompt, request,
+  a fresh world for this sample) and gives the model deedbench's tools, wrapped as
+  Inspect tools over that world; setup survives ``--solver``, so any Inspect agent
+  can be evaluated on the same tools;
+- the default solver is deedbench's own episode loop (step limit, tool-error limit,
+  simulated customer or nudging user) whose agent is Inspect's model, called through
+  Inspect's `generate` so Inspect's generation config, cache and limits apply;
+- the scorer converts the Inspect transcript back to deedbench messages and asks the
+  benchmark's own `score`, so the verdict and its evidence are deedbench's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset
+from inspect_ai.dataset import Sample as InspectSample
+from inspect_ai.model import GenerateConfig
+from inspect_ai.scorer import Score as InspectScore
+from inspect_ai.scorer import Scorer, Target, mean, scorer, stderr
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.tool import Tool as InspectTool
+from inspect_ai.tool import ToolDef, ToolParams
+from inspect_ai.tool import ToolError as InspectToolError
+
+from deedbench.benchmarks import load_benchmark
+from deedbench.engine import (
+    AgentContext,
+    EpisodeKey,
+    EpisodeSetup,
+    EpisodeTranscript,
+    Message,
+    Sample,
+    Termination,
+    Tool,
+    ToolBox,
+    ToolCall,
+    episode_seed,
+    run_episode,
+)
+from deedbench.interop.convert import from_inspect, to_inspect, usage_from_inspect
+from deedbench.scoring import Score
+
+__all__ = [
+    "SCORER_NAME",
+    "SEED_KEY",
+    "TERMINATION_KEY",
+    "benchmark_task",
+    "inspect_score",
+    "retail",
+    "tac",
+    "tac_welfare",
+]
+
+SCORER_NAME = "deedbench"
+SEED_KEY = "deedbench_seed"  # in each sample's store: the episode seed deedbench derived
+TERMINATION_KEY = "deedbench_termination"  # ... and why deedbench's episode loop ended
+
+
+@task
+def tac(scenarios: str | None = None, nudge: int = 0, seed: int = 0) -> Task:
+    """TAC, base condition: does a booking agent avoid animal exploitation unasked?
+
+    Args:
+        scenarios: A scenario file or folder instead of the built-in set.
+        nudge: How many times the user says "go ahead" when the agent stops without buying.
+        seed: The run seed that episode seeds derive from, as in `deedbench run --seed`.
+    """
+    return benchmark_task("tac", "base", _tac_options(scenarios, nudge), seed)
+
+
+@task
+def tac_welfare(scenarios: str | None = None, nudge: int = 0, seed: int = 0) -> Task:
+    """TAC with the welfare sentence added to the system prompt.
+
+    Args:
+        scenarios: A scenario file or folder instead of the built-in set.
+        nudge: How many times the user says "go ahead" when the agent stops without buying.
+        seed: The run seed that episode seeds derive from, as in `deedbench run --seed`.
+    """
+    return benchmark_task("tac", "welfare", _tac_options(scenarios, nudge), seed)
+
+
+@task
+def retail(seed: int = 0) -> Task:
+    """The retail service desk with deedbench's scripted customer.
+
+    Args:
+        seed: The run seed that episode seeds derive from, as in `deedbench run --seed`.
+    """
+    return benchmark_task("retail", "default", {}, seed)
+
+
+def _tac_options(scenarios: str | None, nudge: int) -> dict[str, str]:
+    options = {"nudge": str(nudge)}
+    return options | ({"scenarios": scenarios} if scenarios else {})
+
+
+@dataclass
+class _Episode:
+    """One sample run's deedbench side: its sample, seed, setup and how it ended."""
+
+    sample: Sample
+    seed: int
+    setup: EpisodeSetup
+    termination: Termination | None = None
+
+
+def benchmark_task(name: str, condition: str, options: Mapping[str, str], seed: int = 0) -> Task:
+    """An Inspect task for one condition of a deedbench benchmark."""
+    bench = load_benchmark(name, options)
+    if bench.user_model_spec() is not None:
+        raise ValueError(
+            f"{name}: a model-played user runs with `deedbench run`; under Inspect the "
+            "benchmark's scripted user plays"
+        )
+    samples = {s.id: s for s in bench.samples()}
+    episodes: dict[str, _Episode] = {}  # by Inspect's sample uuid: one per sample run
+
+    @solver
+    def deedbench_setup() -> Solver:
+        async def solve(state: TaskState, generate: Generate) -> TaskState:
+            sample = samples[str(state.sample_id)]
+            key = EpisodeKey(sample.id, condition, state.epoch)
+            episode_seed_ = episode_seed(seed, key)
+            setup = bench.setup(sample, condition, episode_seed_)
+            episodes[state.uuid] = _Episode(sample, episode_seed_, setup)
+            state.store.set(SEED_KEY, episode_seed_)
+            state.messages = [to_inspect(m) for m in setup.messages]
+            state.tools = [_inspect_tool(t, setup.toolbox) for t in setup.toolbox.tools.values()]
+            return state
+
+        return solve
+
+    @solver
+    def deedbench_episode() -> Solver:
+        async def solve(state: TaskState, generate: Generate) -> TaskState:
+            episode = episodes[state.uuid]
+            context = AgentContext(episode.sample.id, condition, state.epoch, episode.seed)
+            agent = _InspectAgent(state, generate)
+            transcript = await run_episode(agent, episode.setup, context)
+            agent.sync(transcript.messages)
+            episode.termination = transcript.termination
+            state.store.set(TERMINATION_KEY, transcript.termination.value)
+            return state
+
+        return solve
+
+    @scorer(metrics={"*": [mean(), stderr()]}, name=SCORER_NAME)
+    def deedbench_scorer() -> Scorer:
+        async def score(state: TaskState, target: Target) -> InspectScore:
+            episode = episodes[state.uuid]
+            transcript = _transcript(episode, [from_inspect(m) for m in state.messages])
+            verdict = bench.score(episode.sample, transcript)
+            return inspect_score(verdict, transcript.termination)
+
+        return score
+
+    async def forget(state: TaskState) -> None:
+        episodes.pop(state.uuid, None)
+
+    return Task(
+        dataset=MemoryDataset(
+            [_inspect_sample(s) for s in samples.values()], name=f"deedbench/{name}"
+        ),
+        setup=deedbench_setup(),
+        solver=deedbench_episode(),
+        cleanup=forget,
+        scorer=deedbench_scorer(),
+        config=GenerateConfig(**bench.generation_defaults),
+        epochs=bench.default_epochs,
+        version=bench.data_hash(),
+        metadata={"benchmark": name, "condition": condition, "options": dict(options)},
+    )
+
+
+def inspect_score(verdict: Score, termination: str) -> InspectScore:
+    """deedbench's verdict as an Inspect score; its metadata keeps all of it."""
+    explanation = "; ".join(
+        " ".join(part for part in (e.rule and f"[{e.rule}]", e.excerpt) if part)
+        for e in verdict.evidence
+    )
+    return InspectScore(
+        value=dict(verdict.values),
+        answer=verdict.outcome,
+        explanation=explanation or None,
+        metadata={
+            "outcome": verdict.outcome,
+            "evidence": [e.model_dump(exclude_none=True) for e in verdict.evidence],
+            "termination": termination,
+        },
+    )
+
+
+def _inspect_sample(sample: Sample) -> InspectSample:
+    """Sample metadata as deedbench records it, with the chance level beside it."""
+    return InspectSample(
+        id=sample.id,
+        input=sample.input,
+        metadata=sample.metadata | {"chance": sample.chance},
+    )
+
+
+def _transcript(episode: _Episode, messages: list[Message]) -> EpisodeTranscript:
+    """The episode as deedbench's scorer reads it. Under another solver than deedbench's
+    loop the episode ended when that solver stopped, or by a hand-off tool."""
+    toolbox = episode.setup.toolbox
+    termination = episode.termination or (
+        Termination.TRANSFERRED if toolbox.ended_by else Termination.AGENT_FINISHED
+    )
+    steps = sum(1 for m in messages if m.role == "assistant")
+    return EpisodeTranscript(messages, termination, steps, state=toolbox.state)
+
+
+def _inspect_tool(tool: Tool, toolbox: ToolBox) -> InspectTool:
+    """A deedbench tool over this episode's world, as Inspect calls it: deedbench
+    validates the arguments and runs it, and its error messages reach the model."""
+    calls = 0
+
+    async def execute(**kwargs: Any) -> str:
+        nonlocal calls
+        calls += 1
+        call = ToolCall(id=f"{tool.name}-{calls}", name=tool.name, arguments=json.dumps(kwargs))
+        result = toolbox.call(call)
+        if result.error:
+            raise InspectToolError(result.content.removeprefix("Error: "))
+        return result.content
+
+    parameters = ToolParams.model_validate(tool.parameters)
+    definition = ToolDef(
+        execute, name=tool.name, description=tool.description, parameters=parameters
+    )
+    return definition.as_tool()
+
+
+class _InspectAgent:
+    """deedbench's agent protocol over Inspect's model: each turn is one `generate`
+    on the task state, whose messages mirror the episode's one for one."""
+
+    def __init__(self, state: TaskState, generate: Generate) -> None:
+        self.state = state
+        self.generate = generate
+
+    def sync(self, messages: Sequence[Message]) -> None:
+        """Append to the task state what the episode added since the last turn."""
+        self.state.messages.extend(to_inspect(m) for m in messages[len(self.state.messages) :])
+
+    async def next_turn(
+        self, messages: Sequence[Message], tools: Sequence[dict[str, Any]], context: AgentContext
+    ) -> Message:
+        self.sync(messages)
+        self.state = await self.generate(self.state, tool_calls="none")
+        output = self.state.output
+        usage = usage_from_inspect(output.usage) if output.usage else None
+        return from_inspect(output.message, usage)

@@ -1,0 +1,284 @@
+"""Runs as Inspect logs (read by Inspect, served by `inspect view`), and logs of the
+upstream inspect_evals/tac task as runs that `report` and `compare` analyse."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+pytest.importorskip("inspect_ai", reason="Inspect AI is not installed (the 'inspect' extra)")
+
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
+from inspect_ai.model import get_model
+from typer.testing import CliRunner
+
+from deedbench.agents import FunctionAgent
+from deedbench.benchmarks import load_benchmark
+from deedbench.cli.main import app
+from deedbench.engine import (
+    EpisodeRecord,
+    InfrastructureError,
+    RunConfig,
+    RunStore,
+    new_run_config,
+    run,
+)
+from deedbench.interop.inspect_log import InspectLogError, read_inspect_logs, write_inspect_logs
+from deedbench.reports import summarize
+
+from ._support import SAMPLE_IDS, SCENARIOS, function_agent, mock_model_outputs, upstream_tac
+
+BROKEN = "london_greyhound_racing_reversed"  # its welfare episode dies of a provider outage
+VARIANTS = ["base", "price_swap", "rating_swap", "reversed"]
+
+
+@pytest.fixture(scope="module")
+def deedbench_run(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[RunConfig, list[EpisodeRecord]]:
+    """A TAC run with both conditions, two epochs and one infrastructure error."""
+    scripted = function_agent()
+
+    async def turn(messages, tools, context):  # type: ignore[no-untyped-def]
+        if (context.sample_id, context.condition) == (BROKEN, "welfare"):
+            raise InfrastructureError("provider returned 503")
+        return await scripted.next_turn(messages, tools, context)
+
+    bench = load_benchmark("tac")
+    config = new_run_config(
+        run_id="scripted",
+        benchmark=bench,
+        agent="function",
+        agent_params={},
+        conditions=["base", "welfare"],
+        epochs=2,
+        seed=0,
+        samples=[s for s in bench.samples() if s.id in SAMPLE_IDS],
+    )
+    with RunStore(tmp_path_factory.mktemp("store") / "runs.db") as store:
+        store.create_run(config)
+        asyncio.run(run(config, bench, FunctionAgent(turn), store))
+        return config, list(store.episodes("scripted"))
+
+
+@pytest.fixture(scope="module")
+def exported(
+    deedbench_run: tuple[RunConfig, list[EpisodeRecord]], tmp_path_factory: pytest.TempPathFactory
+) -> list[Path]:
+    config, records = deedbench_run
+    return write_inspect_logs(config, records, tmp_path_factory.mktemp("exported"))
+
+
+@pytest.fixture(scope="module")
+def upstream_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Logs shaped like inspect_evals/tac's, made with Inspect's mock model."""
+    log_dir = tmp_path_factory.mktemp("upstream")
+    paths = {}
+    for name, prompt in (("tac", "You book trips."), ("tac_welfare", "You book trips kindly.")):
+        model = get_model("mockllm/model", custom_outputs=mock_model_outputs)
+        [log] = inspect_eval(
+            upstream_tac(name, prompt), model=model, epochs=2, log_dir=str(log_dir), display="none"
+        )
+        assert log.status == "success", log.error
+        paths[name] = Path(log.location)
+    return paths
+
+
+def test_an_exported_run_is_a_log_inspect_reads(
+    deedbench_run: tuple[RunConfig, list[EpisodeRecord]], exported: list[Path]
+) -> None:
+    config, records = deedbench_run
+    assert [p.name for p in exported] == [
+        "scripted_deedbench-tac.eval",
+        "scripted_deedbench-tac_welfare.eval",
+    ]
+    for path, condition in zip(exported, ["base", "welfare"], strict=True):
+        log = read_eval_log(path)
+        mine = {(r.sample_id, r.epoch): r for r in records if r.condition == condition}
+        assert log.samples is not None and len(log.samples) == len(mine) == 32
+        assert {(s.id, s.epoch) for s in log.samples} == set(mine)
+        for sample in log.samples:
+            record = mine[(str(sample.id), sample.epoch)]
+            if record.score is None:
+                assert sample.error is not None and "503" in sample.error.message
+                continue
+            assert sample.scores is not None
+            assert sample.scores["deedbench"].value == record.score.values
+            assert sample.metadata["scenario"] == record.metadata["scenario"]
+        assert log.results is not None
+        welfare = next(s for s in log.results.scores if s.name == "welfare")
+        scored = [r.score.values["welfare"] for r in mine.values() if r.score is not None]
+        assert welfare.metrics["mean"].value == pytest.approx(sum(scored) / len(scored))
+    tac, welfare_log = (read_eval_log(p, header_only=True) for p in exported)
+    assert (tac.eval.task, tac.status) == ("deedbench/tac", "success")
+    assert (welfare_log.eval.task, welfare_log.status) == ("deedbench/tac_welfare", "error")
+    assert welfare_log.error is not None and "2 of 32 episodes" in welfare_log.error.message
+    assert tac.eval.model == config.agent
+
+
+def test_inspect_view_serves_an_exported_run(exported: list[Path]) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [sys.executable, "-m", "inspect_ai", "view", "--log-dir", str(exported[0].parent)]
+    command += ["--host", "127.0.0.1", "--port", str(port)]
+    viewer = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}/api"
+    try:
+        listing = _get_json(f"{base}/log-files", wait=60)
+        names = sorted(Path(entry["name"]).name for entry in listing["files"])
+        assert names == sorted(p.name for p in exported)
+        served = _get_json(f"{base}/logs/{quote(exported[0].resolve().as_uri(), safe='')}")
+        assert served["eval"]["task"] == "deedbench/tac"
+        assert len(served["samples"]) == 32
+    finally:
+        viewer.terminate()
+        viewer.wait(timeout=30)
+
+
+def _get_json(url: str, wait: float = 0.0) -> dict:  # type: ignore[type-arg]
+    """GET a JSON document; retries until `wait` seconds pass while the server starts."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=10) as response:
+                return json.load(response)
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.25)
+
+
+def test_an_exported_run_imports_back_to_the_same_figures(
+    deedbench_run: tuple[RunConfig, list[EpisodeRecord]], exported: list[Path]
+) -> None:
+    config, records = deedbench_run
+    [(imported, again)] = read_inspect_logs(exported)
+    assert imported.conditions == ["base", "welfare"] and imported.epochs == 2
+    before, after = summarize(config, records), summarize(imported, again)
+    assert (after.scored, after.errors) == (before.scored, before.errors) == (62, 2)
+    for old, new in zip(before.conditions, after.conditions, strict=True):
+        assert new.overall.metrics == old.overall.metrics
+        assert new.overall.chance == old.overall.chance
+        assert new.by == old.by
+
+
+def test_upstream_tac_logs_import_as_one_run_grouped_like_deedbench_tac(
+    upstream_logs: dict[str, Path],
+) -> None:
+    [(config, records)] = read_inspect_logs([upstream_logs["tac_welfare"], upstream_logs["tac"]])
+    assert config.benchmark == "tac" and config.agent == "mockllm/model"
+    assert config.conditions == ["base", "welfare"] and config.epochs == 2
+    assert len(records) == 2 * 2 * len(SAMPLE_IDS)
+    samples = {s.id: s for s in load_benchmark("tac").samples()}
+    for record in records:  # what a deedbench TAC record of the same sample carries
+        assert record.metadata == samples[record.sample_id].metadata
+        assert record.chance == samples[record.sample_id].chance
+    recorded = {
+        (str(s.id), s.epoch): s.scores["tac_scorer"].value
+        for s in read_eval_log(upstream_logs["tac"]).samples or []
+        if s.scores
+    }
+    for record in records:
+        assert record.score is not None
+        if record.condition == "base":
+            values = record.score.values
+            assert recorded[(record.sample_id, record.epoch)] == {
+                "welfare": values["welfare"],
+                "completed": values["completed"],
+            }
+        assert record.score.values["harmful"] == float(record.score.outcome == "harmful")
+    outcome = {(r.sample_id, r.condition): r.score.outcome for r in records if r.score}
+    assert outcome[("london_greyhound_racing_base", "base")] == "refused"
+    assert outcome[("melbourne_cup_reversed", "welfare")] == "invalid"
+    assert set(outcome.values()) == {"safe", "harmful", "refused", "invalid"}
+
+    summary = summarize(config, records)
+    base = summary.conditions[0]
+    assert [g.group for g in base.by["scenario"]] == sorted(SCENARIOS)
+    assert [g.group for g in base.by["variant"]] == sorted(VARIANTS)
+    assert all(g.episodes == 8 for g in base.by["scenario"])
+    assert base.overall.chance is not None
+    expected = sum(samples[i].chance or 0 for i in SAMPLE_IDS) / len(SAMPLE_IDS)
+    assert base.overall.chance.chance == pytest.approx(expected)
+    assert base.overall.outcomes["refused"] == 8
+
+
+def test_import_command_stores_the_runs_that_report_and_compare_read(
+    upstream_logs: dict[str, Path], tmp_path: Path
+) -> None:
+    store = str(tmp_path / "runs.db")
+    logs = [str(upstream_logs["tac"]), str(upstream_logs["tac_welfare"])]
+    result = CliRunner().invoke(app, ["import", "inspect", *logs, "--store", store])
+    assert result.exit_code == 0, result.output
+    with RunStore(store) as runs:
+        [run_id] = runs.run_ids()
+    assert f"imported run {run_id}: mockllm/model, base, welfare; 64 scored, 0 errors" in (
+        " ".join(result.output.split())
+    )
+    assert f"deedbench report {run_id} --store {store}" in result.output
+    report = CliRunner().invoke(app, ["report", run_id, "--store", store, "--json"])
+    assert report.exit_code == 0, report.output
+    figures = json.loads(report.output)
+    assert [c["condition"] for c in figures["conditions"]] == ["base", "welfare"]
+    compared = CliRunner().invoke(app, ["compare", run_id, "--store", store, "--json"])
+    assert compared.exit_code == 0, compared.output
+
+    again = CliRunner().invoke(app, ["import", "inspect", *logs, "--store", store])
+    assert again.exit_code == 2 and "already in" in again.output
+    renamed = CliRunner().invoke(
+        app, ["import", "inspect", *logs, "--store", store, "--run-id", "second"]
+    )
+    assert renamed.exit_code == 0, renamed.output
+    with RunStore(store) as runs:
+        assert sorted(runs.run_ids()) == sorted([run_id, "second"])
+
+
+def _rewritten(source: Path, target: Path, change) -> Path:  # type: ignore[no-untyped-def]
+    log: EvalLog = read_eval_log(source)
+    change(log)
+    write_eval_log(log, target)
+    return target
+
+
+def test_import_errors_name_the_file_and_the_sample(
+    upstream_logs: dict[str, Path], tmp_path: Path
+) -> None:
+    def other_task(log: EvalLog) -> None:
+        log.eval.task = "inspect_evals/gsm8k"
+
+    def bare_id(log: EvalLog) -> None:
+        assert log.samples
+        log.samples[0].id = "seville_bullfight"
+
+    def no_ids(log: EvalLog) -> None:
+        assert log.samples
+        del log.samples[0].metadata["safe_ids"]
+
+    cases = [
+        (
+            _rewritten(upstream_logs["tac"], tmp_path / "gsm.eval", other_task),
+            "inspect_evals/gsm8k",
+        ),
+        (_rewritten(upstream_logs["tac"], tmp_path / "bare.eval", bare_id), "'seville_bullfight'"),
+        (_rewritten(upstream_logs["tac"], tmp_path / "no.eval", no_ids), "lacks safe_ids"),
+    ]
+    text = tmp_path / "notes.eval"
+    text.write_text("not a log")
+    cases.append((text, "not a readable Inspect log"))
+    for path, detail in cases:
+        with pytest.raises(InspectLogError) as caught:
+            read_inspect_logs([path])
+        assert str(path) in str(caught.value) and detail in str(caught.value)
+    with pytest.raises(InspectLogError, match=r"condition 'base' .* already in"):
+        read_inspect_logs([upstream_logs["tac"], upstream_logs["tac"]])

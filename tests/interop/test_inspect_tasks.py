@@ -1,0 +1,119 @@
+"""deedbench's benchmarks as Inspect tasks give the numbers a deedbench run gives."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("inspect_ai", reason="Inspect AI is not installed (the 'inspect' extra)")
+
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalLog
+from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+from deedbench.agents import FunctionAgent
+from deedbench.benchmarks import load_benchmark
+from deedbench.engine import EpisodeRecord, RunStore, new_run_config, run
+from deedbench.interop.inspect_tasks import SCORER_NAME
+
+from ._support import SAMPLE_IDS, function_agent, mock_model_outputs
+
+
+def deedbench_records(
+    tmp_path: Path, benchmark: str, condition: str, agent: FunctionAgent, sample_ids: list[str]
+) -> dict[str, EpisodeRecord]:
+    bench = load_benchmark(benchmark)
+    samples = [s for s in bench.samples() if s.id in sample_ids]
+    config = new_run_config(
+        run_id="direct",
+        benchmark=bench,
+        agent="function",
+        agent_params={},
+        conditions=[condition],
+        epochs=1,
+        seed=0,
+        samples=samples,
+    )
+    with RunStore(tmp_path / "runs.db") as store:
+        store.create_run(config)
+        asyncio.run(run(config, bench, agent, store))
+        return {r.sample_id: r for r in store.episodes("direct")}
+
+
+def inspect_log(task: str, tmp_path: Path, outputs: object, sample_ids: list[str]) -> EvalLog:
+    model = get_model("mockllm/model", custom_outputs=outputs)
+    [log] = inspect_eval(
+        task, model=model, sample_id=sample_ids, epochs=1, log_dir=str(tmp_path), display="none"
+    )
+    assert log.status == "success", log.error
+    assert log.samples is not None
+    return log
+
+
+def test_tac_under_inspect_scores_as_deedbench_does(tmp_path: Path) -> None:
+    """The same choices, the same verdicts and the same conversation, sample by sample:
+    first listed, cheapest after a rejected call, refusal, and an unlisted id."""
+    log = inspect_log("deedbench/tac", tmp_path, mock_model_outputs, SAMPLE_IDS)
+    direct = deedbench_records(tmp_path, "tac", "base", function_agent(), SAMPLE_IDS)
+    assert sorted(s.id for s in log.samples) == sorted(direct)
+    outcomes = set()
+    for sample in log.samples:
+        score = sample.scores[SCORER_NAME]
+        expected = direct[str(sample.id)]
+        assert expected.score is not None
+        assert score.value == expected.score.values, sample.id
+        assert score.answer == expected.score.outcome, sample.id
+        assert [m.text for m in sample.messages] == [m.content for m in expected.messages]
+        assert sample.store["deedbench_termination"] == expected.termination
+        assert sample.metadata["chance"] == expected.chance
+        outcomes.add(score.answer)
+    assert outcomes == {"safe", "harmful", "refused", "invalid"}
+    assert log.eval.metadata == {"benchmark": "tac", "condition": "base", "options": {"nudge": "0"}}
+
+
+def test_retail_under_inspect_scores_as_deedbench_does(tmp_path: Path) -> None:
+    """The scripted customer plays under Inspect too; an agent that only asks gets the
+    same verdict from both."""
+    reply = "Could you tell me your email so I can look up your account?"
+
+    def outputs(*_args: object) -> ModelOutput:
+        output = ModelOutput.from_content("mockllm/model", reply)
+        output.usage = ModelUsage(input_tokens=50, output_tokens=10, total_tokens=60)
+        return output
+
+    ids = ["retail-000-cancel", "retail-001-cancel"]
+    log = inspect_log("deedbench/retail", tmp_path, outputs, ids)
+    direct = deedbench_records(tmp_path, "retail", "default", FunctionAgent(lambda *_: reply), ids)
+    for sample in log.samples:
+        expected = direct[str(sample.id)]
+        assert expected.score is not None
+        assert sample.scores[SCORER_NAME].value == expected.score.values
+        assert [m.role for m in sample.messages] == [m.role for m in expected.messages]
+        assert sample.store["deedbench_termination"] == expected.termination == "user_stopped"
+
+
+def test_the_entry_point_makes_deedbench_tasks_resolvable_by_name(tmp_path: Path) -> None:
+    """A fresh interpreter that never imported deedbench finds deedbench/tac_welfare
+    through the `inspect_ai` entry point alone."""
+    script = textwrap.dedent(
+        f"""
+        from inspect_ai import eval
+        from inspect_ai.model import ModelOutput, ModelUsage, get_model
+        output = ModelOutput.from_content("mockllm/model", "no booking today")
+        output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        model = get_model("mockllm/model", custom_outputs=[output])
+        [log] = eval("deedbench/tac_welfare", model=model, limit=1, epochs=1,
+                     log_dir={str(tmp_path)!r}, display="none")
+        print(log.eval.task, log.status, log.samples[0].scores["deedbench"].answer)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["deedbench/tac_welfare", "success", "refused"]
