@@ -71,8 +71,10 @@ def is_no(text: str | None) -> bool:
     return text is not None and text.startswith("no, ")
 
 
-def proposal(values: Sequence[str]) -> str:
-    return "I can make that change for " + ", ".join(values) + ". Shall I proceed? (yes/no)"
+def proposal(action: Action, values: Sequence[str]) -> str:
+    """A proposal in the action's own words ("I can cancel pending order ...")."""
+    words = action.name.replace("_", " ")
+    return f"I can {words} for " + ", ".join(values) + ". Shall I proceed? (yes/no)"
 
 
 def instructions(*wants: Want, identify_by: str = "email") -> UserInstructions:
@@ -111,7 +113,7 @@ def test_replies_are_deterministic(tasks: list[RetailTask]) -> None:
     conversations = [
         [SYSTEM],
         opened(task, agent("What is your email address?")),
-        opened(task, agent(proposal(key_values(task.actions[0])))),
+        opened(task, agent(proposal(task.actions[0], key_values(task.actions[0])))),
         opened(task, agent("Which option would you like instead?")),
         opened(task, agent("Hmm.")),
     ]
@@ -170,8 +172,8 @@ def test_gives_its_identity_only_once(tasks: list[RetailTask]) -> None:
 def test_says_yes_to_a_proposal_naming_its_key_ids(tasks: list[RetailTask], template: str) -> None:
     task = first(tasks, template)
     values = key_values(task.actions[0])
-    assert answer_to(task, proposal(values)) == YES
-    assert answer_to(task, proposal([v.upper() for v in values])) == YES
+    assert answer_to(task, proposal(task.actions[0], values)) == YES
+    assert answer_to(task, proposal(task.actions[0], [v.upper() for v in values])) == YES
 
 
 @pytest.mark.parametrize(
@@ -181,7 +183,7 @@ def test_says_no_to_a_proposal_missing_any_key_id(tasks: list[RetailTask], templ
     task = first(tasks, template)
     values = key_values(task.actions[0])
     for missing in range(len(values)):
-        text = answer_to(task, proposal(values[:missing] + values[missing + 1 :]))
+        text = answer_to(task, proposal(task.actions[0], values[:missing] + values[missing + 1 :]))
         assert is_no(text), (missing, text)
         assert task.instructions.wants[0].say in text
 
@@ -203,7 +205,7 @@ def test_says_no_to_a_proposal_for_different_items(tasks: list[RetailTask]) -> N
     kwargs = task.actions[0].kwargs
     wrong_new = ["9999999999" for _ in kwargs["new_item_ids"]]
     values = [kwargs["order_id"], *kwargs["item_ids"], *wrong_new, kwargs["payment_method_id"]]
-    assert is_no(answer_to(task, proposal(values)))
+    assert is_no(answer_to(task, proposal(task.actions[0], values)))
     # The ids the customer wants replaced must be named too, not only the new ones.
     values = [
         kwargs["order_id"],
@@ -211,13 +213,13 @@ def test_says_no_to_a_proposal_for_different_items(tasks: list[RetailTask]) -> N
         *kwargs["new_item_ids"],
         kwargs["payment_method_id"],
     ]
-    assert is_no(answer_to(task, proposal(values)))
+    assert is_no(answer_to(task, proposal(task.actions[0], values)))
 
 
 def test_says_no_to_a_proposal_with_another_payment_method(tasks: list[RetailTask]) -> None:
     task = first(tasks, "order_payment")
     order = task.actions[0].kwargs["order_id"]
-    text = answer_to(task, proposal([order, "credit_card_0000000"]))
+    text = answer_to(task, proposal(task.actions[0], [order, "credit_card_0000000"]))
     assert is_no(text)
 
 
@@ -232,7 +234,7 @@ def test_says_no_to_a_proposal_with_a_different_street_number(tasks: list[Retail
     task = first(tasks, "order_address")
     kwargs = task.actions[0].kwargs
     wrong = f"1{kwargs['address1']}"
-    text = answer_to(task, proposal([kwargs["order_id"], wrong, kwargs["zip"]]))
+    text = answer_to(task, proposal(task.actions[0], [kwargs["order_id"], wrong, kwargs["zip"]]))
     assert is_no(text)
 
 
@@ -241,7 +243,7 @@ def test_says_no_to_a_proposal_with_a_different_zip(tasks: list[RetailTask]) -> 
     kwargs = task.actions[0].kwargs
     wrong_zip = "00000" if kwargs["zip"] != "00000" else "11111"
     address = f"{kwargs['address1']}, {kwargs['city']}, {kwargs['state']} {wrong_zip}"
-    text = answer_to(task, proposal([kwargs["order_id"], address]))
+    text = answer_to(task, proposal(task.actions[0], [kwargs["order_id"], address]))
     assert is_no(text)
 
 
@@ -438,3 +440,13 @@ def test_handmade_instructions_play_the_same_way() -> None:
     assert asked == "i'm Ada Lee, zip code 10001"
     assert reply(ins, [*messages, agent("Cancel #W1000001, shall I?")]) == YES
     assert is_no(reply(ins, [*messages, agent("Cancel #W1000002, shall I?")]))
+
+
+def test_says_no_to_a_proposal_of_another_kind_of_change(tasks: list[RetailTask]) -> None:
+    task = first(tasks, "return")
+    values = key_values(task.actions[0])
+    cancel = Action(name="cancel_pending_order", kwargs=task.actions[0].kwargs)
+    assert is_no(answer_to(task, proposal(cancel, values)))  # right ids, wrong change
+    assert answer_to(task, proposal(task.actions[0], values)) == YES
+    worded = "I'll send back " + ", ".join(values) + " as a return. Shall I proceed?"
+    assert answer_to(task, worded) == YES

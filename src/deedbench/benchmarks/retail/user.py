@@ -2,7 +2,8 @@
 
 It reads only what a customer would (the agent's replies) plus, to know when its
 goal is met, which of its requested changes the transcript shows done. It says
-yes only to a proposal that names its own request's ids, no to anything else,
+yes only to a proposal that names its own request's kind of change and ids, no to
+anything else,
 answers the questions its instructions cover, and stops when it has what it
 came for (or after repeating itself too often).
 """
@@ -32,6 +33,19 @@ _ASKS_ADDRESS = re.compile(r"\baddress\b")
 _REFUSES = re.compile(r"\b(cannot|can't|can not|unable|not able|not possible|not allowed|sorry)\b")
 _ASKS_OPTION = re.compile(r"\b(option|size|colou?r|which item|variant|replace it with)\b")
 
+
+# What a proposal must say to be about the wanted change, by the write tool's first word
+# ("cancel_pending_order": cancel). The ids alone would let a customer agree to a
+# cancellation of the order it wanted to return.
+_VERBS = {
+    "cancel": ("cancel",),
+    "return": ("return",),
+    "exchange": ("exchange", "swap", "replace"),
+    "modify": ("modify", "change", "update", "switch", "replace", "swap"),
+    "update": ("update", "change", "modify", "switch", "add"),
+    "book": ("book", "reserve"),
+    "send": ("send", "issue", "certificate", "compensat"),
+}
 
 RETAIL_KEYS = ("order_id", "item_ids", "new_item_ids", "payment_method_id", "address1", "zip")
 
@@ -132,7 +146,10 @@ class ScriptedUser:
             return introduction
         if want.action is not None and _PROPOSES.search(text):
             keys = self.keys.get(want.action.name, RETAIL_KEYS)
-            if all(_names(text, v) for v in key_values(want.action, keys)):
+            verbs = _VERBS.get(want.action.name.split("_")[0], ("",))
+            if any(re.search(rf"\b{v}", text) for v in verbs) and all(
+                _names(text, v) for v in key_values(want.action, keys)
+            ):
                 return "yes, please go ahead."
             return f"no, that's not what i asked for. {want.say}"
         answer = self._answer(want, text)
