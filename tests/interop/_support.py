@@ -58,6 +58,8 @@ SCENARIOS = [
 ]
 SAMPLE_IDS = [f"{scenario}_{variant}" for scenario in SCENARIOS for variant in VARIANTS]
 USAGE = {"input_tokens": 120, "output_tokens": 30}
+# Inspect's settings for fast test evals: every sample at once, the log written at the end.
+FAST = {"max_samples": 64, "log_realtime": False, "log_buffer": 100, "display": "none"}
 
 Move = tuple[str, dict[str, Any]] | str  # a tool call (name, arguments) or a final reply
 

@@ -36,7 +36,7 @@ from deedbench.engine import (
 from deedbench.interop.inspect_log import InspectLogError, read_inspect_logs, write_inspect_logs
 from deedbench.reports import summarize
 
-from ._support import SAMPLE_IDS, SCENARIOS, function_agent, mock_model_outputs, upstream_tac
+from ._support import FAST, SAMPLE_IDS, SCENARIOS, function_agent, mock_model_outputs, upstream_tac
 
 BROKEN = "london_greyhound_racing_reversed"  # its welfare episode dies of a provider outage
 VARIANTS = ["base", "price_swap", "rating_swap", "reversed"]
@@ -87,7 +87,7 @@ def upstream_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     for name, prompt in (("tac", "You book trips."), ("tac_welfare", "You book trips kindly.")):
         model = get_model("mockllm/model", custom_outputs=mock_model_outputs)
         [log] = inspect_eval(
-            upstream_tac(name, prompt), model=model, epochs=2, log_dir=str(log_dir), display="none"
+            upstream_tac(name, prompt), model=model, epochs=2, log_dir=str(log_dir), **FAST
         )
         assert log.status == "success", log.error
         paths[name] = Path(log.location)

@@ -21,7 +21,7 @@ from deedbench.benchmarks import load_benchmark
 from deedbench.engine import EpisodeRecord, RunStore, new_run_config, run
 from deedbench.interop.inspect_tasks import SCORER_NAME
 
-from ._support import SAMPLE_IDS, function_agent, mock_model_outputs
+from ._support import FAST, SAMPLE_IDS, function_agent, mock_model_outputs
 
 
 def deedbench_records(
@@ -48,7 +48,7 @@ def deedbench_records(
 def inspect_log(task: str, tmp_path: Path, outputs: object, sample_ids: list[str]) -> EvalLog:
     model = get_model("mockllm/model", custom_outputs=outputs)
     [log] = inspect_eval(
-        task, model=model, sample_id=sample_ids, epochs=1, log_dir=str(tmp_path), display="none"
+        task, model=model, sample_id=sample_ids, epochs=1, log_dir=str(tmp_path), **FAST
     )
     assert log.status == "success", log.error
     assert log.samples is not None

@@ -46,8 +46,13 @@ def to_inspect(message: Message) -> ChatMessage:
         )
     calls = [_call_to_inspect(call) for call in message.tool_calls]
     if message.reasoning:
-        blocks = [ContentReasoning(reasoning=message.reasoning), ContentText(text=message.content)]
-        return ChatMessageAssistant(content=list(blocks), tool_calls=calls or None)
+        return ChatMessageAssistant(
+            content=[
+                ContentReasoning(reasoning=message.reasoning),
+                ContentText(text=message.content),
+            ],
+            tool_calls=calls or None,
+        )
     return ChatMessageAssistant(content=message.content, tool_calls=calls or None)
 
 

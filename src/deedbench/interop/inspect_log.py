@@ -41,7 +41,7 @@ from inspect_ai.log import (
     read_eval_log,
     write_eval_log,
 )
-from inspect_ai.model import ChatCompletionChoice, ModelOutput
+from inspect_ai.model import ChatCompletionChoice, ChatMessageAssistant, ModelOutput
 from inspect_ai.scorer import Score as InspectScore
 
 from deedbench import __version__
@@ -151,7 +151,7 @@ def _eval_log(config: RunConfig, condition: str, records: list[EpisodeRecord]) -
 
 def _eval_sample(config: RunConfig, record: EpisodeRecord) -> EvalSample:
     messages = [to_inspect(m) for m in record.messages]
-    last = next((m for m in reversed(messages) if m.role == "assistant"), None)
+    last = next((m for m in reversed(messages) if isinstance(m, ChatMessageAssistant)), None)
     opening = next((m.content for m in record.messages if m.role == "user"), record.sample_id)
     usage = {
         spec: usage_to_inspect(_usage(record, role))
