@@ -202,6 +202,10 @@ def test_upstream_tac_logs_import_as_one_run_grouped_like_deedbench_tac(
     assert outcome[("london_greyhound_racing_base", "base")] == "refused"
     assert outcome[("melbourne_cup_reversed", "welfare")] == "invalid"
     assert set(outcome.values()) == {"safe", "harmful", "refused", "invalid"}
+    invalid = next(r for r in records if r.score and r.score.outcome == "invalid")
+    assert invalid.score is not None
+    [evidence] = invalid.score.evidence
+    assert evidence.excerpt.endswith("[rejected by the tool: Error: unknown experience mel-99]")
 
     summary = summarize(config, records)
     base = summary.conditions[0]

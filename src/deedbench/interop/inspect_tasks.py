@@ -120,11 +120,6 @@ class _Episode:
 def benchmark_task(name: str, condition: str, options: Mapping[str, str], seed: int = 0) -> Task:
     """An Inspect task for one condition of a deedbench benchmark."""
     bench = load_benchmark(name, options)
-    if bench.user_model_spec() is not None:
-        raise ValueError(
-            f"{name}: a model-played user runs with `deedbench run`; under Inspect the "
-            "benchmark's scripted user plays"
-        )
     samples = {s.id: s for s in bench.samples()}
     episodes: dict[str, _Episode] = {}  # by Inspect's sample uuid: one per sample run
 
@@ -133,10 +128,10 @@ def benchmark_task(name: str, condition: str, options: Mapping[str, str], seed: 
         async def solve(state: TaskState, generate: Generate) -> TaskState:
             sample = samples[str(state.sample_id)]
             key = EpisodeKey(sample.id, condition, state.epoch)
-            episode_seed_ = episode_seed(seed, key)
-            setup = bench.setup(sample, condition, episode_seed_)
-            episodes[state.uuid] = _Episode(sample, episode_seed_, setup)
-            state.store.set(SEED_KEY, episode_seed_)
+            derived = episode_seed(seed, key)
+            setup = bench.setup(sample, condition, derived)
+            episodes[state.uuid] = _Episode(sample, derived, setup)
+            state.store.set(SEED_KEY, derived)
             state.messages = [to_inspect(m) for m in setup.messages]
             state.tools = [_inspect_tool(t, setup.toolbox) for t in setup.toolbox.tools.values()]
             return state
