@@ -133,3 +133,19 @@ def test_audits_stored_with_a_run_show_in_report_and_compare(store: Path) -> Non
     assert summary["audits"][0]["flagged"]["k"] == 0  # a baseline says nothing about tests
     compared = json.loads(invoke("compare", "rnd", "wel", "--json", "--store", str(store)).stdout)
     assert [len(row["audits"]) for row in compared["rows"]] == [1, 1, 0, 0]
+
+
+def test_export_inspect_writes_a_log_per_condition_that_inspect_reads(
+    store: Path, tmp_path: Path
+) -> None:
+    log = pytest.importorskip("inspect_ai.log", reason="the inspect extra is not installed")
+    result = invoke(
+        "export", "wel", "--format", "inspect", "-o", str(tmp_path), "--store", str(store)
+    )
+    assert result.exit_code == 0, result.output
+    assert contains(result.output, f"inspect view --log-dir {tmp_path}")
+    logs = {p.name: log.read_eval_log(str(p)) for p in sorted(tmp_path.glob("*.eval"))}
+    assert sorted(logs) == ["wel_deedbench-tac.eval", "wel_deedbench-tac_welfare.eval"]
+    for read in logs.values():
+        assert read.samples is not None and len(read.samples) == 48
+        assert read.results is not None and read.results.scores[0].metrics["mean"].value == 1.0

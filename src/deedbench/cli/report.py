@@ -197,19 +197,28 @@ def show(
 @app.command()
 def export(
     run_id: Annotated[str, typer.Argument(help="The run.")],
-    format: Annotated[str, typer.Option("--format", help="jsonl or csv.")] = "jsonl",
+    format: Annotated[str, typer.Option("--format", help="jsonl, csv or inspect.")] = "jsonl",
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="File to write (default: stdout).")
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="File to write (default: stdout); for inspect, the log folder (default: logs).",
+        ),
     ] = None,
     store: StoreOption = None,
 ) -> None:
-    """Write a run's episodes: JSONL (whole records) or CSV (a row per episode)."""
+    """Write a run's episodes: JSONL (whole records), CSV (a row per episode), or Inspect
+    `.eval` logs (one per condition) that `inspect view` serves."""
     from deedbench.reports.export import episode_row, write_csv, write_jsonl
 
-    formats = ("jsonl", "csv")
+    formats = ("jsonl", "csv", "inspect")
     if format not in formats:
         raise fail(f"unknown format {format!r}. Valid formats: {', '.join(formats)}")
     [(config, records, _)] = _load(store, [run_id])
+    if format == "inspect":
+        _export_inspect(config, records, output or Path("logs"))
+        return
 
     def write(out: IO[str]) -> int:
         if format == "jsonl":
@@ -222,3 +231,17 @@ def export(
     with open(output, "w", encoding="utf-8", newline="") as handle:
         count = write(handle)
     console.print(f"wrote {count} episodes to {output}", highlight=False)
+
+
+def _export_inspect(config: RunConfig, records: list[EpisodeRecord], folder: Path) -> None:
+    from deedbench.interop import InspectNotInstalled, require_inspect
+
+    try:
+        require_inspect()
+    except InspectNotInstalled as exc:
+        raise fail(str(exc)) from None
+    from deedbench.interop.inspect_log import write_inspect_logs
+
+    for path in write_inspect_logs(config, records, folder):
+        console.print(f"wrote {path}", highlight=False)
+    console.print(f"view them with: inspect view --log-dir {folder}", highlight=False)
