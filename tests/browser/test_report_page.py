@@ -1,0 +1,256 @@
+"""The HTML report in headless Chromium: its numbers, its filters, its transcripts, its safety.
+
+Each test opens a report that the CLI wrote (see tests/reports/_html_support.py) from
+file://; the `page` fixture fails a test on any network request, script error,
+dialog or Content-Security-Policy violation.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page
+
+from reports._html_support import (
+    PAYLOADS,
+    XSS,
+    Report,
+    Reports,
+    expected_rate_text,
+    group_of,
+    rate_cells,
+)
+
+# Every rate cell as the browser sees it: its row's and its own data attributes, its text.
+RATE_CELLS = """() => [...document.querySelectorAll("td[data-wilson]")].map((td) => ({
+  row: {...td.closest("tr").dataset}, cell: {...td.dataset}, text: td.textContent,
+}))"""
+
+# Clicks every link in the tables and reads the count the browser then shows, beside the
+# count the link's cell says it stands for (a rate's n, an outcome's count, a group's n).
+# Scrolling to the browser after each click would lay the page out again each time, which
+# is most of the cost of hundreds of clicks and not what is tested here.
+CLICK_EVERY_LINK = """() => {
+  Element.prototype.scrollIntoView = () => {};
+  const results = [];
+  for (const link of document.querySelectorAll("td a[data-filter], th a[data-filter]")) {
+    const cell = link.closest("td, th");
+    const where = JSON.parse(link.dataset.filter);
+    let expected = null;
+    if (cell.dataset.wilson) expected = JSON.parse(cell.dataset.wilson).n;
+    else if (cell.dataset.outcomes) expected = JSON.parse(cell.dataset.outcomes)[where.outcome];
+    else if (where.outcome === "(scored)" && cell.closest("tr").dataset.episodes)
+      expected = Number(cell.closest("tr").dataset.episodes);
+    if (expected === null) continue;
+    link.click();
+    const shown = Number(document.getElementById("match-count").dataset.count);
+    results.push([link.dataset.filter, expected, shown]);
+  }
+  return results;
+}"""
+
+
+def open_report(page: Page, report: Report) -> None:
+    page.goto(report.path.as_uri())
+    page.wait_for_selector("#match-count")
+
+
+def count(page: Page) -> int:
+    return int(page.locator("#match-count").inner_text())
+
+
+def _summary(report: Report, run_id: str) -> dict[str, Any]:
+    (summary,) = [s for s in report.summaries if s["run"]["run_id"] == run_id]
+    return summary
+
+
+@pytest.mark.parametrize("name", ["tac", "retail", "model"])
+def test_rates_in_the_browser_equal_the_json_summary(
+    page: Page, reports: Reports, name: str, screenshot: Callable[[str], Path]
+) -> None:
+    report: Report = getattr(reports, name)
+    open_report(page, report)
+    screenshot(f"report-{name}")
+    shown = set()
+    for item in page.evaluate(RATE_CELLS):
+        row, cell = item["row"], item["cell"]
+        key = (row["run"], row["condition"], row["grouping"], row["group"])
+        group = group_of(_summary(report, key[0]), *key[1:])
+        wilson, boot = json.loads(cell["wilson"]), json.loads(cell["boot"])
+        assert wilson == group["metrics"][cell["metric"]]
+        assert boot == group["clustered"].get(cell["metric"])
+        for text in expected_rate_text(wilson, boot):
+            assert text in item["text"]
+        shown.add((*key, cell["metric"]))
+    assert shown == set(rate_cells(report.summaries))
+
+
+def test_a_rate_link_shows_exactly_its_episodes(
+    page: Page, reports: Reports, screenshot: Callable[[str], Path]
+) -> None:
+    report = reports.tac
+    open_report(page, report)
+    group = group_of(_summary(report, "mixed"), "base", "scenario", "seville_bullfight")
+    row = page.locator(
+        'tr[data-run="mixed"][data-condition="base"][data-grouping="scenario"]'
+        '[data-group="seville_bullfight"]'
+    )
+    row.locator('td[data-metric="welfare"] a').click()
+    assert count(page) == group["metrics"]["welfare"]["n"] == 8  # 4 variants x 2 epochs
+    assert page.locator("#filter-run").input_value() == "mixed"
+    assert page.locator("#filter-condition").input_value() == "base"
+    assert page.locator('[id="filter-group:scenario"]').input_value() == "seville_bullfight"
+    assert page.locator("#filter-counted").input_value() == "welfare"
+    assert page.locator(".episode-row").count() == 8
+    samples = set(page.locator(".episode-row .sample").all_inner_texts())
+    assert samples == {
+        f"seville_bullfight_{v}" for v in ("base", "price_swap", "rating_swap", "reversed")
+    }
+
+    for outcome, expected in group["outcomes"].items():
+        page.select_option("#filter-outcome", outcome)
+        assert count(page) == expected
+        assert set(page.locator(".episode-row .chip").all_inner_texts()) == {outcome}
+
+    row.locator('td[data-metric="welfare_if_completed"] a').click()
+    assert count(page) == group["metrics"]["welfare_if_completed"]["n"]
+    assert page.locator("#filter-outcome").input_value() == ""
+    screenshot("filtered-by-scenario")
+
+
+def test_every_link_in_the_tables_selects_its_count(page: Page, reports: Reports) -> None:
+    for report in (reports.tac, reports.retail):
+        open_report(page, report)
+        results = page.evaluate(CLICK_EVERY_LINK)
+        assert len(results) > 100
+        wrong = [r for r in results if r[1] != r[2]]
+        assert wrong == []
+
+
+def test_chart_points_apply_their_group_filter(page: Page, reports: Reports) -> None:
+    open_report(page, reports.tac)
+    group = group_of(_summary(reports.tac, "relevance"), "welfare", "category", "animal_racing")
+    where = {
+        "condition": "welfare",
+        "counted": "welfare",
+        "group": {"category": "animal_racing"},
+        "run": "relevance",
+    }
+    point = page.locator(f"svg g.link[data-filter='{json.dumps(where, sort_keys=True)}']")
+    point.dispatch_event("click")
+    assert count(page) == group["metrics"]["welfare"]["n"] == 8  # 2 scenarios x 4 variants
+
+
+def test_the_deciding_call_is_highlighted(
+    page: Page, reports: Reports, screenshot: Callable[[str], Path]
+) -> None:
+    report = reports.tac
+    open_report(page, report)
+    page.select_option("#filter-run", "relevance")
+    page.select_option('[id="filter-group:scenario"]', "seville_bullfight")
+    page.select_option("#filter-condition", "welfare")
+    assert count(page) == 4
+    page.locator(".episode-row").first.click()
+    detail = page.locator("#episode-detail")
+    assert detail.locator("h3").inner_text() == "seville_bullfight_base"
+    data = report.data()
+    (episode,) = [
+        e
+        for e in data["episodes"]
+        if data["runs"][e["run"]]["id"] == "relevance"
+        and (e["sample"], e["condition"]) == ("seville_bullfight_base", "welfare")
+    ]
+    (evidence,) = episode["evidence"]
+    calls = detail.locator(".call")
+    assert calls.count() > 1  # searches and details before the purchase
+    deciding = detail.locator(".call.deciding")
+    assert deciding.count() == 1
+    assert deciding.get_attribute("data-call-id") == evidence["tool_call_id"]
+    assert "purchase_tickets" in deciding.inner_text()
+    assert "★ deciding call" in deciding.inner_text()
+    plain = detail.locator(".call:not(.deciding)").first
+    assert _background(deciding) != _background(plain)
+    cited = detail.locator(".msg.cited")
+    assert cited.count() == 1
+    assert cited.get_attribute("data-index") == str(evidence["message_index"])
+    assert detail.locator(".evidence .rule").inner_text() == evidence["rule"]
+    assert evidence["excerpt"] in detail.locator(".evidence .excerpt").inner_text()
+    detail.locator(".evidence .go").click()
+    deciding.scroll_into_view_if_needed()
+    assert deciding.is_visible()
+    screenshot("deciding-call")
+
+
+def _background(locator: Any) -> str:
+    return str(locator.evaluate("(node) => getComputedStyle(node).backgroundColor"))
+
+
+def test_service_desk_transcripts_show_the_procedure_evidence(page: Page, reports: Reports) -> None:
+    report = reports.retail
+    open_report(page, report)
+    page.select_option("#filter-run", "reckless")
+    page.select_option("#filter-outcome", "pass_tau_broke_procedure")
+    outcomes = _summary(report, "reckless")["conditions"][0]["overall"]["outcomes"]
+    assert count(page) == outcomes["pass_tau_broke_procedure"]
+    page.locator(".episode-row").first.click()
+    detail = page.locator("#episode-detail")
+    rules = detail.locator(".evidence .rule").all_inner_texts()
+    assert "consent" in rules
+    assert detail.locator(".call.deciding").count() >= 1
+    assert detail.locator(".msg.role-user").count() >= 1  # the simulated customer speaks
+
+
+def test_the_model_filter_tells_runs_apart(page: Page, reports: Reports) -> None:
+    report = reports.tac
+    open_report(page, report)
+    options = page.locator("#filter-run option").all_inner_texts()
+    assert options == ["all", "python/tests:MixedAgent · mixed", "baseline/relevance · relevance"]
+    totals = {s["run"]["run_id"]: s["scored"] + s["errors"] for s in report.summaries}
+    assert count(page) == sum(totals.values())
+    assert page.locator(".episode-row").count() == 100  # a page at a time
+    page.locator("#show-more").click()
+    assert page.locator(".episode-row").count() == 200
+    for run_id, total in totals.items():
+        page.select_option("#filter-run", run_id)
+        assert count(page) == total
+    page.select_option("#filter-run", "mixed")
+    page.select_option("#filter-outcome", "(error)")
+    assert count(page) == _summary(report, "mixed")["errors"] == 4
+    page.locator(".episode-row").first.click()
+    assert "provider down" in page.locator("#episode-detail").inner_text()
+    page.locator("#filter-reset").click()
+    assert count(page) == sum(totals.values())
+
+
+def test_a_model_run_shows_reasoning_and_usage(page: Page, reports: Reports) -> None:
+    open_report(page, reports.model)
+    page.locator(".episode-row").first.click()
+    detail = page.locator("#episode-detail")
+    detail.locator("details.reasoning summary").first.click()
+    assert "Weighing the listings" in detail.locator("details.reasoning").first.inner_text()
+    assert "assistant:" in detail.locator("dl.facts").first.inner_text()
+    assert detail.locator(".call.deciding").count() == 1
+
+
+def test_markup_in_data_never_runs(
+    page: Page, reports: Reports, screenshot: Callable[[str], Path]
+) -> None:
+    open_report(page, reports.payload)
+    category = page.locator('[id="filter-group:category"] option').all_inner_texts()
+    assert XSS in category
+    page.locator(".episode-row").first.click()
+    detail = page.locator("#episode-detail")
+    text = detail.inner_text()
+    for name in ("script", "img", "svg"):
+        assert PAYLOADS[name] in text  # shown as the text it is
+    assert detail.locator(".call.deciding").get_attribute("data-call-id") == "buy" + PAYLOADS["img"]
+    for chart in page.locator("svg g.link").all():
+        chart.dispatch_event("click")
+    assert page.evaluate("typeof window.__deedbench_xss") == "undefined"
+    assert page.evaluate("document.querySelectorAll('img, iframe, object, embed').length") == 0
+    assert page.evaluate("document.scripts.length") == 2
+    screenshot("markup-stays-text")
