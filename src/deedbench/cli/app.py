@@ -37,6 +37,15 @@ PricesOption = Annotated[
         dir_okay=False,
     ),
 ]
+BaseUrlOption = Annotated[
+    str | None, typer.Option(help="Model endpoint (required for openai-compatible).")
+]
+ApiKeyEnvOption = Annotated[
+    str | None, typer.Option(help="Environment variable that holds the model's API key.")
+]
+NoCacheOption = Annotated[
+    bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")
+]
 StoreOption = Annotated[
     Path | None,
     typer.Option(

@@ -14,7 +14,16 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from deedbench.cli.app import StoreOption, app, console, fail, resolve_store
+from deedbench.cli.app import (
+    ApiKeyEnvOption,
+    BaseUrlOption,
+    NoCacheOption,
+    StoreOption,
+    app,
+    console,
+    fail,
+    resolve_store,
+)
 from deedbench.engine.episode import RunAborted
 
 if TYPE_CHECKING:
@@ -35,19 +44,13 @@ def audit(
             "--judge", help="A model that judges each transcript too, e.g. openai/gpt-4o."
         ),
     ] = None,
-    base_url: Annotated[
-        str | None, typer.Option(help="The judge's endpoint (required for openai-compatible).")
-    ] = None,
-    api_key_env: Annotated[
-        str | None, typer.Option(help="Environment variable that holds the judge's API key.")
-    ] = None,
+    base_url: BaseUrlOption = None,
+    api_key_env: ApiKeyEnvOption = None,
     temperature: Annotated[
         float | None, typer.Option(help="The judge's temperature (default: the provider's).")
     ] = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Judge calls in flight.")] = 16,
-    no_cache: Annotated[
-        bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")
-    ] = False,
+    no_cache: NoCacheOption = False,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print summaries and results as JSON.")
     ] = False,

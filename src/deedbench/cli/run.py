@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from deedbench.cli.app import (
+    ApiKeyEnvOption,
+    BaseUrlOption,
+    NoCacheOption,
     PricesOption,
     StoreOption,
     app,
@@ -89,12 +92,8 @@ def run(
     tasks: Annotated[
         str | None, typer.Option("--tasks", help="τ-bench data: task indexes, e.g. 0,5,9-12.")
     ] = None,
-    base_url: Annotated[
-        str | None, typer.Option(help="Model endpoint (required for openai-compatible).")
-    ] = None,
-    api_key_env: Annotated[
-        str | None, typer.Option(help="Environment variable that holds the API key.")
-    ] = None,
+    base_url: BaseUrlOption = None,
+    api_key_env: ApiKeyEnvOption = None,
     temperature: Annotated[float | None, typer.Option(help="Sampling temperature.")] = None,
     max_tokens: Annotated[int | None, typer.Option(help="Output token limit per call.")] = None,
     top_p: Annotated[float | None, typer.Option(help="Nucleus sampling.")] = None,
@@ -114,9 +113,7 @@ def run(
     max_retry_seconds: Annotated[
         float, typer.Option(help="Total seconds one call may spend retrying.")
     ] = 300.0,
-    no_cache: Annotated[
-        bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")
-    ] = False,
+    no_cache: NoCacheOption = False,
     user_base_url: Annotated[
         str | None, typer.Option(help="Endpoint of a model-played user (-T user=llm:SPEC).")
     ] = None,

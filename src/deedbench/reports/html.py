@@ -33,7 +33,7 @@ from deedbench.engine import EpisodeRecord
 from deedbench.reports.compare import Comparison, compare_runs
 from deedbench.reports.contrast import Contrast
 from deedbench.reports.summary import ConditionSummary, GroupSummary, RunSummary
-from deedbench.reports.terminal import interval, p_text, pct
+from deedbench.reports.terminal import covariate_text, interval, p_text, pct
 from deedbench.scoring import MetricSpec
 from deedbench.stats import ClusterRate, Rate
 
@@ -260,7 +260,7 @@ def _run_summary(summary: RunSummary, records: Mapping[str, Sequence[EpisodeReco
         parts.append(_contrast_table(run.run_id, "condition", contrasts))
     parts.append(_passk_table(summary))
     parts += [
-        _tag("p", escape(_covariate_text(c)), class_="note covariate")
+        _tag("p", escape(covariate_text(c)), class_="note covariate")
         for c in summary.conditions
         if c.covariate is not None
     ]
@@ -352,25 +352,6 @@ def _metric_notes(metrics: Sequence[MetricSpec]) -> str:
 def _description(metrics: Sequence[MetricSpec], name: str) -> str:
     m = next(m for m in metrics if m.name == name)
     return (m.description or m.value) + (f" (among episodes with {m.given} = 1)" if m.given else "")
-
-
-def _covariate_text(condition: ConditionSummary) -> str:
-    result = condition.covariate
-    assert result is not None
-    c = result.correlation
-    head = f"{condition.condition}: Spearman rho of per-cluster {result.metric} and {result.name}"
-    if c.rho is None:
-        text = f"{head}: undefined ({c.reason}; {c.n} clusters)"
-    else:
-        bracket = f"[{_signed(c.ci_low)}, {_signed(c.ci_high)}]"
-        text = f"{head}: {c.rho:+.2f} {bracket}, p={p_text(c.p_value)}, {c.n} clusters"
-    if result.unmatched:
-        text += f"; not in the covariate file: {', '.join(result.unmatched)}"
-    return text
-
-
-def _signed(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:+.2f}"
 
 
 # --- rate tables -------------------------------------------------------------------------------

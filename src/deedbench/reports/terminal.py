@@ -21,6 +21,7 @@ from deedbench.stats import ClusterRate, Rate
 
 __all__ = [
     "contrast_text",
+    "covariate_text",
     "interval",
     "p_text",
     "pct",
@@ -175,7 +176,7 @@ def render_summary(
         if condition.versus_first is not None:
             console.print("  " + contrast_text(condition.versus_first), highlight=False)
         if condition.covariate is not None:
-            console.print("  " + _covariate_text(condition), highlight=False)
+            console.print("  " + covariate_text(condition), highlight=False)
     if summary.audits:
         console.print(_audit_table(summary.audits))
     for condition in summary.conditions:
@@ -216,7 +217,8 @@ def _audit_table(audits: list[AuditSummary]) -> Table:
     return table
 
 
-def _covariate_text(condition: ConditionSummary) -> str:
+def covariate_text(condition: ConditionSummary) -> str:
+    """One line: Spearman's rho of per-cluster rate and covariate, or why it is undefined."""
     result = condition.covariate
     assert result is not None
     c = result.correlation
@@ -224,7 +226,11 @@ def _covariate_text(condition: ConditionSummary) -> str:
     if c.rho is None:
         text = f"{head}: undefined ({c.reason}; {c.n} clusters)"
     else:
-        bracket = "n/a" if c.ci_low is None else f"[{c.ci_low:+.2f}, {c.ci_high:+.2f}]"
+        bracket = (
+            "n/a"
+            if c.ci_low is None or c.ci_high is None
+            else f"[{c.ci_low:+.2f}, {c.ci_high:+.2f}]"
+        )
         text = f"{head}: {c.rho:+.2f} {bracket}, p={p_text(c.p_value)}, {c.n} clusters"
     if result.unmatched:
         text += f"; not in the covariate file: {', '.join(result.unmatched)}"
