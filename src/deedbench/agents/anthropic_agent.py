@@ -55,18 +55,9 @@ class AnthropicAgent(ModelAgent):
         return request
 
     async def send(self, request: dict[str, Any]) -> dict[str, Any]:
-        # As for OpenAI: the body goes as `extra_body`, sent unchanged, so parameters the
-        # SDK's signature no longer lists (temperature, top_p) still reach the API.
-        response = await self.client().messages.create(
-            model=self.model, max_tokens=request["max_tokens"], messages=[], extra_body=request
-        )
-        raw = (
-            response.model_dump(exclude_unset=True, warnings=False)
-            if hasattr(response, "model_dump")
-            else None
-        )
-        if not isinstance(raw, dict) or not isinstance(raw.get("content"), list):
-            raise ValueError(f"response is not a message: {str(response)[:200]}")
+        raw = await self.post_json("/v1/messages", request)
+        if not isinstance(raw.get("content"), list):
+            raise ValueError(f"response is not a message: {str(raw)[:200]}")
         return raw
 
     def parse_response(self, raw: dict[str, Any]) -> Message:

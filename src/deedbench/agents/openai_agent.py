@@ -50,20 +50,10 @@ class OpenAIAgent(ModelAgent):
         return request
 
     async def send(self, request: dict[str, Any]) -> dict[str, Any]:
-        # The body travels as `extra_body`, which the SDK sends as it is: its typed
-        # transform of messages and tool schemas costs milliseconds per call, more than
-        # all of deedbench's own work per episode. `messages=[]` is overwritten by it.
-        response = await self.client().chat.completions.create(
-            model=self.model, messages=[], extra_body=request
-        )
-        raw = (
-            response.model_dump(exclude_unset=True, warnings=False)
-            if hasattr(response, "model_dump")
-            else None
-        )
-        choices = raw.get("choices") if isinstance(raw, dict) else None
+        raw = await self.post_json("/chat/completions", request)
+        choices = raw.get("choices")
         if not (isinstance(choices, list) and choices and isinstance(choices[0], dict)):
-            raise ValueError(f"response is not a chat completion: {str(response)[:200]}")
+            raise ValueError(f"response is not a chat completion: {str(raw)[:200]}")
         return raw
 
     def parse_response(self, raw: dict[str, Any]) -> Message:
