@@ -1,8 +1,12 @@
 """Fake OpenAI-compatible and Anthropic endpoints on 127.0.0.1, scripted per test.
 
-A real HTTP server in a background thread, so model clients are exercised through
-the official SDKs over real sockets, faults included: rate limits with Retry-After,
-server errors, slow answers, dropped connections and malformed bodies.
+A real HTTP server on its own thread and event loop, so model clients are
+exercised through the official SDKs over real sockets, faults included: rate
+limits with Retry-After, server errors, slow answers, dropped connections and
+malformed bodies. It is asyncio rather than a thread per connection because at a
+hundred calls in flight (bench/concurrency.py) threads waking together queue on
+the GIL and `http.server`'s header parsing, adding tens of milliseconds to every
+answer; the server must not be what a benchmark of the client measures.
 
     with FakeModelServer("openai") as server:
         server.script(Reply(tool_calls=[("search", {"q": "x"})]), Reply(text="done"))
@@ -14,18 +18,21 @@ Replies queued with `script` are served first, in order; after that `responder`
 
 from __future__ import annotations
 
+import asyncio
 import json
+import socket
 import threading
-import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http import HTTPStatus
 from typing import Any, Literal
 
 __all__ = ["FakeModelServer", "Reply"]
 
 Protocol = Literal["openai", "anthropic"]
+
+_REASONS = {status.value: status.phrase for status in HTTPStatus}
 
 
 @dataclass
@@ -48,14 +55,7 @@ class Reply:
 
 
 Responder = Callable[[dict[str, Any]], Reply]
-
-
-class _Server(ThreadingHTTPServer):
-    request_queue_size = 1024  # the default backlog of 5 resets connections under load
-    daemon_threads = True
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """Clients drop connections on purpose here (timeouts, injected faults): stay quiet."""
+"""Called on the server's thread, one request at a time."""
 
 
 class FakeModelServer:
@@ -70,14 +70,16 @@ class FakeModelServer:
         self._lock = threading.Lock()
         self._in_flight = 0
         self.max_in_flight = 0
-        self._server = _Server(("127.0.0.1", 0), self._handler_class())
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
+        self._socket = socket.create_server(("127.0.0.1", 0))
+        self._address: tuple[str, int] = self._socket.getsockname()[:2]
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping: asyncio.Event | None = None
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._serve()), daemon=True)
 
     @property
     def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
+        host, port = self._address
         suffix = "/v1" if self.protocol == "openai" else ""
         return f"http://{host}:{port}{suffix}"
 
@@ -92,17 +94,30 @@ class FakeModelServer:
 
     def start(self) -> FakeModelServer:
         self._thread.start()
+        self._ready.wait()
         return self
 
     def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        if self._loop is not None and self._stopping is not None:
+            self._loop.call_soon_threadsafe(self._stopping.set)
+            self._thread.join()
+        self._socket.close()
 
     def __enter__(self) -> FakeModelServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+    async def _serve(self) -> None:
+        self._loop, self._stopping = asyncio.get_running_loop(), asyncio.Event()
+        # A short backlog resets connections when a hundred clients connect at once.
+        server = await asyncio.start_server(self._connection, sock=self._socket, backlog=1024)
+        self._ready.set()
+        await self._stopping.wait()
+        # Not `wait_closed`: from Python 3.12 it waits for clients to hang up. asyncio.run
+        # cancels the connections still open instead, and they close in `finally`.
+        server.close()
 
     def _next_reply(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
         with self._lock:
@@ -112,55 +127,56 @@ class FakeModelServer:
                 return self._queue.popleft()
         return self.responder(body) if self.responder else Reply(text="OK.")
 
-    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:  # silence stderr
-                return
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("content-length") or 0)
+    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Serve one kept-alive connection, request after request, until the client leaves."""
+        try:
+            while True:
+                head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1")
+                headers = {}
+                for line in head.split("\r\n")[1:]:
+                    name, _, value = line.partition(":")
+                    if name:
+                        headers[name.strip().lower()] = value.strip()
+                data = await reader.readexactly(int(headers.get("content-length") or 0))
                 try:
-                    body = json.loads(self.rfile.read(length) or b"{}")
+                    body = json.loads(data or b"{}")
                 except json.JSONDecodeError:
                     body = {}
-                reply = server._next_reply(body, {k.lower(): v for k, v in self.headers.items()})
-                with server._lock:
-                    server._in_flight += 1
-                    server.max_in_flight = max(server.max_in_flight, server._in_flight)
+                reply = self._next_reply(body, headers)
+                self._in_flight += 1
+                self.max_in_flight = max(self.max_in_flight, self._in_flight)
                 try:
                     if reply.delay:
-                        time.sleep(reply.delay)
+                        await asyncio.sleep(reply.delay)
                     if reply.drop_connection:
-                        self.close_connection = True
-                        self.connection.shutdown(2)
+                        writer.transport.abort()
                         return
-                    self._send(reply, body)
+                    writer.write(self._response(reply, body))
                 finally:
-                    with server._lock:
-                        server._in_flight -= 1
+                    self._in_flight -= 1
+                if headers.get("connection", "").lower() == "close":
+                    return
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
+            return  # the client left, timed out or sent garbage: nothing to answer
+        finally:
+            writer.close()
 
-            def _send(self, reply: Reply, body: dict[str, Any]) -> None:
-                if reply.raw_body is not None:
-                    payload = reply.raw_body.encode()
-                elif reply.status >= 400:
-                    payload = json.dumps(_error_body(server.protocol, reply)).encode()
-                elif server.protocol == "openai":
-                    payload = json.dumps(_openai_body(reply, body)).encode()
-                else:
-                    payload = json.dumps(_anthropic_body(reply, body)).encode()
-                self.send_response(reply.status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                for key, value in reply.headers.items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(payload)
-
-        return Handler
+    def _response(self, reply: Reply, body: dict[str, Any]) -> bytes:
+        if reply.raw_body is not None:
+            payload = reply.raw_body.encode()
+        elif reply.status >= 400:
+            payload = json.dumps(_error_body(self.protocol, reply)).encode()
+        elif self.protocol == "openai":
+            payload = json.dumps(_openai_body(reply, body)).encode()
+        else:
+            payload = json.dumps(_anthropic_body(reply, body)).encode()
+        lines = [
+            f"HTTP/1.1 {reply.status} {_REASONS.get(reply.status, 'Unknown')}",
+            "content-type: application/json",
+            f"content-length: {len(payload)}",
+            *(f"{key}: {value}" for key, value in reply.headers.items()),
+        ]
+        return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + payload
 
 
 def _arguments(value: dict[str, Any] | str) -> str:

@@ -34,12 +34,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     rng = random.Random(args.seed)
-    lock = threading.Lock()
 
     def respond(body: dict[str, Any]) -> Reply:
-        with lock:
-            fail = rng.random() < args.fault_rate
-            fault = rng.choice(FAULTS)
+        fail = rng.random() < args.fault_rate
+        fault = rng.choice(FAULTS)
         reply = fault if fail else tac_player(body)
         return replace(reply, delay=args.delay)
 
