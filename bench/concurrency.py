@@ -3,7 +3,9 @@
 The server runs in its own process (deedbench.testing.serve) and plays TAC in three
 calls per episode (search, purchase, final reply). The client is deedbench's real
 OpenAI-compatible agent, runner and store, at concurrency 100. Printed: wall time
-against the ideal (calls x latency / concurrency) and the episode accounting; then
+against the ideal (calls x latency / concurrency), CPU per call of the client and of the
+server, how many cores other processes kept busy meanwhile (on Linux; the machine is
+shared), and the episode accounting; then
 the same run with 20% of requests failing (429 with Retry-After, 500, 503, dropped
 connections), where every episode must end scored or as an infrastructure error,
 none lost or doubled.
@@ -17,6 +19,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
+import os
 import sqlite3
 import subprocess
 import sys
@@ -40,8 +44,22 @@ async def run_and_close(
         await agent.aclose()
 
 
+def cpu_seconds(pid: int | str = "machine") -> float:
+    """CPU seconds used so far by process `pid`, or by the whole machine; NaN off Linux."""
+    try:
+        if pid == "machine":
+            fields = [int(x) for x in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+            ticks = sum(fields[:3]) + sum(fields[5:8])  # all but idle and iowait
+        else:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks = int(fields[11]) + int(fields[12])  # user and system
+    except OSError:
+        return math.nan
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 def one_run(
-    label: str, url: str, store_path: Path, epochs: int, concurrency: int
+    label: str, url: str, server_pid: int, store_path: Path, epochs: int, concurrency: int
 ) -> dict[str, float]:
     bench = load_benchmark("tac")
     settings = AgentSettings(
@@ -67,9 +85,11 @@ def one_run(
     )
     with RunStore(store_path) as store:
         store.create_run(config)
+        machine, server = cpu_seconds(), cpu_seconds(server_pid)
         start, cpu = time.perf_counter(), time.process_time()
         asyncio.run(run_and_close(config, bench, agent, store, concurrency))
         elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+        machine, server = cpu_seconds() - machine, cpu_seconds(server_pid) - server
     db = sqlite3.connect(store_path)
     rows = db.execute(
         "SELECT COUNT(*), COUNT(DISTINCT sample_id || '|' || condition || '|' || epoch), "
@@ -85,6 +105,9 @@ def one_run(
         "errors": rows[3] or 0,
         "seconds": elapsed,
         "cpu": cpu,
+        "server_cpu": server,
+        # Never below zero (the counters tick apart), and NaN where /proc is missing.
+        "others_cores": max(machine - cpu - server, 0.0) / elapsed,
         "calls": agent.calls_made,
     }
 
@@ -118,7 +141,12 @@ def main() -> None:
             process, url = serve(args.latency, fault_rate)
             try:
                 result = one_run(
-                    label, url, Path(tmp) / f"{label}.db", args.epochs, args.concurrency
+                    label,
+                    url,
+                    process.pid,
+                    Path(tmp) / f"{label}.db",
+                    args.epochs,
+                    args.concurrency,
                 )
             finally:
                 process.terminate()
@@ -130,8 +158,10 @@ def main() -> None:
             print(
                 f"{label}: {episodes:.0f} episodes, {result['calls']:.0f} calls, "
                 f"wall {result['seconds']:.2f} s, ideal {ideal:.2f} s, "
-                f"ratio {result['seconds'] / ideal:.2f}x, client CPU "
-                f"{1000 * result['cpu'] / result['calls']:.1f} ms/call; "
+                f"ratio {result['seconds'] / ideal:.2f}x, CPU per call: client "
+                f"{1000 * result['cpu'] / result['calls']:.2f} ms, server "
+                f"{1000 * result['server_cpu'] / result['calls']:.2f} ms; other processes "
+                f"{result['others_cores']:.1f} cores; "
                 f"records {result['records']:.0f} "
                 f"(distinct {result['distinct']:.0f}), scored {result['scored']:.0f}, "
                 f"infrastructure errors {result['errors']:.0f}; "
