@@ -124,6 +124,18 @@ def test_openai_run_end_to_end_with_tokens_and_cost(tmp_path: Path) -> None:
     assert costs["usage"]["calls"] == calls
     assert costs["paid_calls"] == calls
 
+    # the recorded run reads back like any other: transcript, export, comparison
+    sample = records[0].sample_id
+    shown = invoke("show", "oa", sample, "--store", str(store))
+    assert shown.exit_code == 0 and "★ deciding call purchase_tickets" in shown.output
+    exported = invoke("export", "oa", "--format", "csv", "--store", str(store))
+    assert exported.exit_code == 0
+    assert "assistant.input_tokens" in exported.output.splitlines()[0]
+    assert len(exported.output.splitlines()) == EPISODES + 1
+    compared = invoke("compare", "oa", "--json", "--store", str(store))
+    assert compared.exit_code == 0
+    assert {row["agent"] for row in json.loads(compared.stdout)["rows"]} == {"openai/gpt-4o"}
+
 
 def test_anthropic_run_end_to_end_with_a_dated_model_priced(tmp_path: Path) -> None:
     store = tmp_path / "runs.db"
