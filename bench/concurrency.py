@@ -5,12 +5,13 @@ calls per episode (search, purchase, final reply). The client is deedbench's rea
 OpenAI-compatible agent, runner and store, at concurrency 100. Printed: wall time
 against the ideal (calls x latency / concurrency), CPU per call of the client and of the
 server, how many cores other processes kept busy meanwhile (on Linux; the machine is
-shared), and the episode accounting; then
-the same run with 20% of requests failing (429 with Retry-After, 500, 503, dropped
-connections), where every episode must end scored or as an infrastructure error,
-none lost or doubled.
+shared), and the episode accounting; then the same run with 20% of requests failing
+(429 with Retry-After, 500, 503, dropped connections), where every episode must end
+scored or as an infrastructure error, none lost or doubled. Both are measured in one
+process and in two forked workers sharing the run (`deedbench run --workers 2`), since
+the SDK costs about 2 ms of client CPU per call and one process saturates one core.
 
-    python bench/concurrency.py [--epochs 6] [--concurrency 100] [--latency 0.2]
+    python bench/concurrency.py [--epochs 6] [--concurrency 100] [--latency 0.2] [--workers 1 2]
 
 Target (issue 3): within 1.2x of ideal; every episode recorded once.
 """
@@ -20,28 +21,44 @@ from __future__ import annotations
 import argparse
 import asyncio
 import math
+import multiprocessing
 import os
+import resource
 import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from deedbench.agents import AgentSettings, GenerationParams, ModelAgent, Providers, resolve_agent
 from deedbench.benchmarks import load_benchmark
-from deedbench.engine import Benchmark, RunConfig, RunStore, new_run_config, run
+from deedbench.engine import (
+    Agent,
+    Benchmark,
+    RunConfig,
+    RunStore,
+    new_run_config,
+    run,
+    run_in_processes,
+)
 
 CALLS_PER_EPISODE = 3
 
 
 async def run_and_close(
-    config: RunConfig, bench: Benchmark, agent: ModelAgent, store: RunStore, concurrency: int
+    config: RunConfig,
+    bench: Benchmark,
+    agent: ModelAgent,
+    close: Callable[[], Awaitable[None]],
+    store: RunStore,
+    concurrency: int,
 ) -> None:
     try:
         await run(config, bench, agent, store, concurrency=concurrency)
     finally:
-        await agent.aclose()
+        await close()
 
 
 def cpu_seconds(pid: int | str = "machine") -> float:
@@ -59,7 +76,13 @@ def cpu_seconds(pid: int | str = "machine") -> float:
 
 
 def one_run(
-    label: str, url: str, server_pid: int, store_path: Path, epochs: int, concurrency: int
+    label: str,
+    url: str,
+    server_pid: int,
+    store_path: Path,
+    epochs: int,
+    concurrency: int,
+    workers: int,
 ) -> dict[str, float]:
     bench = load_benchmark("tac")
     settings = AgentSettings(
@@ -70,9 +93,6 @@ def one_run(
         retry_initial_wait=0.2,
         retry_max_wait=2.0,
     )
-    providers = Providers(cache=None, concurrency=concurrency)
-    agent = resolve_agent("openai-compatible/fake", bench, settings, providers)
-    assert isinstance(agent, ModelAgent)
     config = new_run_config(
         run_id=label,
         benchmark=bench,
@@ -83,12 +103,39 @@ def one_run(
         seed=0,
         samples=bench.samples(),
     )
+    calls = multiprocessing.get_context("fork").Value("q", 0)  # summed over the workers
+
+    def make_agent(share: int) -> tuple[ModelAgent, Callable[[], Awaitable[None]]]:
+        agent = resolve_agent("openai-compatible/fake", bench, settings, Providers(None, share))
+        assert isinstance(agent, ModelAgent)
+
+        async def close() -> None:
+            with calls.get_lock():
+                calls.value += agent.calls_made
+            await agent.aclose()
+
+        return agent, close
+
+    def build() -> tuple[Benchmark, Agent, Callable[[], Awaitable[None]]]:
+        return (bench, *make_agent(max(1, concurrency // workers)))
+
+    # As `deedbench run` does: the agent is built once before the workers are forked (it
+    # checks the spec and key), so they inherit the imported SDK instead of importing it.
+    make_agent(1)
     with RunStore(store_path) as store:
         store.create_run(config)
+        store.flush()
         machine, server = cpu_seconds(), cpu_seconds(server_pid)
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
         start, cpu = time.perf_counter(), time.process_time()
-        asyncio.run(run_and_close(config, bench, agent, store, concurrency))
+        if workers == 1:
+            agent, close = make_agent(concurrency)
+            asyncio.run(run_and_close(config, bench, agent, close, store, concurrency))
+        else:
+            run_in_processes(config, store_path, build, workers=workers, concurrency=concurrency)
         elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the workers, once joined
+        cpu += (after.ru_utime + after.ru_stime) - (children.ru_utime + children.ru_stime)
         machine, server = cpu_seconds() - machine, cpu_seconds(server_pid) - server
     db = sqlite3.connect(store_path)
     rows = db.execute(
@@ -108,7 +155,7 @@ def one_run(
         "server_cpu": server,
         # Never below zero (the counters tick apart), and NaN where /proc is missing.
         "others_cores": max(machine - cpu - server, 0.0) / elapsed,
-        "calls": agent.calls_made,
+        "calls": calls.value,
     }
 
 
@@ -135,9 +182,21 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=6)
     parser.add_argument("--concurrency", type=int, default=100)
     parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument(
+        "--workers",
+        type=int,
+        nargs="+",
+        default=[1, 2],
+        help="worker processes to measure (deedbench run --workers); each is its own run",
+    )
     args = parser.parse_args()
+    runs = [
+        (f"{kind}-{workers}w", fault_rate, workers)
+        for workers in args.workers
+        for kind, fault_rate in (("clean", 0.0), ("faults-20pct", 0.2))
+    ]
     with tempfile.TemporaryDirectory() as tmp:
-        for label, fault_rate in (("clean", 0.0), ("faults-20pct", 0.2)):
+        for label, fault_rate, workers in runs:
             process, url = serve(args.latency, fault_rate)
             try:
                 result = one_run(
@@ -147,6 +206,7 @@ def main() -> None:
                     Path(tmp) / f"{label}.db",
                     args.epochs,
                     args.concurrency,
+                    workers,
                 )
             finally:
                 process.terminate()

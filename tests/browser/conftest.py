@@ -1,4 +1,4 @@
-"""Headless Chromium from Debian (/usr/bin/chromium), driven by Playwright: one browser a session.
+"""Headless Chromium from Debian (/usr/bin/chromium), driven by Playwright.
 
 Playwright never downloads a browser here: it launches the system's Chromium with a
 fresh profile folder. Without /usr/bin/chromium the tests are skipped, saying why;
@@ -66,12 +66,14 @@ def chromium() -> Path:
     return CHROMIUM
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(
     chromium: Path, reports: Reports, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[BrowserContext]:
-    """Depends on `reports` so the runs (which use asyncio.run) finish before Playwright's
-    event loop starts on this thread."""
+    """One browser while a module's tests run. Playwright's sync API keeps an event loop
+    running on this thread, where every later asyncio.run (any CLI run in another test
+    module on the same xdist worker) would fail, so it stops when the module is done.
+    Depends on `reports` so their runs (asyncio.run) finish before it starts."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

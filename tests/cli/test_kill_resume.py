@@ -288,3 +288,18 @@ def test_resume_hint_is_one_runnable_command(interrupted: Interrupted) -> None:
     words = shlex.split(hint)
     assert words[:5] == ["deedbench", "run", "tac", "--run-id", RUN_ID]
     assert words[words.index("--store") + 1] == str(interrupted.store)
+
+
+def test_sigint_with_workers_then_resume(
+    workdir: Path, processes: list[subprocess.Popen[str]]
+) -> None:
+    store = workdir / "runs.db"
+    args = command(store, *NEW_RUN, "--workers", "2")
+    process = start(processes, args, environment(workdir, 0.02), workdir)
+    wait_for_episodes(process, store, KILL_AFTER)
+    process.send_signal(signal.SIGINT)  # the parent only: it stops its workers itself
+    out, err = process.communicate(timeout=TIMEOUT)
+    assert process.returncode == 130, f"stdout:\n{out}\nstderr:\n{err}"
+    before = check_consistent(store)
+    assert f"interrupted: {len(before)} of {TOTAL} episodes stored" in err
+    resume_and_check(processes, store, workdir, before, "--workers", "2")

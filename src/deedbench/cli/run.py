@@ -7,6 +7,7 @@ import json
 import secrets
 import shlex
 import sys
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -74,6 +75,14 @@ def run(
     concurrency: Annotated[
         int, typer.Option(min=1, help="Episodes in flight, and model calls per provider.")
     ] = 16,
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="Processes sharing the run (and --concurrency): a model run with many calls "
+            "in flight is CPU-bound in the SDK, so use up to one per core.",
+        ),
+    ] = 1,
     seed: Annotated[int | None, typer.Option(help="Run seed (default 0).")] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N samples.")] = None,
     run_id: Annotated[
@@ -231,7 +240,12 @@ def run(
             f"(store {store_path})"
         )
         try:
-            _run_with_progress(config, bench, agent_impl, providers, runs, total, done, concurrency)
+            if workers > 1:
+                _run_in_workers(config, bench, store_path, no_cache, concurrency, workers, total)
+            else:
+                _run_with_progress(
+                    config, bench, agent_impl, providers, runs, total, done, concurrency
+                )
         except KeyboardInterrupt:
             runs.flush()
             stored = len(runs.scored_keys(config.run_id))
@@ -319,6 +333,47 @@ def _run_with_progress(
                 await providers.aclose()  # model agents hold connections
 
         asyncio.run(run_then_close())
+
+
+def _run_in_workers(
+    config: RunConfig,
+    bench: Benchmark,
+    store_path: Path,
+    no_cache: bool,
+    concurrency: int,
+    workers: int,
+    total: int,
+) -> None:
+    """The run in forked worker processes, each with its own agent; progress from the store."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from deedbench.agents import Providers, ResponseCache
+    from deedbench.engine import run_in_processes
+
+    def build() -> tuple[Benchmark, Agent, Callable[[], Awaitable[None]]]:
+        share = max(1, concurrency // workers)
+        providers = Providers(None if no_cache else ResponseCache(store_path), share)
+        return bench, _build_agent(config, bench, providers), providers.aclose
+
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
+        auto_refresh=False,  # no refresh thread: the workers are forked from this process
+    ) as progress:
+        task = progress.add_task(f"episodes ({workers} workers)", total=total)
+
+        def show(stored: int) -> None:
+            progress.update(task, completed=stored)
+            progress.refresh()
+
+        run_in_processes(
+            config, store_path, build, workers=workers, concurrency=concurrency, on_progress=show
+        )
 
 
 def _conditions(text: str | None, valid: tuple[str, ...]) -> list[str]:

@@ -22,6 +22,7 @@ from deedbench.engine.sample import EpisodeKey, Sample, episode_seed
 from deedbench.engine.secrets import redact, register_secret
 from deedbench.engine.store import RunStore, StoreError
 from deedbench.engine.tools import Tool, ToolBox, ToolError, tool
+from deedbench.engine.workers import WorkerBuild, run_in_processes
 
 __all__ = [
     "Agent",
@@ -46,11 +47,13 @@ __all__ = [
     "ToolError",
     "Usage",
     "User",
+    "WorkerBuild",
     "episode_seed",
     "new_run_config",
     "redact",
     "register_secret",
     "run",
     "run_episode",
+    "run_in_processes",
     "tool",
 ]

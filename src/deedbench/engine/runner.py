@@ -62,15 +62,24 @@ async def run(
     *,
     concurrency: int = 16,
     on_record: Callable[[EpisodeRecord], None] | None = None,
+    shard: tuple[int, int] | None = None,
 ) -> list[EpisodeKey]:
     """Run the episodes of `config` that the store does not hold scored yet.
 
     Returns the keys that were attempted. Records are flushed even when the run
-    is cancelled, so an interrupted run resumes where it stopped.
+    is cancelled, so an interrupted run resumes where it stopped. `shard` (index,
+    count) limits the run to every count-th episode of the plan, starting at index,
+    so that several processes can share one run (see `engine.workers`).
     """
     samples = {s.id: s for s in benchmark.samples()}
     done = store.scored_keys(config.run_id)
-    todo = [key for key in config.episode_keys() if key not in done]
+    keys = config.episode_keys()
+    if shard is not None:
+        index, count = shard
+        if not 0 <= index < count:
+            raise ValueError(f"shard {index} of {count} does not exist")
+        keys = keys[index::count]
+    todo = [key for key in keys if key not in done]
     limit = asyncio.Semaphore(max(1, concurrency))
 
     async def one(key: EpisodeKey) -> None:
