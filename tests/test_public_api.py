@@ -39,12 +39,14 @@ ENGINE_API = [
     "ToolError",
     "Usage",
     "User",
+    "WorkerBuild",
     "episode_seed",
     "new_run_config",
     "redact",
     "register_secret",
     "run",
     "run_episode",
+    "run_in_processes",
     "tool",
 ]
 

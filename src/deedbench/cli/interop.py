@@ -76,4 +76,5 @@ def import_inspect(
             f"imported run [bold]{config.run_id}[/bold]: {config.agent}, "
             f"{', '.join(config.conditions)}; {scored} scored, {len(records) - scored} errors"
         )
-        console.print(f"  report: {shlex.join(command)}")
+        # one unwrapped line, so it can be copied as it is
+        console.print(f"  report: {shlex.join(command)}", soft_wrap=True, highlight=False)

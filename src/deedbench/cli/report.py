@@ -243,5 +243,7 @@ def _export_inspect(config: RunConfig, records: list[EpisodeRecord], folder: Pat
     from deedbench.interop.inspect_log import write_inspect_logs
 
     for path in write_inspect_logs(config, records, folder):
-        console.print(f"wrote {path}", highlight=False)
-    console.print(f"view them with: inspect view --log-dir {folder}", highlight=False)
+        console.print(f"wrote {path}", highlight=False, soft_wrap=True)
+    console.print(
+        f"view them with: inspect view --log-dir {folder}", highlight=False, soft_wrap=True
+    )
