@@ -74,17 +74,18 @@ def _table(title: str, label: str, groups: list[GroupSummary], summary: RunSumma
     spec = summary.run.report
     others = [m for m in spec.metrics if m.name != spec.primary]
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-    table.add_column(label, no_wrap=True)
-    table.add_column("n", justify="right")
+    widest = max((len(g.group) for g in groups), default=len(label))
+    table.add_column(label, overflow="fold", min_width=min(max(widest, len(label)), 26))
+    table.add_column("n", justify="right", no_wrap=True)
     table.add_column(f"{spec.primary} [Wilson 95%]", justify="right", no_wrap=True)
     table.add_column(escape(f"[{summary.cluster_by} boot]"), justify="right", no_wrap=True)
-    table.add_column("clusters", justify="right")
+    table.add_column("clusters", justify="right", no_wrap=True)
     if spec.compare_to_chance:
-        table.add_column("chance", justify="right")
-        table.add_column("p<chance", justify="right")
-        table.add_column("p boot", justify="right")
+        table.add_column("chance", justify="right", no_wrap=True)
+        table.add_column("p<chance", justify="right", no_wrap=True)
+        table.add_column("p boot", justify="right", no_wrap=True)
     for metric in others:
-        table.add_column(metric.name.replace("_", " "), justify="right")
+        table.add_column(metric.name.replace("_", " "), justify="right", min_width=6)
     for group in groups:
         clustered = group.clustered.get(spec.primary)
         row = [
@@ -112,7 +113,7 @@ def _flips_table(condition: ConditionSummary, cluster_by: str) -> Table:
     )
     for name in ("variant", "pairs", "flips", "flip rate [Wilson 95%]"):
         table.add_column(name, justify="right" if name != "variant" else "left")
-    table.add_column(escape(f"[{cluster_by} boot]"), justify="right")
+    table.add_column(escape(f"[{cluster_by} boot]"), justify="right", no_wrap=True)
     for flip in condition.flips:
         f = flip.flips
         wilson = Rate(k=f.flips, n=f.n, value=f.value, ci_low=f.ci_low, ci_high=f.ci_high)
@@ -196,10 +197,10 @@ def _audit_table(audits: list[AuditSummary]) -> Table:
     table.add_column("run")
     table.add_column("audit")
     table.add_column("condition")
-    table.add_column("n", justify="right")
-    table.add_column("scanner flagged [Wilson 95%]", justify="right")
-    table.add_column("judged aware [Wilson 95%]", justify="right")
-    table.add_column("judge errors", justify="right")
+    table.add_column("n", justify="right", no_wrap=True)
+    table.add_column("scanner flagged [Wilson 95%]", justify="right", no_wrap=True)
+    table.add_column("judged aware [Wilson 95%]", justify="right", no_wrap=True)
+    table.add_column("judge errors", justify="right", no_wrap=True)
     table.add_column("categories flagged")
     for a in audits:
         who = f"judge {a.judge_spec} (rubric {a.rubric_version})" if a.judge_spec else "scanner"
@@ -252,25 +253,27 @@ def render_comparison(comparison: Comparison, console: Console) -> None:
         pad_edge=False,
     )
     any_errors = any(row.errors for row in comparison.rows)
-    for name in ("run", "agent", "condition"):
-        table.add_column(name, no_wrap=True)
-    table.add_column("n", justify="right")
+    table.add_column("run / agent", overflow="fold", ratio=1)
+    table.add_column("condition", overflow="fold")
+    table.add_column("n", justify="right", no_wrap=True)
     if any_errors:
-        table.add_column("errors", justify="right")
+        table.add_column("errors", justify="right", no_wrap=True)
     table.add_column(f"{primary} [Wilson 95%]", justify="right", no_wrap=True)
     table.add_column(escape(f"[{comparison.cluster_by} boot]"), justify="right", no_wrap=True)
     if has_chance:
-        table.add_column("chance", justify="right")
-        table.add_column("p<chance", justify="right")
-        table.add_column("p boot", justify="right")
+        table.add_column("chance", justify="right", min_width=6)
+        table.add_column("p<chance", justify="right", min_width=5)
+        table.add_column("p boot", justify="right", min_width=5)
     for name in beside:
-        table.add_column(name.replace("_", " "), justify="right")
+        table.add_column(name.replace("_", " "), justify="right", min_width=6)
     for name in curves:
-        table.add_column(f"pass^{_largest_k(comparison, name)} {name}", justify="right")
+        table.add_column(
+            f"pass^{_largest_k(comparison, name)} {name}", justify="right", min_width=6
+        )
     contrasted = any(row.versus_first_condition for row in comparison.rows)
     if contrasted:
         table.add_column("Δ first cond.", justify="right", no_wrap=True)
-        table.add_column("p McNemar", justify="right")
+        table.add_column("p McNemar", justify="right", no_wrap=True)
     for row in comparison.rows:
         versus = row.versus_first_condition
         delta = p_mcnemar = "—"
@@ -278,7 +281,7 @@ def render_comparison(comparison: Comparison, console: Console) -> None:
             delta = f"{100 * versus.difference.value:+.1f} pts"
             p_mcnemar = p_text(versus.mcnemar.p_value)
         clustered = row.clustered.get(primary)
-        cells = [row.run_id, row.agent, row.condition, str(row.episodes)]
+        cells = [f"{row.run_id}\n{row.agent}", row.condition, str(row.episodes)]
         if any_errors:
             cells.append(str(row.errors))
         cells += [
@@ -307,9 +310,12 @@ def render_comparison(comparison: Comparison, console: Console) -> None:
             title="other metrics", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False
         )
         for name in ("run", "agent", "condition"):
-            more.add_column(name, no_wrap=True)
+            widest = max(
+                len(getattr(r, name if name != "run" else "run_id")) for r in comparison.rows
+            )
+            more.add_column(name, overflow="fold", min_width=min(widest, 24))
         for name in others:
-            more.add_column(name.replace("_", " "), justify="right")
+            more.add_column(name.replace("_", " "), justify="right", min_width=6)
         for row in comparison.rows:
             cells = [row.run_id, row.agent, row.condition]
             more.add_row(*map(escape, cells + [pct(row.metrics[n].value) for n in others]))
