@@ -121,15 +121,6 @@ def test_a_key_echoed_on_every_retry_is_not_in_the_final_error(
     assert PLANTED not in exception_text(failure.value)
 
 
-def test_describe_names_the_variable_not_the_key() -> None:
-    with FakeModelServer("openai") as server:
-        agent = make_agent(server)
-        described = repr(agent.describe())
-        ask(agent)
-    assert "OPENAI_API_KEY" in described
-    assert PLANTED not in described
-
-
 # --- everything a CLI session writes ----------------------------------------------------------
 
 

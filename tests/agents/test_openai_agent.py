@@ -160,7 +160,7 @@ def test_openai_compatible_sends_max_tokens_and_needs_no_key(server: FakeModelSe
     body = server.requests[0]
     assert body["max_tokens"] == 77
     assert "max_completion_tokens" not in body
-    assert agent.describe()["protocol"] == "openai-compatible"
+    assert agent.protocol == "openai-compatible"
 
 
 def test_unset_params_are_not_sent_but_the_episode_seed_is(server: FakeModelServer) -> None:

@@ -111,17 +111,6 @@ class ModelAgent(ABC):
         register_secret(key)
         return key
 
-    def describe(self) -> dict[str, Any]:
-        """The agent's settings at a glance, for display (never the key, only its variable);
-        runs record `AgentSettings`."""
-        return {
-            "protocol": self.protocol,
-            "model": self.model,
-            "base_url": self.base_url,
-            "api_key_env": self.api_key_env,
-            "params": self.params.model_dump(),
-        }
-
     async def next_turn(
         self, messages: Sequence[Message], tools: Sequence[dict[str, Any]], context: AgentContext
     ) -> Message:
