@@ -14,6 +14,8 @@ from rich.markup import escape
 from deedbench.engine.benchmark import BenchmarkError
 
 if TYPE_CHECKING:
+    from rich.progress import Progress
+
     from deedbench.reports.cost import PriceTable
 
 app = typer.Typer(
@@ -99,3 +101,19 @@ def data_option(benchmark: str) -> str:
     if cls.data_option is None:
         raise BenchmarkError(f"benchmark {benchmark!r} takes no --data")
     return cls.data_option
+
+
+def progress_bar(*, enabled: bool = True, auto_refresh: bool = True) -> Progress:
+    """The bar every long command shows on a terminal (and nowhere else), gone when done."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    return Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=not (enabled and console.is_terminal),
+        auto_refresh=auto_refresh,
+    )

@@ -22,6 +22,7 @@ from deedbench.cli.app import (
     app,
     console,
     fail,
+    progress_bar,
     resolve_store,
 )
 from deedbench.engine.episode import RunAborted
@@ -137,19 +138,9 @@ def _audit_with_progress(
     providers: Providers,
     concurrency: int,
 ) -> list[AuditResult]:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
     from deedbench.audit import audit_run
 
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-        disable=judge is None or not console.is_terminal,
-    ) as progress:
+    with progress_bar(enabled=judge is not None) as progress:
         task = progress.add_task("judging", total=sum(r.status == "scored" for r in records))
 
         async def audit_then_close() -> list[AuditResult]:

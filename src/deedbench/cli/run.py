@@ -26,6 +26,7 @@ from deedbench.cli.app import (
     fail,
     load_prices,
     parse_pairs,
+    progress_bar,
     resolve_store,
     task_options,
 )
@@ -304,19 +305,9 @@ def _run_with_progress(
     done: int,
     concurrency: int,
 ) -> None:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
     from deedbench.engine import run as run_episodes
 
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-        disable=not console.is_terminal,
-    ) as progress:
+    with progress_bar() as progress:
         task = progress.add_task("episodes", total=total, completed=done)
 
         async def run_then_close() -> None:
@@ -345,8 +336,6 @@ def _run_in_workers(
     total: int,
 ) -> None:
     """The run in forked worker processes, each with its own agent; progress from the store."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
     from deedbench.agents import Providers, ResponseCache
     from deedbench.engine import run_in_processes
 
@@ -355,16 +344,8 @@ def _run_in_workers(
         providers = Providers(None if no_cache else ResponseCache(store_path), share)
         return bench, _build_agent(config, bench, providers), providers.aclose
 
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-        disable=not console.is_terminal,
-        auto_refresh=False,  # no refresh thread: the workers are forked from this process
-    ) as progress:
+    # auto_refresh off: no refresh thread may be running when the workers are forked
+    with progress_bar(auto_refresh=False) as progress:
         task = progress.add_task(f"episodes ({workers} workers)", total=total)
 
         def show(stored: int) -> None:
