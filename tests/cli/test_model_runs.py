@@ -374,3 +374,28 @@ def test_a_price_file_prices_a_local_model(tmp_path: Path) -> None:
     failed = invoke("report", "local", "--store", str(store), "--prices", str(broken))
     assert failed.exit_code == 2
     assert "not a price table" in flat(failed.output)
+
+
+def test_workers_share_the_store_and_the_cache(tmp_path: Path) -> None:
+    store = tmp_path / "runs.db"
+    flags = ("--limit", "4", "--epochs", "2", "--workers", "2")
+    with FakeModelServer("openai", tac_player) as server:
+        first = invoke(
+            "run", "tac", "--agent", "openai/gpt-4o", "--base-url", server.base_url,
+            "--store", str(store), "--run-id", "split", *flags,
+        )  # fmt: skip
+        assert first.exit_code == 0, first.output
+        paid = server.hits
+        again = invoke(
+            "run", "tac", "--agent", "openai/gpt-4o", "--base-url", server.base_url,
+            "--store", str(store), "--run-id", "split-again", *flags,
+        )  # fmt: skip
+        assert again.exit_code == 0, again.output
+        assert server.hits == paid  # both workers' calls were cached by the first run's two
+    records = stored_records(store, "split")
+    assert len(records) == len({r.key for r in records}) == 16
+    assert all(r.status == "scored" for r in records)
+    assert sum(r.usage["assistant"].calls for r in records) == paid
+    replayed = stored_records(store, "split-again")
+    assert all(r.usage["assistant"].cache_hits == r.usage["assistant"].calls for r in replayed)
+    assert {r.key: r.score for r in replayed} == {r.key: r.score for r in records}
