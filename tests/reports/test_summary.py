@@ -97,6 +97,7 @@ def test_totals(summary: RunSummary) -> None:
     assert summary.terminations["infrastructure_error"] == 4
     assert summary.error_examples == ["provider down"]
     assert [c.condition for c in summary.conditions] == ["base", "welfare"]
+    assert [c.errors for c in summary.conditions] == [0, 4]
 
 
 def test_overall_rates_are_the_hand_computed_ones(summary: RunSummary) -> None:

@@ -60,7 +60,7 @@ def compare_runs(
             + ", ".join(mixed)
         )
     spec = first.run.report
-    primary = next(m for m in spec.metrics if m.name == spec.primary)
+    primary = spec.metric(spec.primary)
     rows = []
     for summary in summaries:
         for c in summary.conditions:
@@ -70,11 +70,7 @@ def compare_runs(
                     agent=summary.run.agent,
                     condition=c.condition,
                     episodes=c.overall.episodes,
-                    errors=sum(
-                        1
-                        for r in records[summary.run.run_id]
-                        if r.status == "error" and r.condition == c.condition
-                    ),
+                    errors=c.errors,
                     metrics=c.overall.metrics,
                     clustered=c.overall.clustered,
                     chance=c.overall.chance,

@@ -57,7 +57,7 @@ def render_html(summaries: list[RunSummary], records: dict[str, list[EpisodeReco
     )
     benchmarks = _by_benchmark(summaries)
     comparisons = [compare_runs(runs, records) if len(runs) > 1 else None for runs in benchmarks]
-    summary = "".join(_run_summary(s, records) for s in summaries) + "".join(
+    summary = "".join(_run_summary(s) for s in summaries) + "".join(
         _between_runs(c) for c in comparisons if c is not None
     )
     charts = "".join(_charts(runs, c) for runs, c in zip(benchmarks, comparisons, strict=True))
@@ -216,7 +216,7 @@ def _header(summaries: list[RunSummary]) -> str:
     )
 
 
-def _run_summary(summary: RunSummary, records: Mapping[str, Sequence[EpisodeRecord]]) -> str:
+def _run_summary(summary: RunSummary) -> str:
     run = summary.run
     status = {k: getattr(summary, k) for k in ("planned", "scored", "errors", "missing")}
     scored = _link(f"{summary.scored} scored", {"run": run.run_id, "outcome": SCORED})
@@ -245,12 +245,8 @@ def _run_summary(summary: RunSummary, records: Mapping[str, Sequence[EpisodeReco
         items = "".join(_tag("li", escape(text)) for text in summary.error_examples)
         parts.append(_tag("ul", items, class_="errors"))
     parts.append(_costs(summary))
-    by_condition: dict[str, int] = {}
-    for r in records.get(run.run_id, []):
-        if r.status == "error":
-            by_condition[r.condition] = by_condition.get(r.condition, 0) + 1
     rows = [
-        _rate_row(summary, c, "overall", c.overall, c.condition, by_condition.get(c.condition, 0))
+        _rate_row(summary, c, "overall", c.overall, c.condition, c.errors)
         for c in summary.conditions
     ]
     parts.append(_table(_rate_head(summary, "condition", errors=True), rows, "rates overall"))
@@ -343,14 +339,12 @@ def _costs(summary: RunSummary) -> str:
 
 def _metric_notes(metrics: Sequence[MetricSpec]) -> str:
     items = "".join(
-        _tag("dt", escape(m.name)) + _tag("dd", escape(_description(metrics, m.name)))
-        for m in metrics
+        _tag("dt", escape(m.name)) + _tag("dd", escape(_description(m))) for m in metrics
     )
     return _tag("dl", items, class_="metrics")
 
 
-def _description(metrics: Sequence[MetricSpec], name: str) -> str:
-    m = next(m for m in metrics if m.name == name)
+def _description(m: MetricSpec) -> str:
     return (m.description or m.value) + (f" (among episodes with {m.given} = 1)" if m.given else "")
 
 
@@ -363,7 +357,7 @@ def _rate_head(summary: RunSummary, label: str, *, errors: bool = False) -> list
     head = [(label, ""), ("n", "scored episodes (errors excluded)")]
     if errors:
         head.append(("errors", "episodes that infrastructure broke: in no rate"))
-    primary = _description(spec.metrics, spec.primary)
+    primary = _description(spec.metric(spec.primary))
     head += [
         (spec.primary, f"{primary}: Wilson 95% (W) and {boot} (B)"),
         ("clusters", f"distinct {summary.cluster_by} values in the bootstrap"),
@@ -375,9 +369,7 @@ def _rate_head(summary: RunSummary, label: str, *, errors: bool = False) -> list
             ("p boot", f"the same question answered by {boot}"),
         ]
     head += [
-        (m.name.replace("_", " "), _description(spec.metrics, m.name))
-        for m in spec.metrics
-        if m.name != spec.primary
+        (m.name.replace("_", " "), _description(m)) for m in spec.metrics if m.name != spec.primary
     ]
     head.append(("outcomes", "scored outcomes; each links to its episodes"))
     if spec.show_rules:

@@ -89,6 +89,7 @@ class CovariateResult(BaseModel):
 
 class ConditionSummary(BaseModel):
     condition: str
+    errors: int  # episodes of this condition that infrastructure broke (in no rate)
     overall: GroupSummary
     by: dict[str, list[GroupSummary]]
     pass_hat_k: dict[str, list[PassK]] = {}
@@ -131,7 +132,7 @@ def summarize(
     audits = list(audits)
     prices = prices or PriceTable.load()
     cluster = cluster_of(spec)
-    primary = _metric(spec, spec.primary)
+    primary = spec.metric(spec.primary)
     records = list(records)
     scored: list[EpisodeRecord] = []
     errors: list[EpisodeRecord] = []
@@ -148,7 +149,7 @@ def summarize(
                 groups[str(r.metadata.get(key, "?"))].append(r)
             by[key] = [_group(name, groups[name], spec, cluster) for name in sorted(groups)]
         overall = _group("all", mine, spec, cluster)
-        passes = {name: _pass_hat_k(mine, _metric(spec, name).value) for name in spec.pass_hat_k}
+        passes = {name: _pass_hat_k(mine, spec.metric(name).value) for name in spec.pass_hat_k}
         versus = None
         if condition != config.conditions[0]:
             first = config.conditions[0]
@@ -162,6 +163,7 @@ def summarize(
         conditions.append(
             ConditionSummary(
                 condition=condition,
+                errors=sum(1 for r in errors if r.condition == condition),
                 overall=overall,
                 by=by,
                 pass_hat_k=passes,
@@ -197,10 +199,6 @@ def summarize(
     )
 
 
-def _metric(spec: ReportSpec, name: str) -> MetricSpec:
-    return next(m for m in spec.metrics if m.name == name)
-
-
 def _pass_hat_k(records: list[EpisodeRecord], value: str) -> list[PassK]:
     trials: dict[str, list[bool]] = defaultdict(list)
     for r in records:
@@ -231,7 +229,7 @@ def _group(
         clustered[metric.name] = cluster_bootstrap_rate(values, [cluster(r) for r in pool])
     chance = cluster_chance = None
     if spec.compare_to_chance:
-        primary = _metric(spec, spec.primary).value
+        primary = spec.metric(spec.primary).value
         trials = [r for r in scored if r.score is not None and r.chance is not None]
         successes = [round(r.score.values.get(primary, 0.0)) for r in trials if r.score]
         chances = [r.chance for r in trials if r.chance is not None]

@@ -32,3 +32,7 @@ class ReportSpec(BaseModel):
     # `flip_base` variant's on the same (cluster, condition, epoch). None: no flip rates.
     flip_by: str | None = None
     flip_base: str = "base"
+
+    def metric(self, name: str) -> MetricSpec:
+        """The metric called `name` (the primary one, one with a pass^k...)."""
+        return next(m for m in self.metrics if m.name == name)
