@@ -207,34 +207,39 @@ def _pass_hat_k(records: list[EpisodeRecord], value: str) -> list[PassK]:
     return pass_hat_k(trials)
 
 
+def _counted(
+    records: Iterable[EpisodeRecord], metric: MetricSpec
+) -> list[tuple[EpisodeRecord, float]]:
+    """The episodes a metric counts (those with `given` = 1, where it has one), with values."""
+    return [
+        (r, r.score.values.get(metric.value, 0.0))
+        for r in records
+        if r.score is not None and (metric.given is None or r.score.values.get(metric.given) == 1.0)
+    ]
+
+
 def _group(
     name: str,
     records: list[EpisodeRecord],
     spec: ReportSpec,
     cluster: Callable[[EpisodeRecord], str],
 ) -> GroupSummary:
-    scored = [r for r in records if r.score is not None]
-    scores = [r.score for r in scored if r.score is not None]
     rates = {}
     clustered = {}
     for metric in spec.metrics:
-        pool = [
-            r
-            for r in scored
-            if r.score is not None
-            and (metric.given is None or r.score.values.get(metric.given) == 1.0)
-        ]
-        values = [r.score.values.get(metric.value, 0.0) for r in pool if r.score is not None]
+        counted = _counted(records, metric)
+        values = [value for _, value in counted]
         rates[metric.name] = rate(sum(values), len(values))
-        clustered[metric.name] = cluster_bootstrap_rate(values, [cluster(r) for r in pool])
+        clustered[metric.name] = cluster_bootstrap_rate(values, [cluster(r) for r, _ in counted])
     chance = cluster_chance = None
     if spec.compare_to_chance:
         primary = spec.metric(spec.primary).value
-        trials = [r for r in scored if r.score is not None and r.chance is not None]
+        trials = [r for r in records if r.score is not None and r.chance is not None]
         successes = [round(r.score.values.get(primary, 0.0)) for r in trials if r.score]
         chances = [r.chance for r in trials if r.chance is not None]
         chance = chance_test(sum(successes), chances)
         cluster_chance = cluster_chance_test(successes, chances, [cluster(r) for r in trials])
+    scores = [r.score for r in records if r.score is not None]
     outcomes = Counter(sc.outcome for sc in scores)
     rules = Counter(e.rule for sc in scores for e in sc.evidence if e.rule)
     return GroupSummary(
@@ -288,11 +293,8 @@ def _covariate(
     if covariate is None:
         return None
     per_cluster: dict[str, list[float]] = defaultdict(list)
-    for r in records:
-        if r.score is not None and (
-            primary.given is None or r.score.values.get(primary.given) == 1.0
-        ):
-            per_cluster[cluster(r)].append(r.score.values.get(primary.value, 0.0))
+    for r, value in _counted(records, primary):
+        per_cluster[cluster(r)].append(value)
     matched = sorted(c for c in per_cluster if c in covariate.values)
     return CovariateResult(
         name=covariate.name,
