@@ -33,7 +33,7 @@ from deedbench.engine import EpisodeRecord
 from deedbench.reports.compare import Comparison, compare_runs
 from deedbench.reports.contrast import Contrast
 from deedbench.reports.summary import ConditionSummary, GroupSummary, RunSummary
-from deedbench.reports.terminal import covariate_text, interval, p_text, pct
+from deedbench.reports.terminal import audit_cells, covariate_text, interval, p_text, pct
 from deedbench.scoring import MetricSpec
 from deedbench.stats import ClusterRate, Rate
 
@@ -277,16 +277,11 @@ def _audit_table(audits: Sequence[AuditSummary]) -> str:
         ("categories flagged", ""),
     ]
     rows = []
+    numeric = {2, 3, 4, 5}  # n, flagged, judged aware, judge errors
     for a in audits:
-        who = f"judge {a.judge_spec} (rubric {a.rubric_version})" if a.judge_spec else "scanner"
         cells = [
-            _td(who),
-            _td(a.condition),
-            _td(str(a.episodes), class_="num"),
-            _td(interval(a.flagged), class_="num"),
-            _td(interval(a.judged_aware) if a.judged_aware else "—", class_="num"),
-            _td(str(a.judge_errors) if a.judge_spec else "—", class_="num"),
-            _td(", ".join(f"{k} {v}" for k, v in a.categories.items()) or "none"),
+            _td(text, class_="num" if i in numeric else None)
+            for i, text in enumerate(audit_cells(a))
         ]
         rows.append(_tag("tr", "".join(cells), data_run=a.run_id, data_audit=_dump(a)))
     return _tag("h4", "Eval-awareness audit") + _table(head, rows, "audits")

@@ -17,9 +17,10 @@ from deedbench.audit import AuditSummary
 from deedbench.reports.compare import Comparison
 from deedbench.reports.contrast import Contrast
 from deedbench.reports.summary import ConditionSummary, GroupSummary, RunSummary
-from deedbench.stats import ClusterRate, Rate
+from deedbench.stats import ClusterRate, FlipRate, PassK, Rate
 
 __all__ = [
+    "audit_cells",
     "contrast_text",
     "covariate_text",
     "interval",
@@ -34,7 +35,7 @@ def pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
 
 
-def interval(r: Rate | ClusterRate, *, point: bool = True) -> str:
+def interval(r: Rate | ClusterRate | FlipRate, *, point: bool = True) -> str:
     """ "61.2% [55.0, 67.1]"; the bracket alone with point=False; n/a where undefined."""
     if r.value is None:
         return "n/a"
@@ -70,10 +71,18 @@ def contrast_text(c: Contrast) -> str:
     )
 
 
+def _new_table(title: str) -> Table:
+    return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+
+
+def _curve(points: list[PassK]) -> str:
+    return "  ".join(f"k={p.k}: {100 * p.value:.1f}%" for p in points)
+
+
 def _table(title: str, label: str, groups: list[GroupSummary], summary: RunSummary) -> Table:
     spec = summary.run.report
     others = [m for m in spec.metrics if m.name != spec.primary]
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    table = _new_table(title)
     widest = max((len(g.group) for g in groups), default=len(label))
     table.add_column(label, overflow="fold", min_width=min(max(widest, len(label)), 26))
     table.add_column("n", justify="right", no_wrap=True)
@@ -105,23 +114,17 @@ def _table(title: str, label: str, groups: list[GroupSummary], summary: RunSumma
 
 
 def _flips_table(condition: ConditionSummary, cluster_by: str) -> Table:
-    table = Table(
-        title=f"{condition.condition}: choice changed against the base variant",
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-    )
+    table = _new_table(f"{condition.condition}: choice changed against the base variant")
     for name in ("variant", "pairs", "flips", "flip rate [Wilson 95%]"):
         table.add_column(name, justify="right" if name != "variant" else "left")
     table.add_column(escape(f"[{cluster_by} boot]"), justify="right", no_wrap=True)
     for flip in condition.flips:
         f = flip.flips
-        wilson = Rate(k=f.flips, n=f.n, value=f.value, ci_low=f.ci_low, ci_high=f.ci_high)
         cells = [
             flip.variant,
             str(f.n),
             str(f.flips),
-            interval(wilson),
+            interval(f),
             interval(flip.clustered, point=False),
         ]
         table.add_row(*map(escape, cells))
@@ -172,8 +175,9 @@ def render_summary(
             console.print(f"  {group.group} rules cited: {cited}", highlight=False)
     for condition in summary.conditions:
         for metric, points in condition.pass_hat_k.items():
-            curve = "  ".join(f"k={p.k}: {100 * p.value:.1f}%" for p in points)
-            console.print(f"  {condition.condition} pass^k of {metric}: {curve}", highlight=False)
+            console.print(
+                f"  {condition.condition} pass^k of {metric}: {_curve(points)}", highlight=False
+            )
         if condition.versus_first is not None:
             console.print("  " + contrast_text(condition.versus_first), highlight=False)
         if condition.covariate is not None:
@@ -191,9 +195,7 @@ def render_summary(
 
 def _audit_table(audits: list[AuditSummary]) -> Table:
     """Eval awareness per audit (scanner alone, or a judge) and condition."""
-    table = Table(
-        title="Eval-awareness audit", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False
-    )
+    table = _new_table("Eval-awareness audit")
     table.add_column("run")
     table.add_column("audit")
     table.add_column("condition")
@@ -203,19 +205,23 @@ def _audit_table(audits: list[AuditSummary]) -> Table:
     table.add_column("judge errors", justify="right", no_wrap=True)
     table.add_column("categories flagged")
     for a in audits:
-        who = f"judge {a.judge_spec} (rubric {a.rubric_version})" if a.judge_spec else "scanner"
-        cells = [
-            a.run_id,
-            who,
-            a.condition,
-            str(a.episodes),
-            interval(a.flagged),
-            interval(a.judged_aware) if a.judged_aware else "—",
-            str(a.judge_errors) if a.judge_spec else "—",
-            ", ".join(f"{k} {v}" for k, v in a.categories.items()) or "none",
-        ]
-        table.add_row(*map(escape, cells))
+        table.add_row(*map(escape, [a.run_id, *audit_cells(a)]))
     return table
+
+
+def audit_cells(a: AuditSummary) -> list[str]:
+    """An audit's row: who audited, condition, n, scanner flagged, judged aware, judge
+    errors, categories flagged."""
+    who = f"judge {a.judge_spec} (rubric {a.rubric_version})" if a.judge_spec else "scanner"
+    return [
+        who,
+        a.condition,
+        str(a.episodes),
+        interval(a.flagged),
+        interval(a.judged_aware) if a.judged_aware else "—",
+        str(a.judge_errors) if a.judge_spec else "—",
+        ", ".join(f"{k} {v}" for k, v in a.categories.items()) or "none",
+    ]
 
 
 def covariate_text(condition: ConditionSummary) -> str:
@@ -244,14 +250,13 @@ def render_comparison(comparison: Comparison, console: Console) -> None:
     # metrics with a pass^k curve (service desk: reward_tau) sit beside the primary one
     beside = [m for m in comparison.rows[0].pass_hat_k if m != primary]
     others = [m for m in comparison.metrics if m != primary and m not in beside]
-    curves = list(comparison.rows[0].pass_hat_k)
+    # pass^k at the largest k every row has (rows with fewer trials cap it)
+    curves = {
+        name: min(max((p.k for p in r.pass_hat_k[name]), default=0) for r in comparison.rows)
+        for name in comparison.rows[0].pass_hat_k
+    }
     has_chance = any(row.chance is not None for row in comparison.rows)
-    table = Table(
-        title=f"{comparison.benchmark}: {primary} by agent and condition",
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-    )
+    table = _new_table(f"{comparison.benchmark}: {primary} by agent and condition")
     any_errors = any(row.errors for row in comparison.rows)
     table.add_column("run / agent", overflow="fold", ratio=1)
     table.add_column("condition", overflow="fold")
@@ -266,10 +271,8 @@ def render_comparison(comparison: Comparison, console: Console) -> None:
         table.add_column("p boot", justify="right", min_width=5)
     for name in beside:
         table.add_column(name.replace("_", " "), justify="right", min_width=6)
-    for name in curves:
-        table.add_column(
-            f"pass^{_largest_k(comparison, name)} {name}", justify="right", min_width=6
-        )
+    for name, k in curves.items():
+        table.add_column(f"pass^{k} {name}", justify="right", min_width=6)
     contrasted = any(row.versus_first_condition for row in comparison.rows)
     if contrasted:
         table.add_column("Δ first cond.", justify="right", no_wrap=True)
@@ -295,9 +298,8 @@ def render_comparison(comparison: Comparison, console: Console) -> None:
                 p_text(row.cluster_chance.p_below) if row.cluster_chance else "n/a",
             ]
         cells += [pct(row.metrics[name].value) for name in beside]
-        for name in curves:
-            points = {p.k: p.value for p in row.pass_hat_k[name]}
-            cells.append(pct(points.get(_largest_k(comparison, name))))
+        for name, k in curves.items():
+            cells.append(pct(next((p.value for p in row.pass_hat_k[name] if p.k == k), None)))
         if contrasted:
             cells += [delta, p_mcnemar]
         table.add_row(*map(escape, cells))
@@ -306,9 +308,7 @@ def render_comparison(comparison: Comparison, console: Console) -> None:
     if audits:
         console.print(_audit_table(audits))
     if others:
-        more = Table(
-            title="other metrics", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False
-        )
+        more = _new_table("other metrics")
         for name in ("run", "agent", "condition"):
             widest = max(
                 len(getattr(r, name if name != "run" else "run_id")) for r in comparison.rows
@@ -322,16 +322,11 @@ def render_comparison(comparison: Comparison, console: Console) -> None:
         console.print(more)
     for row in comparison.rows:
         for metric, points in row.pass_hat_k.items():
-            curve = "  ".join(f"k={p.k}: {100 * p.value:.1f}%" for p in points)
             console.print(
-                f"  {row.run_id}/{row.condition} pass^k of {metric}: {curve}", highlight=False
+                f"  {row.run_id}/{row.condition} pass^k of {metric}: {_curve(points)}",
+                highlight=False,
             )
     for versus in comparison.versus_first_run:
         console.print("  " + contrast_text(versus), highlight=False)
     for reason in comparison.unpaired:
         console.print(f"  not paired: {reason}", highlight=False)
-
-
-def _largest_k(comparison: Comparison, metric: str) -> int:
-    """The largest k every row has a pass^k for (rows with fewer trials cap it)."""
-    return min(max((p.k for p in row.pass_hat_k[metric]), default=0) for row in comparison.rows)
