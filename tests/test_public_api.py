@@ -41,6 +41,7 @@ ENGINE_API = [
     "User",
     "WorkerBuild",
     "episode_seed",
+    "gather_or_abort",
     "new_run_config",
     "redact",
     "register_secret",

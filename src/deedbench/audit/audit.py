@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field, computed_field
 
 from deedbench.audit.judge import RUBRIC_VERSION, Judge, JudgeVerdict
 from deedbench.audit.scanner import SCANNER_VERSION, Hit, scan
-from deedbench.engine import EpisodeKey, EpisodeRecord, RunAborted, RunConfig, RunStore, Usage
+from deedbench.engine import EpisodeKey, EpisodeRecord, RunConfig, RunStore, Usage, gather_or_abort
 from deedbench.stats import Rate, rate
 
 __all__ = ["AuditResult", "AuditSummary", "audit_run", "load_audits", "summarize_audits"]
@@ -116,15 +116,7 @@ async def audit_run(
             on_result(result)
         return result
 
-    try:
-        async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(one(record)) for record in scored]
-    except BaseExceptionGroup as failures:
-        aborted = next((e for e in failures.exceptions if isinstance(e, RunAborted)), None)
-        if aborted is not None:
-            raise aborted from None
-        raise
-    return [task.result() for task in tasks]
+    return await gather_or_abort(one(record) for record in scored)
 
 
 def summarize_audits(results: Iterable[AuditResult]) -> list[AuditSummary]:

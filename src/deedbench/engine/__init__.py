@@ -13,6 +13,7 @@ from deedbench.engine.episode import (
     RunAborted,
     Termination,
     User,
+    gather_or_abort,
     run_episode,
 )
 from deedbench.engine.messages import Message, ToolCall, Usage
@@ -49,6 +50,7 @@ __all__ = [
     "User",
     "WorkerBuild",
     "episode_seed",
+    "gather_or_abort",
     "new_run_config",
     "redact",
     "register_secret",

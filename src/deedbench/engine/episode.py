@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import Coroutine, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from deedbench.engine.messages import Message
 from deedbench.engine.tools import ToolBox
@@ -19,8 +20,11 @@ __all__ = [
     "RunAborted",
     "Termination",
     "User",
+    "gather_or_abort",
     "run_episode",
 ]
+
+T = TypeVar("T")
 
 
 class Termination(StrEnum):
@@ -39,6 +43,23 @@ class RunAborted(Exception):
 
     The runner stops the whole run instead of recording one error per episode.
     """
+
+
+async def gather_or_abort(coroutines: Iterable[Coroutine[Any, Any, T]]) -> list[T]:
+    """Run coroutines concurrently; their results in order.
+
+    A RunAborted in any one cancels the rest and is raised as itself, not inside an
+    exception group, so the caller can report its reason as it is.
+    """
+    try:
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(coroutine) for coroutine in coroutines]
+    except BaseExceptionGroup as failures:
+        aborted = next((e for e in failures.exceptions if isinstance(e, RunAborted)), None)
+        if aborted is not None:
+            raise aborted from None
+        raise
+    return [task.result() for task in tasks]
 
 
 class InfrastructureError(Exception):

@@ -12,7 +12,14 @@ from typing import Any
 
 from deedbench import __version__
 from deedbench.engine.benchmark import Benchmark
-from deedbench.engine.episode import Agent, AgentContext, RunAborted, Termination, run_episode
+from deedbench.engine.episode import (
+    Agent,
+    AgentContext,
+    RunAborted,
+    Termination,
+    gather_or_abort,
+    run_episode,
+)
 from deedbench.engine.messages import Message, Usage
 from deedbench.engine.records import EpisodeRecord, RunConfig
 from deedbench.engine.sample import EpisodeKey, Sample, episode_seed
@@ -90,14 +97,7 @@ async def run(
             on_record(record)
 
     try:
-        async with asyncio.TaskGroup() as group:
-            for key in todo:
-                group.create_task(one(key))
-    except BaseExceptionGroup as failures:
-        aborted = next((e for e in failures.exceptions if isinstance(e, RunAborted)), None)
-        if aborted is not None:
-            raise aborted from None
-        raise
+        await gather_or_abort(one(key) for key in todo)
     finally:
         store.flush()
     return todo
