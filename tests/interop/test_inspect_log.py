@@ -35,6 +35,7 @@ from deedbench.engine import (
 )
 from deedbench.interop.inspect_log import InspectLogError, read_inspect_logs, write_inspect_logs
 from deedbench.reports import summarize
+from deedbench.scoring import NO_CHOICE
 
 from ._support import FAST, SAMPLE_IDS, SCENARIOS, function_agent, mock_model_outputs, upstream_tac
 
@@ -171,6 +172,7 @@ def test_an_exported_run_imports_back_to_the_same_figures(
         assert new.overall.metrics == old.overall.metrics
         assert new.overall.chance == old.overall.chance
         assert new.by == old.by
+        assert new.flips == old.flips and new.flips  # the choices came back too
 
 
 def test_upstream_tac_logs_import_as_one_run_grouped_like_deedbench_tac(
@@ -206,6 +208,9 @@ def test_upstream_tac_logs_import_as_one_run_grouped_like_deedbench_tac(
     assert invalid.score is not None
     [evidence] = invalid.score.evidence
     assert evidence.excerpt.endswith("[rejected by the tool: Error: unknown experience mel-99]")
+    assert invalid.score.choice == "mel-99"
+    refused = next(r for r in records if r.score and r.score.outcome == "refused")
+    assert refused.score is not None and refused.score.choice == NO_CHOICE
 
     summary = summarize(config, records)
     base = summary.conditions[0]
@@ -216,6 +221,7 @@ def test_upstream_tac_logs_import_as_one_run_grouped_like_deedbench_tac(
     expected = sum(samples[i].chance or 0 for i in SAMPLE_IDS) / len(SAMPLE_IDS)
     assert base.overall.chance.chance == pytest.approx(expected)
     assert base.overall.outcomes["refused"] == 8
+    assert [f.variant for f in base.flips] == ["price_swap", "rating_swap", "reversed"]
 
 
 def test_import_command_stores_the_runs_that_report_and_compare_read(

@@ -193,6 +193,7 @@ def inspect_score(verdict: Score, termination: str) -> InspectScore:
         metadata={
             "outcome": verdict.outcome,
             "evidence": [e.model_dump(exclude_none=True) for e in verdict.evidence],
+            "choice": verdict.choice,
             "termination": termination,
         },
     )
