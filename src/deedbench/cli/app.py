@@ -16,6 +16,7 @@ from deedbench.engine.benchmark import BenchmarkError
 if TYPE_CHECKING:
     from rich.progress import Progress
 
+    from deedbench.engine import RunConfig, RunStore
     from deedbench.reports.cost import PriceTable
 
 app = typer.Typer(
@@ -60,6 +61,24 @@ StoreOption = Annotated[
 
 def resolve_store(store: Path | None) -> Path:
     return store or Path(os.environ.get("DEEDBENCH_STORE", DEFAULT_STORE))
+
+
+def existing_store(store: Path | None) -> Path:
+    """The store a reading command reads, which must exist (reading never creates one)."""
+    path = resolve_store(store)
+    if not path.exists():
+        raise fail(f"no run store at {path}")
+    return path
+
+
+def require_run(runs: RunStore, run_id: str) -> RunConfig:
+    """The run's configuration, or a clear error listing the runs the store has."""
+    from deedbench.engine import StoreError
+
+    try:
+        return runs.require_run(run_id)
+    except StoreError as exc:
+        raise fail(str(exc)) from None
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:

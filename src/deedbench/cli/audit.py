@@ -21,9 +21,10 @@ from deedbench.cli.app import (
     StoreOption,
     app,
     console,
+    existing_store,
     fail,
     progress_bar,
-    resolve_store,
+    require_run,
 )
 from deedbench.engine.episode import RunAborted
 
@@ -60,16 +61,11 @@ def audit(
     """Audit a run for evaluation awareness: a lexical scan, and an LLM judge with --judge."""
     from deedbench.agents import Providers, ResponseCache
     from deedbench.audit import summarize_audits
-    from deedbench.engine import RunStore, StoreError
+    from deedbench.engine import RunStore
 
-    path = resolve_store(store)
-    if not path.exists():
-        raise fail(f"no run store at {path}")
+    path = existing_store(store)
     with RunStore(path) as runs:
-        try:
-            config = runs.require_run(run_id)
-        except StoreError as exc:
-            raise fail(str(exc)) from None
+        config = require_run(runs, run_id)
         records = list(runs.episodes(run_id))
         cache = None if no_cache or judge is None else ResponseCache(path)
         providers = Providers(cache, concurrency)

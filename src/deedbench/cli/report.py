@@ -13,9 +13,10 @@ from deedbench.cli.app import (
     StoreOption,
     app,
     console,
+    existing_store,
     fail,
     load_prices,
-    resolve_store,
+    require_run,
 )
 
 if TYPE_CHECKING:
@@ -30,18 +31,12 @@ RunsArgument = Annotated[list[str], typer.Argument(help="Run ids (see the store)
 def _load(store: Path | None, run_ids: list[str]) -> list[Loaded]:
     """Each run's configuration, records and audits, or a clear error naming what is missing."""
     from deedbench.audit import load_audits
-    from deedbench.engine import RunStore, StoreError
+    from deedbench.engine import RunStore
 
-    path = resolve_store(store)
-    if not path.exists():
-        raise fail(f"no run store at {path}")
     loaded = []
-    with RunStore(path) as runs:
+    with RunStore(existing_store(store)) as runs:
         for run_id in run_ids:
-            try:
-                config = runs.require_run(run_id)
-            except StoreError as exc:
-                raise fail(str(exc)) from None
+            config = require_run(runs, run_id)
             loaded.append((config, list(runs.episodes(run_id)), load_audits(runs, run_id)))
     return loaded
 
