@@ -1020,7 +1020,7 @@ def _episode(
     score = record.score
     counted = []
     if record.status == "scored" and score is not None:
-        counted = [m.name for m in metrics if m.given is None or score.values.get(m.given) == 1.0]
+        counted = [m.name for m in metrics if m.counts(score.values)]
     return {
         "run": run,
         "sample": record.sample_id,

@@ -214,7 +214,7 @@ def _counted(
     return [
         (r, r.score.values.get(metric.value, 0.0))
         for r in records
-        if r.score is not None and (metric.given is None or r.score.values.get(metric.given) == 1.0)
+        if r.score is not None and metric.counts(r.score.values)
     ]
 
 

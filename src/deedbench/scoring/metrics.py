@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from pydantic import BaseModel, Field
 
 __all__ = ["MetricSpec", "ReportSpec"]
@@ -14,6 +16,10 @@ class MetricSpec(BaseModel):
     value: str
     given: str | None = None
     description: str = ""
+
+    def counts(self, values: Mapping[str, float]) -> bool:
+        """Whether the metric counts an episode with these score values (`given` is 1)."""
+        return self.given is None or values.get(self.given) == 1.0
 
 
 class ReportSpec(BaseModel):
