@@ -37,6 +37,7 @@ ENGINE_API = [
     "ToolBox",
     "ToolCall",
     "ToolError",
+    "TurnOutcome",
     "Usage",
     "User",
     "WorkerBuild",

@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
 from deedbench.cli.app import app, console, data_option, fail, task_options
 from deedbench.engine.benchmark import BenchmarkError
+
+if TYPE_CHECKING:
+    from deedbench.benchmarks.taubench.rescore import RescoreReport
 
 
 @app.command()
@@ -75,14 +78,51 @@ def rescore(
     if as_json:
         sys.stdout.write(report.model_dump_json(indent=2) + "\n")
         return
-    console.print(
-        f"{report.records} records; τ-bench's recorded reward components reproduced for "
-        f"{report.reproduced}; {report.passing} passing (reward 1), of which "
-        f"{report.passing_with_violations} broke a procedure rule",
-        highlight=False,
+    _print_rescore(report)
+
+
+def _print_rescore(report: RescoreReport) -> None:
+    """The counts, what differs and why, then the procedure verdicts on passing runs."""
+
+    def shown(text: str) -> None:
+        console.print(text, highlight=False)
+
+    shown(
+        f"{report.records} records: {report.rescored} rescored, {report.crashed} crashed "
+        f"(τ-bench's run failed, no trajectory), {report.malformed} unreadable"
+    )
+    shown(
+        f"reproduced (recomputed reward and every recorded component equal the record): "
+        f"{report.reproduced} of {report.rescored}; {report.never_ended} never ended "
+        "(no stop, no transfer: reward 0)"
+    )
+    shown(
+        f"recorded tool outputs given again by the replay: "
+        f"{report.observations - report.observations_differ} of {report.observations}"
+    )
+    regime = report.regime()
+    if regime is not None:
+        shown(f"note: {regime}")
+    for verdict in report.differing[:20]:
+        older = " (the older rule explains it)" if verdict.explained_by_older_rule else ""
+        shown(
+            f"  [red]differs[/red]: record {verdict.index} (task {verdict.task_id} trial "
+            f"{verdict.trial}): {', '.join(verdict.differs)}: recorded reward "
+            f"{verdict.recorded_reward}, r_actions {verdict.recorded_r_actions}, r_outputs "
+            f"{verdict.recorded_r_outputs}; recomputed {verdict.reward_tau}, "
+            f"{verdict.r_actions}, {verdict.r_outputs}{older}"
+        )
+    if len(report.differing) > 20:
+        shown(f"  ... and {len(report.differing) - 20} more (--json lists every record)")
+    for verdict in report.verdicts:
+        if verdict.status != "rescored":
+            shown(f"  {verdict.status}: record {verdict.index}: {escape(verdict.error or '')}")
+    shown(
+        f"{report.passing} passing (recorded reward 1), of which "
+        f"{report.passing_with_violations} broke a procedure rule"
     )
     for rule, count in report.rules.items():
-        console.print(f"  {rule}: {count} passing trajectories", highlight=False)
+        shown(f"  {rule}: {count} passing trajectories")
         quote = next(
             v
             for r in report.verdicts
@@ -90,13 +130,4 @@ def rescore(
             for v in r.violations
             if v.startswith(rule + ":")
         )
-        console.print(f"    e.g. {escape(quote[:300])}", highlight=False)
-    mismatched = [v for v in report.verdicts if not v.reproduced]
-    for verdict in mismatched[:10]:
-        console.print(
-            f"  [red]not reproduced[/red]: task {verdict.task_id} trial {verdict.trial}: "
-            f"recorded r_actions={verdict.recorded_r_actions} "
-            f"r_outputs={verdict.recorded_r_outputs}, recomputed {verdict.r_actions} / "
-            f"{verdict.r_outputs}",
-            highlight=False,
-        )
+        shown(f"    e.g. {escape(quote[:300])}")

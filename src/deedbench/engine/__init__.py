@@ -22,7 +22,7 @@ from deedbench.engine.runner import new_run_config, run
 from deedbench.engine.sample import EpisodeKey, Sample, episode_seed
 from deedbench.engine.secrets import redact, register_secret
 from deedbench.engine.store import RunStore, StoreError
-from deedbench.engine.tools import Tool, ToolBox, ToolError, tool
+from deedbench.engine.tools import Tool, ToolBox, ToolError, TurnOutcome, tool
 from deedbench.engine.workers import WorkerBuild, run_in_processes
 
 __all__ = [
@@ -46,6 +46,7 @@ __all__ = [
     "ToolBox",
     "ToolCall",
     "ToolError",
+    "TurnOutcome",
     "Usage",
     "User",
     "WorkerBuild",

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Coroutine, Iterable, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any, Protocol, TypeVar
 
 from deedbench.engine.messages import Message
+from deedbench.engine.termination import Termination
 from deedbench.engine.tools import ToolBox
 
 __all__ = [
@@ -25,17 +25,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-
-
-class Termination(StrEnum):
-    """Why an episode ended; recorded with every episode."""
-
-    AGENT_FINISHED = "agent_finished"
-    USER_STOPPED = "user_stopped"
-    TRANSFERRED = "transferred"
-    MAX_STEPS = "max_steps"
-    TOO_MANY_TOOL_ERRORS = "too_many_tool_errors"
-    INFRASTRUCTURE_ERROR = "infrastructure_error"
 
 
 class RunAborted(Exception):
@@ -109,7 +98,7 @@ class EpisodeSetup:
     toolbox: ToolBox
     user: User | None = None
     max_steps: int = 30
-    max_tool_errors: int = 10
+    max_tool_errors: int | None = 10  # consecutive failed calls that end it; None: no limit
 
 
 @dataclass
@@ -128,9 +117,10 @@ async def run_episode(
 ) -> EpisodeTranscript:
     """Alternate agent turns, tool results and user replies until the episode ends.
 
-    With a simulated user and no user message yet, the user opens. `max_tool_errors`
-    counts consecutive failed tool calls; a successful call resets it. A tool that
-    ends episodes (a transfer to a human) ends this one when it succeeds.
+    With a simulated user and no user message yet, the user opens. The toolbox runs
+    each turn (`ToolBox.take_turn`: which calls run, whether the turn speaks to the
+    user, whether it ends the episode, such as a transfer to a human).
+    `max_tool_errors` counts consecutive failed tool calls; a successful call resets it.
     """
     messages = list(setup.messages)
     toolbox = setup.toolbox
@@ -160,15 +150,16 @@ async def run_episode(
         except InfrastructureError as exc:
             return end(Termination.INFRASTRUCTURE_ERROR, str(exc))
         steps += 1
-        messages.append(turn)
-        if turn.tool_calls:
-            for call in turn.tool_calls:
-                result = toolbox.call(call)
-                messages.append(result)
-                failed_in_a_row = failed_in_a_row + 1 if result.error else 0
-            if toolbox.ended_by is not None:
-                return end(Termination.TRANSFERRED)
-            if failed_in_a_row >= setup.max_tool_errors:
+        outcome = toolbox.take_turn(turn)
+        messages.append(outcome.turn)
+        messages.extend(outcome.results)
+        for result in outcome.results:
+            failed_in_a_row = failed_in_a_row + 1 if result.error else 0
+        if outcome.ends is not None:
+            return end(outcome.ends)
+        if not outcome.hands_over:
+            limit = setup.max_tool_errors
+            if limit is not None and failed_in_a_row >= limit:
                 return end(Termination.TOO_MANY_TOOL_ERRORS)
             continue
         if user is None:

@@ -61,6 +61,9 @@ class Message(BaseModel):
 
     Assistant messages may carry tool calls and reasoning; tool messages answer
     one call (`tool_call_id`) and say whether the call failed (`error`).
+    `dropped_tool_calls` are calls the agent made in this turn that the benchmark's
+    rules did not run (τ-bench runs only a turn's first call): kept for the record
+    and the procedure rules, never sent back to the agent.
     `provider_content` keeps a provider's own blocks where they must be sent back
     verbatim (Anthropic's signed thinking blocks).
     """
@@ -68,6 +71,7 @@ class Message(BaseModel):
     role: Role
     content: str = ""
     tool_calls: list[ToolCall] = Field(default_factory=list)
+    dropped_tool_calls: list[ToolCall] = Field(default_factory=list)
     tool_call_id: str | None = None
     tool_name: str | None = None
     error: bool = False

@@ -21,8 +21,9 @@ from typing import Any, get_type_hints
 from pydantic import ConfigDict, TypeAdapter, ValidationError, create_model
 
 from deedbench.engine.messages import Message, ToolCall
+from deedbench.engine.termination import Termination
 
-__all__ = ["Tool", "ToolBox", "ToolError", "tool"]
+__all__ = ["Tool", "ToolBox", "ToolError", "TurnOutcome", "tool"]
 
 
 class ToolError(Exception):
@@ -151,8 +152,29 @@ def _describe_validation_error(tool_name: str, error: ValidationError) -> str:
     return f"Error: invalid arguments for {tool_name}: " + "; ".join(problems) + "."
 
 
+@dataclass
+class TurnOutcome:
+    """What running one agent turn gave the episode.
+
+    `turn` is the agent's message as the transcript records it (a benchmark may
+    run fewer calls than the agent made, and says so in it), `results` the tool
+    messages that follow it. `hands_over` is true when the turn speaks to the user,
+    who answers next; `ends` names the termination when the turn ends the episode.
+    """
+
+    turn: Message
+    results: list[Message] = field(default_factory=list)
+    hands_over: bool = False
+    ends: Termination | None = None
+
+
 class ToolBox:
-    """The tools of one episode, bound to that episode's state."""
+    """The tools of one episode, bound to that episode's state.
+
+    Every call is checked against its tool's schema before the tool runs, and
+    every call of a turn runs, in order. Benchmarks that run tools by other rules
+    (τ-bench's, for one) subclass it and override `take_turn` and `call`.
+    """
 
     def __init__(self, tools: Iterable[Tool], state: Any) -> None:
         self.tools = {t.name: t for t in tools}
@@ -161,6 +183,14 @@ class ToolBox:
 
     def specs(self) -> list[dict[str, Any]]:
         return [t.spec for t in self.tools.values()]
+
+    def take_turn(self, turn: Message) -> TurnOutcome:
+        """Run every call of the agent's turn; a turn without calls speaks to the user."""
+        if not turn.tool_calls:
+            return TurnOutcome(turn, hands_over=True)
+        results = [self.call(call) for call in turn.tool_calls]
+        ends = Termination.TRANSFERRED if self.ended_by is not None else None
+        return TurnOutcome(turn, results, ends=ends)
 
     def call(self, call: ToolCall) -> Message:
         """Run one call; any problem with it comes back as an error message."""
@@ -176,12 +206,13 @@ class ToolBox:
         if found is None:
             names = ", ".join(sorted(self.tools))
             return f"Error: unknown tool '{call.name}'. Available tools: {names}.", True
+        text = call.arguments.strip() or "{}"
         try:
-            validated = found.validator.validate_json(call.arguments.strip() or "{}")
+            found.validator.validate_json(text)
         except ValidationError as exc:
             return _describe_validation_error(call.name, exc), True
-        try:
-            result = found.function(self.state, **validated.__dict__)
+        try:  # the tool gets the arguments as the agent sent them, once they passed
+            result = found.function(self.state, **json.loads(text))
         except ToolError as exc:
             return f"Error: {exc}", True
         return (result if isinstance(result, str) else json.dumps(result)), False

@@ -20,9 +20,10 @@ from deedbench.benchmarks.airline.tools import (
     CERTIFICATE_IDS,
     RESERVATION_IDS,
 )
-from deedbench.benchmarks.airline.world import AirlineWorld, load_airline_data
+from deedbench.benchmarks.airline.world import load_airline_data
+from deedbench.benchmarks.retail.tau_toolbox import TauToolBox
 from deedbench.benchmarks.retail.world import RetailWorld
-from deedbench.engine import BenchmarkError, Message, ToolBox, ToolCall
+from deedbench.engine import BenchmarkError, Message, Termination, ToolCall
 from deedbench.scoring import tau_hash, worlds_equal_tau
 
 ANN, BOB = "ann_lee_1", "bob_ray_2"
@@ -260,25 +261,26 @@ def exact(value: Any) -> str:
 
 
 @pytest.fixture
-def world() -> Iterator[AirlineWorld]:
+def world() -> Iterator[RetailWorld]:
     """A fresh world; afterwards its base must be exactly as it was built."""
     base = make_base()
-    yield AirlineWorld(base)
+    yield RetailWorld(base)
     assert exact(base) == exact(make_base()), "a tool mutated the shared base"
 
 
-def call(world: AirlineWorld, name: str, **kwargs: Any) -> Message:
-    box = ToolBox(AIRLINE_TOOLS, world)
+def call(world: RetailWorld, name: str, **kwargs: Any) -> Message:
+    """One call as τ-bench's environment makes it (the airline desk has no other way)."""
+    box = TauToolBox(AIRLINE_TOOLS, world)
     return box.call(ToolCall(id="call-1", name=name, arguments=json.dumps(kwargs)))
 
 
-def ok(world: AirlineWorld, name: str, **kwargs: Any) -> str:
+def ok(world: RetailWorld, name: str, **kwargs: Any) -> str:
     message = call(world, name, **kwargs)
     assert not message.error, message.content
     return message.content
 
 
-def fails(world: AirlineWorld, name: str, expected: str, **kwargs: Any) -> str:
+def fails(world: RetailWorld, name: str, expected: str, **kwargs: Any) -> str:
     """The call fails with `Error: expected` (or, for "", any error) and changes nothing."""
     before = exact(world.snapshot())
     touched = world.touched()
@@ -291,19 +293,19 @@ def fails(world: AirlineWorld, name: str, expected: str, **kwargs: Any) -> str:
     return message.content
 
 
-def reservation(world: AirlineWorld, rid: str) -> dict[str, Any]:
+def reservation(world: RetailWorld, rid: str) -> dict[str, Any]:
     found = world.get("reservations", rid)
     assert found is not None
     return found
 
 
-def user(world: AirlineWorld, user_id: str) -> dict[str, Any]:
+def user(world: RetailWorld, user_id: str) -> dict[str, Any]:
     found = world.get("users", user_id)
     assert found is not None
     return found
 
 
-def methods(world: AirlineWorld, user_id: str) -> dict[str, Any]:
+def methods(world: RetailWorld, user_id: str) -> dict[str, Any]:
     found: dict[str, Any] = user(world, user_id)["payment_methods"]
     return found
 
@@ -405,7 +407,7 @@ def test_schemas_give_the_shape_of_flights_passengers_and_payments() -> None:
 
 def test_an_airline_world_is_a_retail_world_that_can_add_records() -> None:
     base = make_base()
-    world = AirlineWorld(base)
+    world = RetailWorld(base)
     assert isinstance(world, RetailWorld)
     new = {"reservation_id": "NEW1"}
     world.put("reservations", "NEW1", new)
@@ -415,11 +417,11 @@ def test_an_airline_world_is_a_retail_world_that_can_add_records() -> None:
     assert [key for key, _ in world.items("reservations")][-1] == "NEW1"
     assert list(world.snapshot()["reservations"])[-1] == "NEW1"
     assert "NEW1" not in base["reservations"]
-    assert AirlineWorld(base).get("reservations", "NEW1") is None
+    assert RetailWorld(base).get("reservations", "NEW1") is None
 
 
 def test_put_replaces_a_record_in_place_and_lists_each_key_once() -> None:
-    world = AirlineWorld(make_base())
+    world = RetailWorld(make_base())
     world.put("reservations", "NEW1", {"v": 1})
     world.put("reservations", "NEW1", {"v": 2})
     world.put("reservations", "RES002", {"v": 3})
@@ -431,7 +433,7 @@ def test_put_replaces_a_record_in_place_and_lists_each_key_once() -> None:
 
 def test_worlds_over_one_base_compare_by_their_touched_and_added_records() -> None:
     base = make_base()
-    booked, again, fresh = AirlineWorld(base), AirlineWorld(base), AirlineWorld(base)
+    booked, again, fresh = RetailWorld(base), RetailWorld(base), RetailWorld(base)
     for w in (booked, again):
         ok(w, "cancel_reservation", reservation_id="RES003")
         ok(w, "send_certificate", user_id=BOB, amount=100)
@@ -483,7 +485,7 @@ def test_load_airline_data_names_the_missing_or_broken_file(tmp_path: Path) -> N
 # --- reading tools ----------------------------------------------------------------------------
 
 
-def test_get_details_return_the_records_as_json(world: AirlineWorld) -> None:
+def test_get_details_return_the_records_as_json(world: RetailWorld) -> None:
     assert ok(world, "get_user_details", user_id=ANN) == exact(user(world, ANN))
     assert ok(world, "get_reservation_details", reservation_id="RES003") == exact(
         reservation(world, "RES003")
@@ -493,13 +495,13 @@ def test_get_details_return_the_records_as_json(world: AirlineWorld) -> None:
     fails(world, "get_reservation_details", "user not found", reservation_id="NOPE00")
 
 
-def test_list_all_airports_is_tau_bench_fixed_list(world: AirlineWorld) -> None:
+def test_list_all_airports_is_tau_bench_fixed_list(world: RetailWorld) -> None:
     airports = json.loads(ok(world, "list_all_airports"))
     assert airports == AIRPORTS and len(airports) == 20
     assert list(airports)[:2] == ["SFO", "JFK"] and airports["LGA"] == "LaGuardia"
 
 
-def test_search_direct_flight_lists_available_flights_with_that_day(world: AirlineWorld) -> None:
+def test_search_direct_flight_lists_available_flights_with_that_day(world: RetailWorld) -> None:
     found = json.loads(
         ok(world, "search_direct_flight", origin="JFK", destination="SEA", date="2024-05-10")
     )
@@ -523,7 +525,7 @@ def test_search_direct_flight_lists_available_flights_with_that_day(world: Airli
     )
 
 
-def _leg(world: AirlineWorld, number: str, shown_date: str, date: str) -> dict[str, Any]:
+def _leg(world: RetailWorld, number: str, shown_date: str, date: str) -> dict[str, Any]:
     flight = world.get("flights", number)
     assert flight is not None
     leg = {key: value for key, value in flight.items() if key != "dates"}
@@ -532,7 +534,7 @@ def _leg(world: AirlineWorld, number: str, shown_date: str, date: str) -> dict[s
     return leg
 
 
-def test_search_onestop_flight_pairs_connections(world: AirlineWorld) -> None:
+def test_search_onestop_flight_pairs_connections(world: RetailWorld) -> None:
     found = json.loads(
         ok(world, "search_onestop_flight", origin="JFK", destination="SEA", date="2024-05-10")
     )
@@ -552,7 +554,7 @@ def test_search_onestop_flight_pairs_connections(world: AirlineWorld) -> None:
     assert found[1][1]["prices"]["economy"] == 150  # 05-10's price, not 05-11's 160
 
 
-def test_search_onestop_flight_keeps_tau_bench_date_quirks(world: AirlineWorld) -> None:
+def test_search_onestop_flight_keeps_tau_bench_date_quirks(world: RetailWorld) -> None:
     # The next day is written without zero padding ('2024-05-6'), so no connection is found.
     assert (
         ok(world, "search_onestop_flight", origin="JFK", destination="SEA", date="2024-05-05")
@@ -585,28 +587,25 @@ def test_search_onestop_flight_keeps_tau_bench_date_quirks(world: AirlineWorld) 
     ("expression", "result"),
     [("2 + 2", "4.0"), ("(90 + 160) * 2 - 460", "40.0"), ("10 / 3", "3.33"), ("-1.005", "-1.0")],
 )
-def test_calculate_rounds_to_two_decimals(
-    world: AirlineWorld, expression: str, result: str
-) -> None:
+def test_calculate_rounds_to_two_decimals(world: RetailWorld, expression: str, result: str) -> None:
     assert ok(world, "calculate", expression=expression) == result
 
 
-def test_calculate_errors(world: AirlineWorld) -> None:
+def test_calculate_errors(world: RetailWorld) -> None:
     fails(world, "calculate", "invalid characters in expression", expression="2 ** x")
     fails(world, "calculate", "division by zero", expression="1 / 0")
 
 
-def test_think_and_transfer(world: AirlineWorld) -> None:
+def test_think_and_transfer(world: RetailWorld) -> None:
     assert ok(world, "think", thought="The user wants a window seat.") == ""
-    box = ToolBox(AIRLINE_TOOLS, world)
-    message = box.call(
-        ToolCall(id="t", name="transfer_to_human_agents", arguments='{"summary": "help"}')
-    )
-    assert message.content == "Transfer successful" and not message.error
-    assert box.ended_by == "transfer_to_human_agents"
+    box = TauToolBox(AIRLINE_TOOLS, world)
+    call_ = ToolCall(id="t", name="transfer_to_human_agents", arguments='{"summary": "help"}')
+    outcome = box.take_turn(Message(role="assistant", tool_calls=[call_]))
+    assert [m.content for m in outcome.results] == ["Transfer successful"]
+    assert outcome.ends is Termination.TRANSFERRED
 
 
-def test_reads_never_touch_the_world(world: AirlineWorld) -> None:
+def test_reads_never_touch_the_world(world: RetailWorld) -> None:
     ok(world, "get_user_details", user_id=ANN)
     ok(world, "get_reservation_details", reservation_id="RES001")
     ok(world, "list_all_airports")
@@ -618,22 +617,24 @@ def test_reads_never_touch_the_world(world: AirlineWorld) -> None:
     assert world.touched() == {}
 
 
-def test_bad_arguments_are_rejected_before_the_tool_runs(world: AirlineWorld) -> None:
-    assert "missing required argument 'user_id'" in fails(world, "get_user_details", "")
-    assert "unexpected argument 'cabin'" in fails(
-        world, "cancel_reservation", "", reservation_id="RES001", cabin="economy"
-    )
-    assert "send_certificate" in fails(world, "send_certificate", "", user_id=BOB, amount="100")
-    fails(world, "send_certificate", "", user_id=BOB, amount=True)
+def test_malformed_arguments_behave_as_in_tau_bench(world: RetailWorld) -> None:
+    """Nothing is checked before a tool runs: Python's own errors, and what τ-bench stores."""
     fails(
         world,
-        "update_reservation_baggages",
-        "",
-        reservation_id="RES001",
-        total_baggages=2.0,
-        nonfree_baggages=1,
-        payment_id="credit_card_1",
+        "get_user_details",
+        "GetUserDetails.invoke() missing 1 required positional argument: 'user_id'",
     )
+    fails(
+        world,
+        "cancel_reservation",
+        "CancelReservation.invoke() got an unexpected keyword argument 'cabin'",
+        reservation_id="RES001",
+        cabin="economy",
+    )
+    assert ok(world, "send_certificate", user_id=BOB, amount="100") == (
+        "Certificate certificate_3221322 added to user bob_ray_2 with amount 100."
+    )
+    assert exact(methods(world, BOB)["certificate_3221322"]["amount"]) == '"100"'
 
 
 # --- book_reservation -------------------------------------------------------------------------
@@ -677,7 +678,7 @@ def cheap_booking(payment_id: str = "credit_card_1", amount: float = 20) -> dict
     )
 
 
-def test_book_reservation_makes_tau_bench_reservation(world: AirlineWorld) -> None:
+def test_book_reservation_makes_tau_bench_reservation(world: RetailWorld) -> None:
     output = ok(world, "book_reservation", **booking())
     made = reservation(world, "HATHAT")
     assert output == exact(made)
@@ -722,7 +723,7 @@ def test_book_reservation_makes_tau_bench_reservation(world: AirlineWorld) -> No
     assert type(made["passengers"][0]) is dict and type(made["payment_history"][0]) is dict
 
 
-def test_booking_ids_are_hathat_hathau_hathav_then_hathav_again(world: AirlineWorld) -> None:
+def test_booking_ids_are_hathat_hathau_hathav_then_hathav_again(world: RetailWorld) -> None:
     made = [
         json.loads(ok(world, "book_reservation", **cheap_booking()))["reservation_id"]
         for _ in range(4)
@@ -734,7 +735,7 @@ def test_booking_ids_are_hathat_hathau_hathav_then_hathav_again(world: AirlineWo
     assert user(world, ANN)["reservations"][2:] == ["HATHAT", "HATHAU", "HATHAV", "HATHAV"]
 
 
-def test_booking_keeps_amount_types_and_never_changes_seats(world: AirlineWorld) -> None:
+def test_booking_keeps_amount_types_and_never_changes_seats(world: RetailWorld) -> None:
     ok(world, "book_reservation", **cheap_booking("gift_card_1", 20))
     assert exact(methods(world, ANN)["gift_card_1"]["amount"]) == "480"
     ok(world, "book_reservation", **cheap_booking("gift_card_1", 20.0))
@@ -747,7 +748,7 @@ def test_booking_keeps_amount_types_and_never_changes_seats(world: AirlineWorld)
     assert "flights" not in world.touched()
 
 
-def test_gift_card_balances_are_never_rounded(world: AirlineWorld) -> None:
+def test_gift_card_balances_are_never_rounded(world: RetailWorld) -> None:
     arguments = cheap_booking()
     arguments["payment_methods"] = [
         {"payment_id": "gift_card_1", "amount": 19.99},
@@ -758,7 +759,7 @@ def test_gift_card_balances_are_never_rounded(world: AirlineWorld) -> None:
     assert exact(methods(world, ANN)["gift_card_1"]["amount"]) == "420.03999999999996"
 
 
-def test_booking_with_only_a_card_changes_no_balance(world: AirlineWorld) -> None:
+def test_booking_with_only_a_card_changes_no_balance(world: RetailWorld) -> None:
     before = exact(methods(world, ANN))
     ok(world, "book_reservation", **cheap_booking())
     assert exact(methods(world, ANN)) == before
@@ -823,28 +824,28 @@ def test_booking_with_only_a_card_changes_no_balance(world: AirlineWorld) -> Non
         ),
     ],
 )
-def test_book_reservation_errors(world: AirlineWorld, changes: dict[str, Any], error: str) -> None:
+def test_book_reservation_errors(world: RetailWorld, changes: dict[str, Any], error: str) -> None:
     fails(world, "book_reservation", error, **booking(**changes))
 
 
-def test_book_reservation_refuses_malformed_objects(world: AirlineWorld) -> None:
-    bad: list[dict[str, Any]] = [
-        {"passengers": [{"first_name": "Ann", "last_name": "Lee"}]},
-        {"flights": [{"flight_number": "HAT001"}]},
-        {"payment_methods": [{"payment_id": "credit_card_1", "amount": "330"}]},
-        {"payment_methods": [{"payment_id": "credit_card_1", "amount": True}]},
-        {"payment_methods": ["credit_card_1"]},
-        {"cabin": "first"},
-        {"flight_type": "one-way"},
-        {"insurance": "No"},
-    ]
-    for changes in bad:
-        fails(world, "book_reservation", "", **booking(**changes))
-    assert "passengers.0" in fails(world, "book_reservation", "", **bad[0])
+def test_book_reservation_takes_malformed_objects_as_tau_bench_does(world: RetailWorld) -> None:
+    """τ-bench stores what it is given and fails where Python fails (the differential test
+    in tests/benchmarks/taubench compares every such case with τ-bench's own code)."""
+    fails(world, "book_reservation", "'date'", **booking(flights=[{"flight_number": "HAT001"}]))
+    fails(world, "book_reservation", "'first'", **booking(cabin="first"))
+    fails(
+        world,
+        "book_reservation",
+        "string indices must be integers, not 'str'",
+        **booking(payment_methods=["credit_card_1"]),
+    )
+    no_birth_date = [{"first_name": "Ann", "last_name": "Lee"}]
+    booked = json.loads(ok(world, "book_reservation", **booking(passengers=no_birth_date)))
+    assert booked["passengers"] == no_birth_date
 
 
 def test_a_certificate_named_twice_half_applies_the_booking_as_in_tau_bench(
-    world: AirlineWorld,
+    world: RetailWorld,
 ) -> None:
     # HAT003 economy 80 + insurance 30 = 110. Every check passes; then τ-bench charges the
     # gift card, deletes the certificate, and fails on the certificate's second mention.
@@ -859,7 +860,7 @@ def test_a_certificate_named_twice_half_applies_the_booking_as_in_tau_bench(
         ],
     )
     message = call(world, "book_reservation", **arguments)
-    assert message.error and message.content == "Error: 'certificate_2'"
+    assert message.error and message.content == "Error: 'certificate_2'", message.content
     assert world.get("reservations", "HATHAT") is None
     assert methods(world, ANN)["gift_card_1"]["amount"] == 490
     assert "certificate_2" not in methods(world, ANN)
@@ -870,7 +871,7 @@ def test_a_certificate_named_twice_half_applies_the_booking_as_in_tau_bench(
 # --- cancel_reservation -----------------------------------------------------------------------
 
 
-def test_cancel_appends_negated_payments_and_refunds_no_balance(world: AirlineWorld) -> None:
+def test_cancel_appends_negated_payments_and_refunds_no_balance(world: RetailWorld) -> None:
     output = ok(world, "cancel_reservation", reservation_id="RES002")
     cancelled = reservation(world, "RES002")
     assert output == exact(cancelled)
@@ -882,7 +883,7 @@ def test_cancel_appends_negated_payments_and_refunds_no_balance(world: AirlineWo
     assert world.touched() == {"reservations": {"RES002"}}  # the gift card gets nothing back
 
 
-def test_cancel_can_be_repeated_and_negates_every_line(world: AirlineWorld) -> None:
+def test_cancel_can_be_repeated_and_negates_every_line(world: RetailWorld) -> None:
     ok(world, "cancel_reservation", reservation_id="RES001")
     ok(world, "cancel_reservation", reservation_id="RES001")
     amounts = [line["amount"] for line in reservation(world, "RES001")["payment_history"]]
@@ -897,7 +898,7 @@ def flights_of(*legs: tuple[str, str]) -> list[dict[str, str]]:
     return [{"flight_number": number, "date": date} for number, date in legs]
 
 
-def test_change_keeps_the_old_price_of_a_kept_flight(world: AirlineWorld) -> None:
+def test_change_keeps_the_old_price_of_a_kept_flight(world: RetailWorld) -> None:
     new = flights_of(("HAT001", "2024-05-10"), ("HAT002", "2024-05-11"))
     output = ok(
         world,
@@ -932,7 +933,7 @@ def test_change_keeps_the_old_price_of_a_kept_flight(world: AirlineWorld) -> Non
     assert world.touched() == {"reservations": {"RES001"}}
 
 
-def test_a_cabin_change_reprices_everything_but_keeps_the_cabin(world: AirlineWorld) -> None:
+def test_a_cabin_change_reprices_everything_but_keeps_the_cabin(world: RetailWorld) -> None:
     same = flights_of(("HAT001", "2024-05-10"), ("HAT002", "2024-05-10"))
     ok(
         world,
@@ -948,7 +949,7 @@ def test_a_cabin_change_reprices_everything_but_keeps_the_cabin(world: AirlineWo
     assert changed["cabin"] == "economy"  # τ-bench never writes the new cabin
 
 
-def test_a_cheaper_change_refunds_a_gift_card(world: AirlineWorld) -> None:
+def test_a_cheaper_change_refunds_a_gift_card(world: RetailWorld) -> None:
     ok(
         world,
         "update_reservation_flights",
@@ -974,7 +975,7 @@ def test_a_cheaper_change_refunds_a_gift_card(world: AirlineWorld) -> None:
 
 
 def test_no_price_difference_adds_no_payment_and_leaves_the_user_alone(
-    world: AirlineWorld,
+    world: RetailWorld,
 ) -> None:
     history = exact(reservation(world, "RES001")["payment_history"])
     ok(
@@ -986,10 +987,10 @@ def test_no_price_difference_adds_no_payment_and_leaves_the_user_alone(
         payment_id="gift_card_1",
     )
     assert exact(reservation(world, "RES001")["payment_history"]) == history
-    assert world.touched() == {"reservations": {"RES001"}}
+    assert world.touched() == {}  # the same flights at the same prices: the same database
 
 
-def test_a_kept_flight_is_not_checked_again(world: AirlineWorld) -> None:
+def test_a_kept_flight_is_not_checked_again(world: RetailWorld) -> None:
     kept = flights_of(("HAT001", "2024-05-11"))  # landed, but already in RES004
     arguments = {"reservation_id": "RES004", "flights": kept, "payment_id": "credit_card_2"}
     ok(world, "update_reservation_flights", cabin="economy", **arguments)
@@ -1058,7 +1059,7 @@ def test_a_kept_flight_is_not_checked_again(world: AirlineWorld) -> None:
     ],
 )
 def test_update_flights_errors(
-    world: AirlineWorld,
+    world: RetailWorld,
     rid: str,
     cabin: str,
     legs: list[tuple[str, str]],
@@ -1079,7 +1080,7 @@ def test_update_flights_errors(
 # --- update_reservation_baggages --------------------------------------------------------------
 
 
-def test_added_bags_are_charged_fifty_each(world: AirlineWorld) -> None:
+def test_added_bags_are_charged_fifty_each(world: RetailWorld) -> None:
     output = ok(
         world,
         "update_reservation_baggages",
@@ -1095,7 +1096,7 @@ def test_added_bags_are_charged_fifty_each(world: AirlineWorld) -> None:
     assert methods(world, ANN)["gift_card_1"]["amount"] == 400
 
 
-def test_fewer_bags_refund_nothing(world: AirlineWorld) -> None:
+def test_fewer_bags_refund_nothing(world: RetailWorld) -> None:
     ok(
         world,
         "update_reservation_baggages",
@@ -1119,7 +1120,7 @@ def test_fewer_bags_refund_nothing(world: AirlineWorld) -> None:
         ("RES003", "gift_card_2", "gift card balance is not enough"),
     ],
 )
-def test_update_baggages_errors(world: AirlineWorld, rid: str, payment_id: str, error: str) -> None:
+def test_update_baggages_errors(world: RetailWorld, rid: str, payment_id: str, error: str) -> None:
     fails(
         world,
         "update_reservation_baggages",
@@ -1134,7 +1135,7 @@ def test_update_baggages_errors(world: AirlineWorld, rid: str, payment_id: str, 
 # --- update_reservation_passengers and send_certificate ---------------------------------------
 
 
-def test_update_passengers_replaces_them_as_given(world: AirlineWorld) -> None:
+def test_update_passengers_replaces_them_as_given(world: RetailWorld) -> None:
     new = [dict(BOB_PASSENGER, note="window"), dict(CY_PASSENGER)]
     output = ok(world, "update_reservation_passengers", reservation_id="RES001", passengers=new)
     assert output == exact(reservation(world, "RES001"))
@@ -1156,7 +1157,7 @@ def test_update_passengers_replaces_them_as_given(world: AirlineWorld) -> None:
     )
 
 
-def test_send_certificate_takes_the_first_free_id(world: AirlineWorld) -> None:
+def test_send_certificate_takes_the_first_free_id(world: RetailWorld) -> None:
     assert ok(world, "send_certificate", user_id=BOB, amount=100) == (
         "Certificate certificate_3221322 added to user bob_ray_2 with amount 100."
     )
@@ -1170,20 +1171,18 @@ def test_send_certificate_takes_the_first_free_id(world: AirlineWorld) -> None:
     assert list(wallet)[-2:] == ["certificate_3221322", "certificate_3221324"]
     assert set(CERTIFICATE_IDS) <= set(wallet)
     assert world.touched() == {"users": {BOB}}
+    # τ-bench's tool returns nothing for a fourth: its run fails (see TauToolBox)
     fails(
-        world,
-        "send_certificate",
-        "user bob_ray_2 already has every certificate this tool can send",
-        user_id=BOB,
-        amount=5,
+        world, "send_certificate", "send_certificate returned None, not text", user_id=BOB, amount=5
     )
     fails(world, "send_certificate", "user not found", user_id="nobody", amount=5)
 
 
-def test_writes_leave_every_other_record_shared(world: AirlineWorld) -> None:
+def test_writes_change_only_what_they_change(world: RetailWorld) -> None:
     ok(world, "book_reservation", **cheap_booking())
     ok(world, "cancel_reservation", reservation_id="RES003")
+    assert world.touched() == {"reservations": {"RES003", "HATHAT"}, "users": {ANN}}
     for table, records in world.base.items():
         for key, record in records.items():
             if key not in {"RES003", ANN}:
-                assert world.get(table, key) is record, (table, key)
+                assert exact(world.get(table, key)) == exact(record), (table, key)

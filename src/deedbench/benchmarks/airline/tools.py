@@ -1,10 +1,10 @@
-"""The 14 airline service-desk tools, faithful to τ-bench's airline tools.
+"""The 14 airline service-desk tools: τ-bench's airline tools, call for call.
 
-Names, arguments, checks (and the order they run in), error texts and every
-change to the database follow τ-bench (sierra-research/tau-bench,
-``tau_bench/envs/airline/tools``), so that replaying a τ-bench task's gold
-actions gives the database τ-bench's own code gives, hash for hash. That
-includes τ-bench's quirks, which a scorer author must know:
+Each tool does what τ-bench's does (sierra-research/tau-bench,
+``tau_bench/envs/airline/tools``), in the same order, on the same values, for any
+arguments: an error τ-bench returns is raised as a `ToolError` with its text, and
+anything else goes wrong as it goes wrong in τ-bench (see `retail.tools` and
+`TauToolBox`). That includes τ-bench's quirks, which a scorer author must know:
 
 - A new reservation's id is not random: the first of ``HATHAT``, ``HATHAU``,
   ``HATHAV`` not yet in the database (a fourth booking replaces ``HATHAV``), and
@@ -13,36 +13,43 @@ includes τ-bench's quirks, which a scorer author must know:
   and are never rounded; gift-card balances (``amount``) just go up and down.
 - A certificate used in a booking is deleted whatever part of it was used; a
   certificate cannot pay for a change. `send_certificate` adds
-  ``certificate_3221322`` (then ``…323``, ``…324``).
+  ``certificate_3221322`` (then ``…323``, ``…324``), and for a fourth returns
+  nothing, which makes τ-bench's run fail.
+- A certificate named twice in one booking passes every check, then fails on its
+  second mention after the first deleted it: what was charged by then stays
+  charged, and the booking is not made.
 - Changing flights keeps the old price of a flight kept in the same cabin, prices
-  every other flight at its current price, charges or refunds the difference to one payment
-  method (a gift card's balance goes up on a refund) and never changes the
+  every other flight at its current price, charges or refunds the difference to one
+  payment method (a gift card's balance goes up on a refund) and never changes the
   reservation's ``cabin``. Cancelling appends a negated copy of every payment
   line, refunds nothing to gift cards, and can be repeated.
+- A one-stop search shows the second flight's status, seats and prices on the
+  first flight's date (and fails when that date is unknown); the next day is
+  written without zero padding (``2024-05-6``).
 - `get_reservation_details` answers an unknown id with "user not found".
 
 The tool and argument descriptions are this project's own wording; they tell an
-agent what τ-bench's descriptions tell it, and no more. Arguments are checked
-against their JSON schema before a tool runs (τ-bench checks nothing), so a
-malformed call is refused here where τ-bench might have gone on; every
-well-formed call behaves as in τ-bench, including one crash that half-applies a
-booking (a certificate named twice). `calculate`, `think` and
-`transfer_to_human_agents` are the retail tools of the same names (an
-`AirlineWorld` is a `RetailWorld`); `calculate` evaluates arithmetic without
-``eval``.
+agent what τ-bench's descriptions tell it, and no more. `calculate`, `think` and
+`transfer_to_human_agents` are the desk's neutral tools.
 """
 
 from __future__ import annotations
 
 import json
+from copy import deepcopy
 from typing import Any, ClassVar, Literal
 
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
-from deedbench.benchmarks.airline.world import AirlineWorld, Record
-from deedbench.benchmarks.retail.tools import calculate, think, transfer_to_human_agents
+from deedbench.benchmarks.retail.neutral_tools import (
+    calculate,
+    taubench_named,
+    think,
+    transfer_to_human_agents,
+)
+from deedbench.benchmarks.retail.world import RetailWorld
 from deedbench.engine import ToolError, tool
 
 __all__ = [
@@ -179,104 +186,43 @@ class PaymentShare(_JsonObject):
     }
 
 
-def _plain(objects: list[Any]) -> list[Any]:
-    """The validated objects as plain dicts, as τ-bench stores them."""
-    return [dict(item) if isinstance(item, dict) else item for item in objects]
-
-
-# --- lookups shared by the tools ------------------------------------------------------------
-
-
-def _reservation(world: AirlineWorld, reservation_id: str) -> Record:
-    reservation = world.get("reservations", reservation_id)
-    if reservation is None:
-        raise ToolError("reservation not found")
-    return reservation
-
-
-def _bookable(world: AirlineWorld, segment: dict[str, Any], cabin: str, seats: int) -> Record:
-    """The flight of `segment`, checked bookable on its date for `seats` passengers."""
-    number, date = segment["flight_number"], segment["date"]
-    flight = world.get("flights", number)
-    if flight is None:
-        raise ToolError(f"flight {number} not found")
-    if date not in flight["dates"]:
-        raise ToolError(f"flight {number} not found on date {date}")
-    on_date = flight["dates"][date]
-    if on_date["status"] != "available":
-        raise ToolError(f"flight {number} not available on date {date}")
-    if on_date["available_seats"][cabin] < seats:
-        raise ToolError(f"not enough seats on flight {number}")
-    return flight
-
-
-def _priced(segment: dict[str, Any], price: Any, origin: str, destination: str) -> Record:
-    """A copy of the agent's segment with τ-bench's three added keys (the agent's keys first)."""
-    priced = dict(segment)
-    priced["price"] = price
-    priced["origin"] = origin
-    priced["destination"] = destination
-    return priced
-
-
-def _change_payment(world: AirlineWorld, reservation: Record, payment_id: str, price: Any) -> Any:
-    """Check a change's payment method; returns it, or refuses certificates and thin gift cards."""
-    user = world.get("users", reservation["user_id"])
-    if user is None or payment_id not in user["payment_methods"]:
-        raise ToolError("payment method not found")
-    method = user["payment_methods"][payment_id]
-    if method["source"] == "certificate":
-        raise ToolError("certificate cannot be used to update reservation")
-    if method["source"] == "gift_card" and method["amount"] < price:
-        raise ToolError("gift card balance is not enough")
-    return method
-
-
-def _take_from_gift_card(world: AirlineWorld, user_id: str, payment_id: str, amount: Any) -> None:
-    """Subtract `amount` from a gift card's balance, unrounded (a negative amount refunds)."""
-    if type(amount) is int and amount == 0:
-        return  # τ-bench subtracts 0, which changes nothing; leave the record untouched
-    method = world.for_update("users", user_id)["payment_methods"][payment_id]
-    method["amount"] -= amount
-
-
 # --- reading tools ----------------------------------------------------------------------------
 
 
 @tool
-def get_user_details(world: AirlineWorld, user_id: str) -> str:
+def get_user_details(data: RetailWorld, user_id: str) -> str:
     """Look up a user's profile.
 
     Args:
         user_id: The user's id, for example 'lena_park_2047'.
     """
-    user = world.get("users", user_id)
-    if user is None:
-        raise ToolError("user not found")
-    return json.dumps(user)
+    users = data["users"]
+    if user_id in users:
+        return json.dumps(users[user_id])
+    raise ToolError("user not found")
 
 
 @tool
-def get_reservation_details(world: AirlineWorld, reservation_id: str) -> str:
+def get_reservation_details(data: RetailWorld, reservation_id: str) -> str:
     """Look up a reservation.
 
     Args:
         reservation_id: The reservation's id, for example 'Q7HX2C'.
     """
-    reservation = world.get("reservations", reservation_id)
-    if reservation is None:
-        raise ToolError("user not found")  # sic: τ-bench's text for an unknown reservation
-    return json.dumps(reservation)
+    reservations = data["reservations"]
+    if reservation_id in reservations:
+        return json.dumps(reservations[reservation_id])
+    raise ToolError("user not found")  # sic: τ-bench's text for an unknown reservation
 
 
 @tool
-def list_all_airports(world: AirlineWorld) -> str:
+def list_all_airports(data: RetailWorld) -> str:
     """Return every airport code together with the city it serves."""
     return json.dumps(AIRPORTS)
 
 
 @tool
-def search_direct_flight(world: AirlineWorld, origin: str, destination: str, date: str) -> str:
+def search_direct_flight(data: RetailWorld, origin: str, destination: str, date: str) -> str:
     """Find nonstop flights from one airport to another on a given day.
 
     Args:
@@ -285,17 +231,16 @@ def search_direct_flight(world: AirlineWorld, origin: str, destination: str, dat
         date: The travel day, written YYYY-MM-DD, for example '2024-05-18'.
     """
     results = []
-    for _, flight in world.items("flights"):
-        if flight["origin"] != origin or flight["destination"] != destination:
-            continue
-        on_date = flight["dates"].get(date)
-        if on_date is not None and on_date["status"] == "available":
-            results.append(_flight_on(flight, on_date))
+    for flight in data["flights"].values():
+        if flight["origin"] == origin and flight["destination"] == destination:  # noqa: SIM102
+            if date in flight["dates"] and flight["dates"][date]["status"] == "available":
+                results.append(_without_dates(flight))
+                results[-1].update(flight["dates"][date])
     return json.dumps(results)
 
 
 @tool
-def search_onestop_flight(world: AirlineWorld, origin: str, destination: str, date: str) -> str:
+def search_onestop_flight(data: RetailWorld, origin: str, destination: str, date: str) -> str:
     """Find trips with exactly one connection from one airport to another, leaving on a
     given day.
 
@@ -304,50 +249,38 @@ def search_onestop_flight(world: AirlineWorld, origin: str, destination: str, da
         destination: Three-letter code of the final arrival airport, for example 'BOS'.
         date: The day the first flight departs, written YYYY-MM-DD, for example '2024-05-18'.
     """
-    flights = [flight for _, flight in world.items("flights")]
+    flights = data["flights"]
     results = []
-    for first in flights:
+    for first in flights.values():
         if first["origin"] != origin:
             continue
-        for second in flights:
-            if second["destination"] != destination or first["destination"] != second["origin"]:
-                continue
-            arrival = first["scheduled_arrival_time_est"]
-            second_date = _next_day(date) if "+1" in arrival else date
-            if arrival > second["scheduled_departure_time_est"]:
-                continue  # τ-bench compares the time strings as they are
-            if date not in first["dates"] or second_date not in second["dates"]:
-                continue
-            if (
-                first["dates"][date]["status"] != "available"
-                or second["dates"][second_date]["status"] != "available"
+        for second in flights.values():
+            if not (
+                second["destination"] == destination and first["destination"] == second["origin"]
             ):
                 continue
-            leg1 = _flight_on(first, first["dates"][date])
-            leg1["date"] = date
-            # τ-bench shows the second flight's status, seats and prices on the FIRST
-            # flight's date (and fails when that date is unknown), then its real date.
-            if date not in second["dates"]:
-                raise ToolError(repr(date))
-            leg2 = _flight_on(second, second["dates"][date])
-            leg2["date"] = second_date
-            results.append([leg1, leg2])
+            arrival = first["scheduled_arrival_time_est"]
+            second_date = f"2024-05-{int(date[-2:]) + 1}" if "+1" in arrival else date
+            if arrival > second["scheduled_departure_time_est"]:
+                continue  # τ-bench compares the time strings as they are
+            if not (date in first["dates"] and second_date in second["dates"]):
+                continue
+            if (
+                first["dates"][date]["status"] == "available"
+                and second["dates"][second_date]["status"] == "available"
+            ):
+                leg1 = _without_dates(first)
+                leg1.update(first["dates"][date])
+                leg1["date"] = date
+                leg2 = _without_dates(second)
+                leg2.update(second["dates"][date])  # sic: the first flight's date
+                leg2["date"] = second_date
+                results.append([leg1, leg2])
     return json.dumps(results)
 
 
-def _flight_on(flight: Record, on_date: Record) -> Record:
-    """A flight's fields without its calendar, followed by its fields on one date."""
-    shown = {key: value for key, value in flight.items() if key != "dates"}
-    shown.update(on_date)
-    return shown
-
-
-def _next_day(date: str) -> str:
-    """τ-bench's next day: May, day not zero-padded ('2024-05-05' gives '2024-05-6')."""
-    try:
-        return f"2024-05-{int(date[-2:]) + 1}"
-    except ValueError as exc:
-        raise ToolError(str(exc)) from None
+def _without_dates(flight: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in flight.items() if key != "dates"}
 
 
 # --- writing tools ----------------------------------------------------------------------------
@@ -355,7 +288,7 @@ def _next_day(date: str) -> str:
 
 @tool(writes=True)
 def book_reservation(
-    world: AirlineWorld,
+    data: RetailWorld,
     user_id: str,
     origin: str,
     destination: str,
@@ -384,40 +317,13 @@ def book_reservation(
         nonfree_baggages: How many of the reservation's checked bags must be paid for.
         insurance: Whether travel insurance is added: 'yes' or 'no'.
     """
-    user = world.get("users", user_id)
-    if user is None:
+    reservations, users = data["reservations"], data["users"]
+    if user_id not in users:
         raise ToolError("user not found")
+    user = users[user_id]
     reservation_id = next(
-        (rid for rid in RESERVATION_IDS if world.get("reservations", rid) is None),
-        RESERVATION_IDS[-1],
+        (rid for rid in RESERVATION_IDS[:-1] if rid not in reservations), RESERVATION_IDS[-1]
     )
-    seats = len(passengers)
-    booked = []
-    total_price: Any = 0
-    for segment in flights:
-        flight = _bookable(world, segment, cabin, seats)
-        price = flight["dates"][segment["date"]]["prices"][cabin]
-        booked.append(_priced(segment, price, flight["origin"], flight["destination"]))
-        total_price += price * seats
-    if insurance == "yes":
-        total_price += INSURANCE_FEE * seats
-    total_price += BAG_FEE * nonfree_baggages
-
-    methods = user["payment_methods"]
-    for share in payment_methods:
-        payment_id, amount = share["payment_id"], share["amount"]
-        if payment_id not in methods:
-            raise ToolError(f"payment method {payment_id} not found")
-        method = methods[payment_id]
-        if method["source"] in ("gift_card", "certificate") and method["amount"] < amount:
-            raise ToolError(f"not enough balance in payment method {payment_id}")
-    paid = sum(share["amount"] for share in payment_methods)
-    if paid != total_price:
-        raise ToolError(
-            f"payment amount does not add up, total price is {total_price}, but paid {paid}"
-        )
-
-    _pay_for_booking(world, user_id, payment_methods)
     reservation = {
         "reservation_id": reservation_id,
         "user_id": user_id,
@@ -425,47 +331,75 @@ def book_reservation(
         "destination": destination,
         "flight_type": flight_type,
         "cabin": cabin,
-        "flights": booked,
-        "passengers": _plain(passengers),
-        "payment_history": _plain(payment_methods),
+        "flights": deepcopy(flights),
+        "passengers": passengers,
+        "payment_history": payment_methods,
         "created_at": BOOKING_TIME,
         "total_baggages": total_baggages,
         "nonfree_baggages": nonfree_baggages,
         "insurance": insurance,
     }
-    world.put("reservations", reservation_id, reservation)
-    world.for_update("users", user_id)["reservations"].append(reservation_id)
+    total_price: Any = 0
+    for flight in reservation["flights"]:
+        flight_data = _bookable(data, flight, cabin, passengers)
+        flight["price"] = flight_data["dates"][flight["date"]]["prices"][cabin]
+        flight["origin"] = flight_data["origin"]
+        flight["destination"] = flight_data["destination"]
+        total_price += flight["price"] * len(passengers)
+    if insurance == "yes":
+        total_price += INSURANCE_FEE * len(passengers)
+    total_price += BAG_FEE * nonfree_baggages
+    methods = user["payment_methods"]
+    for share in payment_methods:
+        payment_id, amount = share["payment_id"], share["amount"]
+        if payment_id not in methods:
+            raise ToolError(f"payment method {payment_id} not found")
+        if methods[payment_id]["source"] in ["gift_card", "certificate"]:  # noqa: SIM102
+            if methods[payment_id]["amount"] < amount:
+                raise ToolError(f"not enough balance in payment method {payment_id}")
+    if sum(share["amount"] for share in payment_methods) != total_price:
+        paid = sum(share["amount"] for share in payment_methods)
+        raise ToolError(
+            f"payment amount does not add up, total price is {total_price}, but paid {paid}"
+        )
+    for share in payment_methods:
+        payment_id, amount = share["payment_id"], share["amount"]
+        if methods[payment_id]["source"] == "gift_card":
+            methods[payment_id]["amount"] -= amount
+        elif methods[payment_id]["source"] == "certificate":
+            del methods[payment_id]
+    reservations[reservation_id] = reservation
+    user["reservations"].append(reservation_id)
     return json.dumps(reservation)
 
 
-def _pay_for_booking(world: AirlineWorld, user_id: str, shares: list[PaymentShare]) -> None:
-    """Charge gift cards and use up certificates, in order, as τ-bench does.
-
-    A certificate named twice passed every check, but τ-bench fails on its second
-    mention after the first deleted it: what was charged by then stays charged, and
-    the booking is not made. This does the same.
-    """
-    for share in shares:
-        payment_id = share["payment_id"]
-        methods = world.for_update("users", user_id)["payment_methods"]
-        if payment_id not in methods:
-            raise ToolError(repr(payment_id))
-        source = methods[payment_id]["source"]
-        if source == "gift_card":
-            _take_from_gift_card(world, user_id, payment_id, share["amount"])
-        elif source == "certificate":
-            del methods[payment_id]
+def _bookable(data: RetailWorld, flight: dict[str, Any], cabin: str, passengers: Any) -> Any:
+    """The flight a segment names, checked bookable on its date for the passengers."""
+    flight_number = flight["flight_number"]
+    if flight_number not in data["flights"]:
+        raise ToolError(f"flight {flight_number} not found")
+    flight_data = data["flights"][flight_number]
+    if flight["date"] not in flight_data["dates"]:
+        raise ToolError(f"flight {flight_number} not found on date {flight['date']}")
+    on_date = flight_data["dates"][flight["date"]]
+    if on_date["status"] != "available":
+        raise ToolError(f"flight {flight_number} not available on date {flight['date']}")
+    if on_date["available_seats"][cabin] < len(passengers):
+        raise ToolError(f"not enough seats on flight {flight_number}")
+    return flight_data
 
 
 @tool(writes=True)
-def cancel_reservation(world: AirlineWorld, reservation_id: str) -> str:
+def cancel_reservation(data: RetailWorld, reservation_id: str) -> str:
     """Cancel a reservation in full.
 
     Args:
         reservation_id: The reservation's id, for example 'Q7HX2C'.
     """
-    _reservation(world, reservation_id)
-    reservation = world.for_update("reservations", reservation_id)
+    reservations = data["reservations"]
+    if reservation_id not in reservations:
+        raise ToolError("reservation not found")
+    reservation = reservations[reservation_id]
     refunds = [
         {"payment_id": payment["payment_id"], "amount": -payment["amount"]}
         for payment in reservation["payment_history"]
@@ -477,7 +411,7 @@ def cancel_reservation(world: AirlineWorld, reservation_id: str) -> str:
 
 @tool(writes=True)
 def update_reservation_flights(
-    world: AirlineWorld,
+    data: RetailWorld,
     reservation_id: str,
     cabin: Cabin,
     flights: list[FlightSegment],
@@ -493,44 +427,58 @@ def update_reservation_flights(
         payment_id: Id of a payment method saved in the user's profile, for example
             'credit_card_4402913', 'gift_card_4402913' or 'certificate_4402913'.
     """
-    reservation = _reservation(world, reservation_id)
-    seats = len(reservation["passengers"])
-    same_cabin = cabin == reservation["cabin"]
-    new_flights = []
+    users, reservations = data["users"], data["reservations"]
+    if reservation_id not in reservations:
+        raise ToolError("reservation not found")
+    reservation = reservations[reservation_id]
     total_price: Any = 0
-    for segment in flights:
-        kept = _booked_flight(reservation, segment) if same_cabin else None
-        if kept is not None:
-            priced = _priced(segment, kept["price"], kept["origin"], kept["destination"])
-        else:
-            flight = _bookable(world, segment, cabin, seats)
-            price = flight["dates"][segment["date"]]["prices"][cabin]
-            priced = _priced(segment, price, flight["origin"], flight["destination"])
-        new_flights.append(priced)
-        total_price += priced["price"] * seats
-    total_price -= sum(old["price"] for old in reservation["flights"]) * seats
-
-    method = _change_payment(world, reservation, payment_id, total_price)
+    flights = deepcopy(flights)
+    for flight in flights:
+        kept = [
+            old
+            for old in reservation["flights"]
+            if old["flight_number"] == flight["flight_number"]
+            and old["date"] == flight["date"]
+            and cabin == reservation["cabin"]
+        ]
+        if kept:  # a flight kept in the same cabin keeps its price
+            total_price += kept[0]["price"] * len(reservation["passengers"])
+            flight["price"] = kept[0]["price"]
+            flight["origin"] = kept[0]["origin"]
+            flight["destination"] = kept[0]["destination"]
+            continue
+        flight_data = _bookable(data, flight, cabin, reservation["passengers"])
+        flight["price"] = flight_data["dates"][flight["date"]]["prices"][cabin]
+        flight["origin"] = flight_data["origin"]
+        flight["destination"] = flight_data["destination"]
+        total_price += flight["price"] * len(reservation["passengers"])
+    total_price -= sum(old["price"] for old in reservation["flights"]) * len(
+        reservation["passengers"]
+    )
+    method = _change_payment(users, reservation, payment_id, total_price)
     if method["source"] == "gift_card":
-        _take_from_gift_card(world, reservation["user_id"], payment_id, total_price)
-    reservation = world.for_update("reservations", reservation_id)
-    reservation["flights"] = new_flights
+        method["amount"] -= total_price
+    reservation["flights"] = flights
     if total_price != 0:
         reservation["payment_history"].append({"payment_id": payment_id, "amount": total_price})
     return json.dumps(reservation)
 
 
-def _booked_flight(reservation: Record, segment: dict[str, Any]) -> Record | None:
-    """The reservation's first flight with the segment's number and date, if any."""
-    for old in reservation["flights"]:
-        if old["flight_number"] == segment["flight_number"] and old["date"] == segment["date"]:
-            return old
-    return None
+def _change_payment(users: Any, reservation: dict[str, Any], payment_id: str, price: Any) -> Any:
+    """A change's payment method, refusing certificates and thin gift cards."""
+    if payment_id not in users[reservation["user_id"]]["payment_methods"]:
+        raise ToolError("payment method not found")
+    method = users[reservation["user_id"]]["payment_methods"][payment_id]
+    if method["source"] == "certificate":
+        raise ToolError("certificate cannot be used to update reservation")
+    if method["source"] == "gift_card" and method["amount"] < price:
+        raise ToolError("gift card balance is not enough")
+    return method
 
 
 @tool(writes=True)
 def update_reservation_baggages(
-    world: AirlineWorld,
+    data: RetailWorld,
     reservation_id: str,
     total_baggages: int,
     nonfree_baggages: int,
@@ -545,14 +493,16 @@ def update_reservation_baggages(
         payment_id: Id of a payment method saved in the user's profile, for example
             'credit_card_4402913', 'gift_card_4402913' or 'certificate_4402913'.
     """
-    reservation = _reservation(world, reservation_id)
+    users, reservations = data["users"], data["reservations"]
+    if reservation_id not in reservations:
+        raise ToolError("reservation not found")
+    reservation = reservations[reservation_id]
     total_price = BAG_FEE * max(0, nonfree_baggages - reservation["nonfree_baggages"])
-    method = _change_payment(world, reservation, payment_id, total_price)
-    reservation = world.for_update("reservations", reservation_id)
+    method = _change_payment(users, reservation, payment_id, total_price)
     reservation["total_baggages"] = total_baggages
     reservation["nonfree_baggages"] = nonfree_baggages
     if method["source"] == "gift_card":
-        _take_from_gift_card(world, reservation["user_id"], payment_id, total_price)
+        method["amount"] -= total_price
     if total_price != 0:
         reservation["payment_history"].append({"payment_id": payment_id, "amount": total_price})
     return json.dumps(reservation)
@@ -560,7 +510,7 @@ def update_reservation_baggages(
 
 @tool(writes=True)
 def update_reservation_passengers(
-    world: AirlineWorld, reservation_id: str, passengers: list[Passenger]
+    data: RetailWorld, reservation_id: str, passengers: list[Passenger]
 ) -> str:
     """Change the passenger details of a reservation.
 
@@ -568,16 +518,18 @@ def update_reservation_passengers(
         reservation_id: The reservation's id, for example 'Q7HX2C'.
         passengers: The travellers, one object per passenger.
     """
-    reservation = _reservation(world, reservation_id)
+    reservations = data["reservations"]
+    if reservation_id not in reservations:
+        raise ToolError("reservation not found")
+    reservation = reservations[reservation_id]
     if len(passengers) != len(reservation["passengers"]):
         raise ToolError("number of passengers does not match")
-    reservation = world.for_update("reservations", reservation_id)
-    reservation["passengers"] = _plain(passengers)
+    reservation["passengers"] = passengers
     return json.dumps(reservation)
 
 
 @tool(writes=True)
-def send_certificate(world: AirlineWorld, user_id: str, amount: int | float) -> str:
+def send_certificate(data: RetailWorld, user_id: str, amount: int | float) -> str | None:
     """Issue a travel certificate to a user. Use with caution!
 
     Args:
@@ -585,33 +537,39 @@ def send_certificate(world: AirlineWorld, user_id: str, amount: int | float) -> 
             'lena_park_2047'.
         amount: The value of the certificate.
     """
-    user = world.get("users", user_id)
-    if user is None:
+    users = data["users"]
+    if user_id not in users:
         raise ToolError("user not found")
-    payment_id = next((c for c in CERTIFICATE_IDS if c not in user["payment_methods"]), None)
-    if payment_id is None:
-        # τ-bench returns nothing here and changes nothing.
-        raise ToolError(f"user {user_id} already has every certificate this tool can send")
-    methods = world.for_update("users", user_id)["payment_methods"]
-    methods[payment_id] = {"source": "certificate", "amount": amount, "id": payment_id}
-    return f"Certificate {payment_id} added to user {user_id} with amount {amount}."
+    user = users[user_id]
+    for payment_id in CERTIFICATE_IDS:
+        if payment_id not in user["payment_methods"]:
+            user["payment_methods"][payment_id] = {
+                "source": "certificate",
+                "amount": amount,
+                "id": payment_id,
+            }
+            return f"Certificate {payment_id} added to user {user_id} with amount {amount}."
+    return None  # τ-bench's answer to a fourth certificate, which fails its run
 
 
-AIRLINE_TOOLS = (
-    get_user_details,
-    get_reservation_details,
-    list_all_airports,
-    search_direct_flight,
-    search_onestop_flight,
-    calculate,
-    think,
-    transfer_to_human_agents,
-    book_reservation,
-    cancel_reservation,
-    update_reservation_flights,
-    update_reservation_baggages,
-    update_reservation_passengers,
-    send_certificate,
+AIRLINE_TOOLS = taubench_named(
+    "airline",
+    (
+        get_user_details,
+        get_reservation_details,
+        list_all_airports,
+        search_direct_flight,
+        search_onestop_flight,
+        calculate,
+        think,
+        transfer_to_human_agents,
+        book_reservation,
+        cancel_reservation,
+        update_reservation_flights,
+        update_reservation_baggages,
+        update_reservation_passengers,
+        send_certificate,
+    ),
 )
 """All 14 tools, reading tools first, in a stable order."""
 

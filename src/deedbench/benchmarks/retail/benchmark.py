@@ -22,6 +22,7 @@ from deedbench.benchmarks.retail.llm_user import PROMPT_VERSION, LLMUser
 from deedbench.benchmarks.retail.scorer import RetailScorer
 from deedbench.benchmarks.retail.tasks import RetailTask
 from deedbench.benchmarks.retail.user import ScriptedUser
+from deedbench.benchmarks.retail.world import RetailWorld
 from deedbench.engine import (
     Agent,
     AgentContext,
@@ -62,6 +63,8 @@ class RetailBenchmark(Benchmark):
     user_prompt_version = PROMPT_VERSION
     baseline_names = ("oracle", "reckless", "idle")
     domain: ClassVar[Domain] = RETAIL
+    max_tool_errors: int | None = 10
+    """Consecutive failed tool calls that end an episode (None: no limit)."""
     report = ReportSpec(
         metrics=[
             MetricSpec(
@@ -72,7 +75,8 @@ class RetailBenchmark(Benchmark):
             MetricSpec(
                 name="reward_tau",
                 value="reward_tau",
-                description="τ-bench's reward: hash-rule outcome x substring outputs",
+                description="τ-bench's reward: hash-rule outcome x substring outputs, for an "
+                "episode the customer or a transfer ended (any other end scores 0)",
             ),
             MetricSpec(name="outcome", value="outcome_canonical"),
             MetricSpec(name="outcome_tau", value="outcome_tau"),
@@ -164,10 +168,15 @@ class RetailBenchmark(Benchmark):
             user = LLMUser(self._user_model, task.instructions, context)
         return EpisodeSetup(
             messages=[Message(role="system", content=self.policy)],
-            toolbox=ToolBox(self.domain.tools, self.domain.world_class(self.base)),
+            toolbox=self.toolbox(RetailWorld(self.base)),
             user=user,
             max_steps=30,
+            max_tool_errors=self.max_tool_errors,
         )
+
+    def toolbox(self, world: RetailWorld) -> ToolBox:
+        """The episode's tools over its world: deedbench checks every call's arguments."""
+        return ToolBox(self.domain.tools, world)
 
     def score(self, sample: Sample, transcript: EpisodeTranscript) -> Score:
         return self.scorer.score(self.tasks[sample.id], transcript)

@@ -10,7 +10,7 @@ from typing import Any
 
 from deedbench.benchmarks.retail.procedure import RETAIL_PROCEDURE
 from deedbench.benchmarks.retail.tools import RETAIL_TOOLS
-from deedbench.benchmarks.retail.world import RetailWorld, load_retail_data
+from deedbench.benchmarks.retail.world import load_retail_data
 from deedbench.engine import Message, Tool
 from deedbench.scoring.procedure import ProcedureSpec, Violation, check_procedure
 
@@ -21,14 +21,13 @@ PolicyCheck = Callable[[Sequence[Message], dict[str, Any]], list[Violation]]
 
 @dataclass(frozen=True)
 class Domain:
-    """Tools, world, data loading, procedure rules and the lists compared as multisets."""
+    """Tools, data loading, procedure rules and the lists compared as multisets."""
 
     name: str
     load: Callable[[Path], dict[str, Any]]
     tools: Sequence[Tool]
     procedure: ProcedureSpec
     unordered: frozenset[str]
-    world_class: type[RetailWorld] = RetailWorld
     procedure_rules: tuple[str, ...] | None = None  # the generic rules that apply (None: all)
     policy_check: PolicyCheck | None = None  # the domain's own policy rules
 

@@ -1,9 +1,10 @@
 """A model playing the customer (``-T user=llm:SPEC``), with deedbench's own prompt.
 
-The model sees the conversation from the customer's side: the agent's replies
-as the other party, its own past lines as its turns, and no tool calls. It ends
-the conversation by writing the stop token; that last message is kept (its call
-was paid for) and `finished` tells the engine to end there. Its calls go through the same cache,
+The model sees the conversation from the customer's side (`conversation`): the
+agent's replies as the other party, its own past lines as its turns, and no tool
+calls. It ends the conversation by writing the stop token, and only so, as in
+τ-bench; that last message is kept (its call was paid for) and `finished` tells
+the engine to end there. Its calls go through the same cache,
 retries and cost accounting as the agent's, recorded under the "user" role.
 """
 
@@ -12,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from deedbench.benchmarks.retail.tasks import UserInstructions
+from deedbench.benchmarks.retail.tau_toolbox import conversation
 from deedbench.engine import Agent, AgentContext, Message
+from deedbench.engine.messages import Role
 
 __all__ = ["PROMPT_VERSION", "STOP", "LLMUser", "user_prompt"]
 
@@ -58,14 +61,12 @@ class LLMUser:
 
     async def reply(self, messages: Sequence[Message]) -> Message | None:
         flipped = [Message(role="system", content=user_prompt(self.instructions))]
-        for message in messages:
-            if message.role == "assistant" and message.content:
-                flipped.append(Message(role="user", content=message.content))
-            elif message.role == "user":
-                flipped.append(Message(role="assistant", content=message.content))
+        for message in conversation(messages):
+            role: Role = "user" if message.role == "assistant" else "assistant"
+            flipped.append(Message(role=role, content=message.content))
         if len(flipped) == 1:
             flipped.append(Message(role="user", content="Hello, how can I help you today?"))
         turn = await self.model.next_turn(flipped, [], self.context)
         text = turn.content.strip()
-        self.finished = STOP in text or not text
+        self.finished = STOP in text  # as in τ-bench, an empty reply does not end it
         return Message(role="user", content=text, usage=turn.usage)

@@ -1,8 +1,13 @@
-"""Replaying a list of gold actions on a fresh world, as τ-bench builds its gold state.
+"""Replaying on a fresh world: a task's gold actions, or the turns of a recorded conversation.
 
-Every action except `respond` and `transfer_to_human_agents` runs in order through
-the same ToolBox an agent uses; an action that fails returns an error, changes
-nothing, and the replay goes on.
+Both run through `TauToolBox`, the toolbox an episode of a τ-style desk uses, so
+a replay changes the database exactly as the calls did (or would have) live:
+
+- gold actions, as τ-bench builds its gold state: every action except ``respond``
+  and ``transfer_to_human_agents``, in order; an action that fails gives an error
+  observation and the replay goes on;
+- recorded turns (a τ-bench result file being rescored): each assistant turn is
+  taken as an episode takes it, first call only under τ-bench's loop.
 """
 
 from __future__ import annotations
@@ -14,12 +19,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from deedbench.benchmarks.retail.tasks import Action
+from deedbench.benchmarks.retail.tau_toolbox import RESPOND, TRANSFER, TauToolBox
 from deedbench.benchmarks.retail.world import RetailWorld
-from deedbench.engine import Message, Tool, ToolBox, ToolCall
+from deedbench.engine import Message, Tool, ToolCall, TurnOutcome
 
-__all__ = ["GoldError", "replay", "replay_transcript"]
+__all__ = ["GoldError", "replay", "replay_transcript", "replay_turns"]
 
-SKIPPED = frozenset({"respond", "transfer_to_human_agents"})
+SKIPPED = frozenset({RESPOND, TRANSFER})
 
 
 class GoldError(BaseModel):
@@ -32,29 +38,23 @@ class GoldError(BaseModel):
 
 
 def replay(
-    base: dict[str, Any],
-    actions: Sequence[Action],
-    tools: Iterable[Tool],
-    world_class: type[RetailWorld] = RetailWorld,
+    base: dict[str, Any], actions: Sequence[Action], tools: Iterable[Tool]
 ) -> tuple[RetailWorld, list[GoldError]]:
-    world, errors, _ = replay_transcript(base, actions, tools, world_class)
+    world, errors, _ = replay_transcript(base, actions, tools)
     return world, errors
 
 
 def replay_transcript(
-    base: dict[str, Any],
-    actions: Sequence[Action],
-    tools: Iterable[Tool],
-    world_class: type[RetailWorld] = RetailWorld,
+    base: dict[str, Any], actions: Sequence[Action], tools: Iterable[Tool]
 ) -> tuple[RetailWorld, list[GoldError], list[Message]]:
     """The replay, and the gold actions as a transcript of tool calls and results,
     for checking the procedure rules that need no dialogue."""
-    world = world_class(base)
-    box = ToolBox(tools, world)
+    world = RetailWorld(base)
+    box = TauToolBox(tools, world)
     errors = []
     messages: list[Message] = []
     for index, action in enumerate(actions):
-        if action.name == "respond":
+        if action.name == RESPOND:
             continue
         call = ToolCall(id=f"gold-{index}", name=action.name, arguments=json.dumps(action.kwargs))
         messages.append(Message(role="assistant", tool_calls=[call]))
@@ -68,3 +68,32 @@ def replay_transcript(
                 GoldError(index=index, name=action.name, kwargs=action.kwargs, error=result.content)
             )
     return world, errors, messages
+
+
+def replay_turns(
+    base: dict[str, Any],
+    messages: Sequence[Message],
+    tools: Iterable[Tool],
+    *,
+    taubench_loop: bool = True,
+) -> tuple[RetailWorld, list[Message], list[TurnOutcome]]:
+    """Take every assistant turn of a recorded conversation on a fresh world, in order,
+    until one ends the episode. Returns the world, the conversation as an episode would
+    have recorded it (each turn followed by the results the replay gave; recorded tool
+    messages are replaced by them), and what each turn gave."""
+    world = RetailWorld(base)
+    box = TauToolBox(tools, world, taubench_loop=taubench_loop)
+    transcript: list[Message] = []
+    outcomes = []
+    for message in messages:
+        if message.role == "tool":
+            continue
+        if message.role != "assistant":
+            transcript.append(message)
+            continue
+        outcome = box.take_turn(message)
+        outcomes.append(outcome)
+        transcript += [outcome.turn, *outcome.results]
+        if outcome.ends is not None:
+            break
+    return world, transcript, outcomes

@@ -6,11 +6,16 @@
   of every record, which is what equal hashes mean); only records either side
   touched are compared, since the rest are shared. A task that must be handed to
   a human also needs the episode to end with the transfer.
-- outputs: τ-bench's substring rule and deedbench's strict rule.
+- outputs: τ-bench's substring rule and deedbench's strict rule, over the agent's
+  replies: the text of its turns without tool calls and its ``respond`` calls
+  (`agent_replies`), which is what the customer read; text that came with a tool
+  call never reached the customer, and τ-bench does not count it either.
 - procedure: the policy's rules over the transcript.
 
-reward_tau = outcome_tau x outputs_compat (τ-bench's reward);
-reward_verified = outcome x outputs_strict x no procedure violation.
+reward_tau is τ-bench's reward: outcome_tau x outputs_compat for an episode that
+ended as τ-bench's end (the customer's stop or a transfer to a human), and 0 for
+any other end (the step limit, an action τ-bench's run cannot carry out), whatever
+the database. reward_verified = outcome x outputs_strict x no procedure violation.
 """
 
 from __future__ import annotations
@@ -20,15 +25,19 @@ from typing import Any
 from deedbench.benchmarks.retail.domain import RETAIL, Domain
 from deedbench.benchmarks.retail.replay import replay
 from deedbench.benchmarks.retail.tasks import RetailTask
+from deedbench.benchmarks.retail.tau_toolbox import agent_replies
 from deedbench.benchmarks.retail.world import RetailWorld
 from deedbench.engine import EpisodeTranscript, Termination
 from deedbench.scoring import Evidence, Score
 from deedbench.scoring.outputs import missing_outputs, outputs_compat
 from deedbench.scoring.state import worlds_diff, worlds_equal_canonical, worlds_equal_tau
 
-__all__ = ["UNORDERED", "RetailScorer"]
+__all__ = ["TAU_ENDINGS", "UNORDERED", "RetailScorer"]
 
 UNORDERED = RETAIL.unordered
+
+TAU_ENDINGS = frozenset({Termination.USER_STOPPED, Termination.TRANSFERRED})
+"""The ends of an episode that τ-bench calls done, and scores; any other end scores 0."""
 
 
 class RetailScorer:
@@ -41,8 +50,7 @@ class RetailScorer:
 
     def gold(self, task: RetailTask) -> RetailWorld:
         if task.id not in self._gold:
-            tools, world_class = self.domain.tools, self.domain.world_class
-            self._gold[task.id] = replay(self.base, task.actions, tools, world_class)[0]
+            self._gold[task.id] = replay(self.base, task.actions, self.domain.tools)[0]
         return self._gold[task.id]
 
     def score(self, task: RetailTask, transcript: EpisodeTranscript) -> Score:
@@ -59,7 +67,7 @@ class RetailScorer:
             evidence.append(
                 Evidence(rule="outcome", excerpt="the task needed a transfer to a human")
             )
-        replies = [m.content for m in transcript.messages if m.role == "assistant" and m.content]
+        replies = agent_replies(transcript.messages)
         compat = outputs_compat(task.outputs, replies)
         missing = missing_outputs(task.outputs, replies)
         for output in missing:
@@ -82,7 +90,16 @@ class RetailScorer:
             "procedure_ok": float(not violations),
             "violations": float(len(violations)),
         }
-        values["reward_tau"] = values["outcome_tau"] * values["outputs_compat"]
+        done = transcript.termination in TAU_ENDINGS
+        if not done:
+            evidence.append(
+                Evidence(
+                    rule="reward_tau",
+                    excerpt=f"the episode ended by {transcript.termination}, which τ-bench "
+                    "scores 0: only the customer's stop or a transfer ends one",
+                )
+            )
+        values["reward_tau"] = float(done) * values["outcome_tau"] * values["outputs_compat"]
         values["reward_verified"] = (
             values["outcome_canonical"] * values["outputs_strict"] * values["procedure_ok"]
         )

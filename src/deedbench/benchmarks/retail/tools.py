@@ -1,134 +1,65 @@
-"""The 16 retail service-desk tools, faithful to τ-bench's retail tools.
+"""The 16 retail service-desk tools: τ-bench's retail tools, call for call.
 
-Names, arguments, checks (and the order they run in), error conditions and every
-change to the database follow τ-bench (sierra-research/tau-bench,
-``tau_bench/envs/retail/tools``), including its arithmetic: refunds to gift
-cards and balance changes are rounded to cents, but the price difference a
-pending-order item change records in ``payment_history`` is not. Replaying a
-τ-bench task's gold actions with these tools therefore gives the database
-τ-bench's own code gives, hash for hash.
+Each tool does what τ-bench's does (sierra-research/tau-bench,
+``tau_bench/envs/retail/tools``), in the same order, on the same values: the
+same checks, the same error texts, the same changes to the database and the same
+output, for any arguments. An error τ-bench returns is raised here as a
+`ToolError` with its text; anything else that goes wrong goes wrong as in
+τ-bench (a ``KeyError`` on an unknown id, a ``TypeError`` on an argument of the
+wrong type, a change half made when a call fails midway), so that
+`TauToolBox`, which runs tools as τ-bench's environment does, gives τ-bench's
+observation for every call. deedbench's own retail benchmark checks every call
+against the tool's schema first (`ToolBox`), so its tools only ever see
+well-formed arguments. Tools read and write the database as ``data[table]``
+(see `RetailWorld.__getitem__`), as τ-bench's read and write theirs.
 
-Two deliberate differences, neither of which changes a database τ-bench would
-produce: every check runs before anything is written (τ-bench could half-apply a
-call that crashed midway), and `calculate` evaluates arithmetic with a small
-interpreter instead of ``eval``.
+τ-bench's arithmetic is kept: refunds to gift cards and balance changes are
+rounded to cents, but the price difference a pending-order item change records in
+``payment_history`` is not. `calculate` evaluates arithmetic without ``eval``
+(`retail.arithmetic`).
 """
 
 from __future__ import annotations
 
-import ast
 import json
-import operator
-from collections.abc import Callable
 from typing import Any, Literal
 
-from deedbench.benchmarks.retail.world import Record, RetailWorld, copy_json
+from deedbench.benchmarks.retail.neutral_tools import (
+    calculate,
+    taubench_named,
+    think,
+    transfer_to_human_agents,
+)
+from deedbench.benchmarks.retail.world import Record, RetailWorld, Table, copy_json
 from deedbench.engine import ToolError, tool
 
-__all__ = ["CANCEL_REASONS", "RETAIL_TOOLS", "WRITE_TOOLS", "evaluate_arithmetic"]
+__all__ = ["CANCEL_REASONS", "RETAIL_TOOLS", "WRITE_TOOLS"]
 
 CANCEL_REASONS = ("no longer needed", "ordered by mistake")
 
 CancelReason = Literal["no longer needed", "ordered by mistake"]
 
 
-# --- lookups shared by the tools ------------------------------------------------------------
-
-
-def _order(world: RetailWorld, order_id: str) -> Record:
-    order = world.get("orders", order_id)
-    if order is None:
-        raise ToolError("order not found")
-    return order
-
-
-def _owner(world: RetailWorld, order: Record) -> Record:
-    user = world.get("users", order["user_id"])
-    if user is None:
-        raise ToolError("user not found")
-    return user
-
-
-def _first_item(order: Record, item_id: str) -> Record:
-    """The first line of the order holding `item_id` (τ-bench always takes the first)."""
-    return next(item for item in order["items"] if item["item_id"] == item_id)
-
-
-def _check_items_in_order(order: Record, item_ids: list[str], message: str) -> None:
-    """Every id must occur in the order at least as often as it occurs in `item_ids`."""
-    in_order = [item["item_id"] for item in order["items"]]
-    for item_id in item_ids:
-        if item_ids.count(item_id) > in_order.count(item_id):
-            raise ToolError(message.format(item_id=item_id))
-
-
-def _price_difference(
-    world: RetailWorld, order: Record, item_ids: list[str], new: list[str]
-) -> Any:
-    """Sum of new minus old prices, in τ-bench's order of float additions (starts at int 0)."""
-    if len(item_ids) != len(new):
-        raise ToolError("the number of items to be exchanged should match")
-    difference: Any = 0
-    for item_id, new_item_id in zip(item_ids, new, strict=True):
-        item = _first_item(order, item_id)
-        variant = _variant(world, item["product_id"], new_item_id)
-        if variant is None or not variant["available"]:
-            raise ToolError(f"new item {new_item_id} not found or available")
-        difference += variant["price"] - item["price"]
-    return difference
-
-
-def _variant(world: RetailWorld, product_id: str, item_id: str) -> Record | None:
-    product = world.get("products", product_id)
-    return None if product is None else product["variants"].get(item_id)
-
-
-def _payment_method(user: Record, payment_method_id: str) -> Record:
-    method = user["payment_methods"].get(payment_method_id)
-    if method is None:
-        raise ToolError("payment method not found")
-    return method
-
-
-def _add_to_balance(world: RetailWorld, user_id: str, method_id: str, amount: Any) -> None:
-    """Change a gift card's balance, rounded to cents as τ-bench does after every change."""
-    method = world.for_update("users", user_id)["payment_methods"][method_id]
-    method["balance"] = round(method["balance"] + amount, 2)
-
-
-def _address(
-    address1: str, address2: str, city: str, state: str, country: str, zip: str
-) -> dict[str, str]:
-    return {
-        "address1": address1,
-        "address2": address2,
-        "city": city,
-        "state": state,
-        "country": country,
-        "zip": zip,
-    }
-
-
 # --- reading tools ----------------------------------------------------------------------------
 
 
 @tool
-def find_user_id_by_email(world: RetailWorld, email: str) -> str:
+def find_user_id_by_email(data: RetailWorld, email: str) -> str:
     """Find a customer's user id from their email address (case does not matter).
     Returns an error if no customer has that email.
 
     Args:
         email: The customer's email address, for example 'jane.doe1234@example.com'.
     """
-    wanted = email.lower()
-    for user_id, user in world.items("users"):
-        if user["email"].lower() == wanted:
+    users = data["users"]
+    for user_id, profile in users.items():
+        if profile["email"].lower() == email.lower():
             return user_id
     raise ToolError("user not found")
 
 
 @tool
-def find_user_id_by_name_zip(world: RetailWorld, first_name: str, last_name: str, zip: str) -> str:
+def find_user_id_by_name_zip(data: RetailWorld, first_name: str, last_name: str, zip: str) -> str:
     """Find a customer's user id from their first name, last name and zip code.
     Look customers up by email first; use this only when the email is unknown or
     not found. Returns an error if no customer matches.
@@ -138,107 +69,71 @@ def find_user_id_by_name_zip(world: RetailWorld, first_name: str, last_name: str
         last_name: The customer's last name, for example 'Doe' (case does not matter).
         zip: The zip code of the customer's default address, for example '10001'.
     """
-    first, last = first_name.lower(), last_name.lower()
-    for user_id, user in world.items("users"):
-        name = user["name"]
+    users = data["users"]
+    for user_id, profile in users.items():
         if (
-            name["first_name"].lower() == first
-            and name["last_name"].lower() == last
-            and user["address"]["zip"] == zip
+            profile["name"]["first_name"].lower() == first_name.lower()
+            and profile["name"]["last_name"].lower() == last_name.lower()
+            and profile["address"]["zip"] == zip
         ):
             return user_id
     raise ToolError("user not found")
 
 
 @tool
-def get_user_details(world: RetailWorld, user_id: str) -> str:
+def get_user_details(data: RetailWorld, user_id: str) -> str:
     """Get a customer's profile: name, address, email, payment methods and order ids.
 
     Args:
         user_id: The user id, for example 'jane_doe_1234'.
     """
-    user = world.get("users", user_id)
-    if user is None:
-        raise ToolError("user not found")
-    return json.dumps(user)
+    users = data["users"]
+    if user_id in users:
+        return json.dumps(users[user_id])
+    raise ToolError("user not found")
 
 
 @tool
-def get_order_details(world: RetailWorld, order_id: str) -> str:
+def get_order_details(data: RetailWorld, order_id: str) -> str:
     """Get an order's status, items, address, fulfilments and payment history.
 
     Args:
         order_id: The order id, which starts with '#', for example '#W0000000'.
     """
-    return json.dumps(_order(world, order_id))
+    orders = data["orders"]
+    if order_id in orders:
+        return json.dumps(orders[order_id])
+    raise ToolError("order not found")
 
 
 @tool
-def get_product_details(world: RetailWorld, product_id: str) -> str:
+def get_product_details(data: RetailWorld, product_id: str) -> str:
     """Get a product's inventory: every variant (item) with its options, price and availability.
 
     Args:
         product_id: The product id, for example '6086499569'. A product id is not
             an item id: items are the variants listed inside a product.
     """
-    product = world.get("products", product_id)
-    if product is None:
-        raise ToolError("product not found")
-    return json.dumps(product)
+    products = data["products"]
+    if product_id in products:
+        return json.dumps(products[product_id])
+    raise ToolError("product not found")
 
 
 @tool
-def list_all_product_types(world: RetailWorld) -> str:
+def list_all_product_types(data: RetailWorld) -> str:
     """List every product type the store sells (50 of them) by name, with its product id.
     Each product type has many items (variants) with their own item ids and options.
     """
-    by_name = {product["name"]: product["product_id"] for _, product in world.items("products")}
+    by_name = {product["name"]: product["product_id"] for product in data["products"].values()}
     return json.dumps(dict(sorted(by_name.items())))
-
-
-@tool
-def calculate(world: RetailWorld, expression: str) -> str:
-    """Calculate an arithmetic expression; the result is rounded to 2 decimals.
-
-    Args:
-        expression: The expression, for example '(109.99 + 35.5) * 2 - 10'. It may
-            contain numbers, the operators + - * /, parentheses and spaces.
-    """
-    value = evaluate_arithmetic(expression)
-    try:
-        return str(round(float(value), 2))
-    except OverflowError:
-        raise ToolError("result is too large") from None
-
-
-@tool
-def think(world: RetailWorld, thought: str) -> str:
-    """Write down a thought, for reasoning through a complex case or remembering something.
-    It neither looks anything up nor changes the database.
-
-    Args:
-        thought: The thought.
-    """
-    return ""
-
-
-@tool(ends_episode=True)
-def transfer_to_human_agents(world: RetailWorld, summary: str) -> str:
-    """Hand the customer over to a human agent, with a summary of their issue. Transfer
-    only if the customer explicitly asks for a human, or if their issue cannot be
-    resolved with the available tools.
-
-    Args:
-        summary: A summary of the customer's issue for the human agent.
-    """
-    return "Transfer successful"
 
 
 # --- writing tools ----------------------------------------------------------------------------
 
 
 @tool(writes=True)
-def cancel_pending_order(world: RetailWorld, order_id: str, reason: CancelReason) -> str:
+def cancel_pending_order(data: RetailWorld, order_id: str, reason: CancelReason) -> str:
     """Cancel a pending order; processed or delivered orders cannot be cancelled. Explain
     the cancellation to the customer and get an explicit "yes" before calling this.
     The order becomes 'cancelled' and every payment is refunded: at once to a gift
@@ -248,31 +143,28 @@ def cancel_pending_order(world: RetailWorld, order_id: str, reason: CancelReason
         order_id: The order id, which starts with '#', for example '#W0000000'.
         reason: Why the order is cancelled: 'no longer needed' or 'ordered by mistake'.
     """
-    order = _order(world, order_id)
+    orders = data["orders"]
+    if order_id not in orders:
+        raise ToolError("order not found")
+    order = orders[order_id]
     if order["status"] != "pending":
         raise ToolError("non-pending order cannot be cancelled")
-    if reason not in CANCEL_REASONS:
+    if reason not in list(CANCEL_REASONS):
         raise ToolError("invalid reason")
-    user = _owner(world, order)
-    payments = order["payment_history"]
-    for payment in payments:
-        method_id = payment["payment_method_id"]
-        if "gift_card" in method_id and method_id not in user["payment_methods"]:
-            raise ToolError(f"payment method {method_id} not found")
-
     refunds = []
-    for payment in payments:
-        method_id = payment["payment_method_id"]
+    for payment in order["payment_history"]:
+        payment_id = payment["payment_method_id"]
         refunds.append(
             {
                 "transaction_type": "refund",
                 "amount": payment["amount"],
-                "payment_method_id": method_id,
+                "payment_method_id": payment_id,
             }
         )
-        if "gift_card" in method_id:
-            _add_to_balance(world, order["user_id"], method_id, payment["amount"])
-    order = world.for_update("orders", order_id)
+        if "gift_card" in payment_id:  # a gift card is refunded at once
+            method = data["users"][order["user_id"]]["payment_methods"][payment_id]
+            method["balance"] += payment["amount"]
+            method["balance"] = round(method["balance"], 2)
     order["status"] = "cancelled"
     order["cancel_reason"] = reason
     order["payment_history"].extend(refunds)
@@ -281,7 +173,7 @@ def cancel_pending_order(world: RetailWorld, order_id: str, reason: CancelReason
 
 @tool(writes=True)
 def modify_pending_order_address(
-    world: RetailWorld,
+    data: RetailWorld,
     order_id: str,
     address1: str,
     address2: str,
@@ -302,16 +194,18 @@ def modify_pending_order_address(
         country: The country, for example 'USA'.
         zip: The zip code, for example '12345'.
     """
-    order = _order(world, order_id)
+    orders = data["orders"]
+    if order_id not in orders:
+        raise ToolError("order not found")
+    order = orders[order_id]
     if order["status"] != "pending":
         raise ToolError("non-pending order cannot be modified")
-    order = world.for_update("orders", order_id)
     order["address"] = _address(address1, address2, city, state, country, zip)
     return json.dumps(order)
 
 
 @tool(writes=True)
-def modify_pending_order_payment(world: RetailWorld, order_id: str, payment_method_id: str) -> str:
+def modify_pending_order_payment(data: RetailWorld, order_id: str, payment_method_id: str) -> str:
     """Pay for a pending order with a different payment method: the new method is charged
     and the old one refunded. Explain the change to the customer and get an explicit
     "yes" before calling this. Returns the updated order.
@@ -321,44 +215,50 @@ def modify_pending_order_payment(world: RetailWorld, order_id: str, payment_meth
         payment_method_id: The new payment method's id, for example 'gift_card_0000000'
             or 'credit_card_0000000', as listed in the customer's or the order's details.
     """
-    order = _order(world, order_id)
+    orders = data["orders"]
+    if order_id not in orders:
+        raise ToolError("order not found")
+    order = orders[order_id]
     if order["status"] != "pending":
         raise ToolError("non-pending order cannot be modified")
-    user = _owner(world, order)
-    method = _payment_method(user, payment_method_id)
+    if payment_method_id not in data["users"][order["user_id"]]["payment_methods"]:
+        raise ToolError("payment method not found")
     history = order["payment_history"]
-    if len(history) != 1 or history[0]["transaction_type"] != "payment":
+    if len(history) > 1 or history[0]["transaction_type"] != "payment":
         raise ToolError("there should be exactly one payment for a pending order")
-    old_method_id = history[0]["payment_method_id"]
-    if old_method_id == payment_method_id:
+    if history[0]["payment_method_id"] == payment_method_id:
         raise ToolError("the new payment method should be different from the current one")
     amount = history[0]["amount"]
+    method = data["users"][order["user_id"]]["payment_methods"][payment_method_id]
     if method["source"] == "gift_card" and method["balance"] < amount:
         raise ToolError("insufficient gift card balance to pay for the order")
-    if "gift_card" in old_method_id and old_method_id not in user["payment_methods"]:
-        raise ToolError(f"payment method {old_method_id} not found")
-
-    order = world.for_update("orders", order_id)
-    order["payment_history"].extend(
+    history.extend(
         [
             {
                 "transaction_type": "payment",
                 "amount": amount,
                 "payment_method_id": payment_method_id,
             },
-            {"transaction_type": "refund", "amount": amount, "payment_method_id": old_method_id},
+            {
+                "transaction_type": "refund",
+                "amount": amount,
+                "payment_method_id": history[0]["payment_method_id"],
+            },
         ]
     )
     if method["source"] == "gift_card":
-        _add_to_balance(world, order["user_id"], payment_method_id, -amount)
-    if "gift_card" in old_method_id:
-        _add_to_balance(world, order["user_id"], old_method_id, amount)
+        method["balance"] -= amount
+        method["balance"] = round(method["balance"], 2)
+    if "gift_card" in history[0]["payment_method_id"]:  # the old gift card is refunded at once
+        old = data["users"][order["user_id"]]["payment_methods"][history[0]["payment_method_id"]]
+        old["balance"] += amount
+        old["balance"] = round(old["balance"], 2)
     return json.dumps(order)
 
 
 @tool(writes=True)
 def modify_pending_order_items(
-    world: RetailWorld,
+    data: RetailWorld,
     order_id: str,
     item_ids: list[str],
     new_item_ids: list[str],
@@ -377,17 +277,21 @@ def modify_pending_order_items(
         payment_method_id: The id of the payment method that pays the price difference or
             receives its refund, for example 'gift_card_0000000' or 'credit_card_0000000'.
     """
-    order = _order(world, order_id)
+    products, orders, users = data["products"], data["orders"], data["users"]
+    if order_id not in orders:
+        raise ToolError("order not found")
+    order = orders[order_id]
     if order["status"] != "pending":
         raise ToolError("non-pending order cannot be modified")
     _check_items_in_order(order, item_ids, "{item_id} not found")
-    difference = _price_difference(world, order, item_ids, new_item_ids)
-    user = _owner(world, order)
-    method = _payment_method(user, payment_method_id)
+    if len(item_ids) != len(new_item_ids):
+        raise ToolError("the number of items to be exchanged should match")
+    difference = _price_difference(products, order, item_ids, new_item_ids)
+    if payment_method_id not in users[order["user_id"]]["payment_methods"]:
+        raise ToolError("payment method not found")
+    method = users[order["user_id"]]["payment_methods"][payment_method_id]
     if method["source"] == "gift_card" and method["balance"] < difference:
         raise ToolError("insufficient gift card balance to pay for the new item")
-
-    order = world.for_update("orders", order_id)
     order["payment_history"].append(
         {
             "transaction_type": "payment" if difference > 0 else "refund",
@@ -396,23 +300,25 @@ def modify_pending_order_items(
         }
     )
     if method["source"] == "gift_card":
-        _add_to_balance(world, order["user_id"], payment_method_id, -difference)
-    # One by one, like τ-bench: each replacement takes the first line still holding
-    # the old id, so a later pair sees the lines an earlier pair already changed.
-    for item_id, new_item_id in zip(item_ids, new_item_ids, strict=True):
-        item = _first_item(order, item_id)
-        variant = _variant(world, item["product_id"], new_item_id)
-        assert variant is not None  # checked above, and products never change
+        method["balance"] -= difference
+        method["balance"] = round(method["balance"], 2)
+    # One pair at a time: each takes the first line still holding the old id, so a
+    # later pair sees the lines an earlier pair already changed.
+    for item_id, new_item_id in zip(item_ids, new_item_ids):  # noqa: B905 - τ-bench's zip
+        item = [line for line in order["items"] if line["item_id"] == item_id][0]  # noqa: RUF015
         item["item_id"] = new_item_id
-        item["price"] = variant["price"]
-        item["options"] = copy_json(variant["options"])
+        variants = products[item["product_id"]]["variants"]
+        item["price"] = variants[new_item_id]["price"]
+        # τ-bench shares the variant's options dict with the order; no tool ever changes
+        # one in place, so a copy is the same database and keeps records apart.
+        item["options"] = copy_json(variants[new_item_id]["options"])
     order["status"] = "pending (item modified)"
     return json.dumps(order)
 
 
 @tool(writes=True)
 def modify_user_address(
-    world: RetailWorld,
+    data: RetailWorld,
     user_id: str,
     address1: str,
     address2: str,
@@ -433,16 +339,17 @@ def modify_user_address(
         country: The country, for example 'USA'.
         zip: The zip code, for example '12345'.
     """
-    if world.get("users", user_id) is None:
+    users = data["users"]
+    if user_id not in users:
         raise ToolError("user not found")
-    user = world.for_update("users", user_id)
+    user = users[user_id]
     user["address"] = _address(address1, address2, city, state, country, zip)
     return json.dumps(user)
 
 
 @tool(writes=True)
 def return_delivered_order_items(
-    world: RetailWorld, order_id: str, item_ids: list[str], payment_method_id: str
+    data: RetailWorld, order_id: str, item_ids: list[str], payment_method_id: str
 ) -> str:
     """Return items of a delivered order; its status becomes 'return requested' and the
     customer gets an email on how to send the items back. Explain the return to the
@@ -455,20 +362,22 @@ def return_delivered_order_items(
         payment_method_id: The id of the payment method that receives the refund: the
             order's original payment method or a gift card, for example 'gift_card_0000000'.
     """
-    order = _order(world, order_id)
+    orders = data["orders"]
+    if order_id not in orders:
+        raise ToolError("order not found")
+    order = orders[order_id]
     if order["status"] != "delivered":
         raise ToolError("non-delivered order cannot be returned")
-    user = _owner(world, order)
-    _payment_method(user, payment_method_id)
-    history = order["payment_history"]
-    original = history[0]["payment_method_id"] if history else None
-    if "gift_card" not in payment_method_id and payment_method_id != original:
+    if payment_method_id not in data["users"][order["user_id"]]["payment_methods"]:
+        raise ToolError("payment method not found")
+    if (
+        "gift_card" not in payment_method_id
+        and payment_method_id != order["payment_history"][0]["payment_method_id"]
+    ):
         raise ToolError(
             "payment method should be either the original payment method or a gift card"
         )
     _check_items_in_order(order, item_ids, "some item not found")
-
-    order = world.for_update("orders", order_id)
     order["status"] = "return requested"
     order["return_items"] = sorted(item_ids)
     order["return_payment_method_id"] = payment_method_id
@@ -477,7 +386,7 @@ def return_delivered_order_items(
 
 @tool(writes=True)
 def exchange_delivered_order_items(
-    world: RetailWorld,
+    data: RetailWorld,
     order_id: str,
     item_ids: list[str],
     new_item_ids: list[str],
@@ -496,17 +405,21 @@ def exchange_delivered_order_items(
         payment_method_id: The id of the payment method that pays the price difference or
             receives its refund, for example 'gift_card_0000000' or 'credit_card_0000000'.
     """
-    order = _order(world, order_id)
+    products, orders, users = data["products"], data["orders"], data["users"]
+    if order_id not in orders:
+        raise ToolError("order not found")
+    order = orders[order_id]
     if order["status"] != "delivered":
         raise ToolError("non-delivered order cannot be exchanged")
     _check_items_in_order(order, item_ids, "{item_id} not found")
-    difference = round(_price_difference(world, order, item_ids, new_item_ids), 2)
-    user = _owner(world, order)
-    method = _payment_method(user, payment_method_id)
+    if len(item_ids) != len(new_item_ids):
+        raise ToolError("the number of items to be exchanged should match")
+    difference = round(_price_difference(products, order, item_ids, new_item_ids), 2)
+    if payment_method_id not in users[order["user_id"]]["payment_methods"]:
+        raise ToolError("payment method not found")
+    method = users[order["user_id"]]["payment_methods"][payment_method_id]
     if method["source"] == "gift_card" and method["balance"] < difference:
         raise ToolError("insufficient gift card balance to pay for the price difference")
-
-    order = world.for_update("orders", order_id)
     order["status"] = "exchange requested"
     order["exchange_items"] = sorted(item_ids)
     order["exchange_new_items"] = sorted(new_item_ids)
@@ -515,96 +428,62 @@ def exchange_delivered_order_items(
     return json.dumps(order)
 
 
-# --- calculate: arithmetic without eval -------------------------------------------------------
-
-_EXPRESSION_CHARACTERS = frozenset("0123456789+-*/(). ")
-_MAX_EXPRESSION_LENGTH = 2_000
-_MAX_POWER_BITS = 10_000
-
-_BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv,
-    ast.Pow: operator.pow,
-}
-_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
-    ast.UAdd: operator.pos,
-    ast.USub: operator.neg,
-}
+# --- helpers, each doing its part of a tool in τ-bench's order ------------------------------
 
 
-def evaluate_arithmetic(expression: str) -> int | float:
-    """The value of an arithmetic expression, with Python's semantics for + - * / // **.
-
-    Only the characters τ-bench allows get through, then only number literals and
-    those operators are evaluated (never ``eval``); powers that would build huge
-    integers are refused instead of hanging the process.
-    """
-    if not set(expression) <= _EXPRESSION_CHARACTERS:
-        raise ToolError("invalid characters in expression")
-    if len(expression) > _MAX_EXPRESSION_LENGTH:
-        raise ToolError(f"expression is longer than {_MAX_EXPRESSION_LENGTH} characters")
-    try:
-        tree = ast.parse(expression.strip(), mode="eval")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        raise ToolError("invalid expression") from None
-    try:
-        value = _evaluate(tree.body)
-    except ZeroDivisionError as exc:
-        raise ToolError(str(exc)) from None
-    except OverflowError:
-        raise ToolError("result is too large") from None
-    except RecursionError:
-        raise ToolError("expression is too deeply nested") from None
-    if isinstance(value, complex):
-        raise ToolError("result is not a real number")
-    return value
+def _check_items_in_order(order: Record, item_ids: list[str], message: str) -> None:
+    """Every id must occur in the order at least as often as it occurs in `item_ids`."""
+    in_order = [item["item_id"] for item in order["items"]]
+    for item_id in item_ids:
+        if item_ids.count(item_id) > in_order.count(item_id):
+            raise ToolError(message.format(item_id=item_id))
 
 
-def _evaluate(node: ast.expr) -> Any:
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return node.value
-    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
-        return _UNARY[type(node.op)](_evaluate(node.operand))
-    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-        left, right = _evaluate(node.left), _evaluate(node.right)
-        if isinstance(node.op, ast.Pow):
-            _check_power(left, right)
-        return _BINARY[type(node.op)](left, right)
-    raise ToolError("only numbers, + - * /, parentheses and spaces are allowed")
+def _price_difference(products: Table, order: Record, item_ids: list[str], new: list[str]) -> Any:
+    """Sum of new minus old prices, in τ-bench's order of float additions (from int 0)."""
+    difference: Any = 0
+    for item_id, new_item_id in zip(item_ids, new):  # noqa: B905 - τ-bench's zip
+        item = [line for line in order["items"] if line["item_id"] == item_id][0]  # noqa: RUF015
+        variants = products[item["product_id"]]["variants"]
+        if not (new_item_id in variants and variants[new_item_id]["available"]):
+            raise ToolError(f"new item {new_item_id} not found or available")
+        difference += variants[new_item_id]["price"] - item["price"]
+    return difference
 
 
-def _check_power(base: Any, exponent: Any) -> None:
-    if isinstance(base, complex) or isinstance(exponent, complex):
-        raise ToolError("result is not a real number")
-    if (
-        isinstance(base, int)
-        and isinstance(exponent, int)
-        and abs(base) > 1
-        and abs(exponent) * base.bit_length() > _MAX_POWER_BITS
-    ):
-        raise ToolError("result is too large")
+def _address(
+    address1: str, address2: str, city: str, state: str, country: str, zip: str
+) -> dict[str, str]:
+    return {
+        "address1": address1,
+        "address2": address2,
+        "city": city,
+        "state": state,
+        "country": country,
+        "zip": zip,
+    }
 
 
-RETAIL_TOOLS = (
-    find_user_id_by_email,
-    find_user_id_by_name_zip,
-    get_user_details,
-    get_order_details,
-    get_product_details,
-    list_all_product_types,
-    calculate,
-    think,
-    transfer_to_human_agents,
-    cancel_pending_order,
-    modify_pending_order_address,
-    modify_pending_order_payment,
-    modify_pending_order_items,
-    modify_user_address,
-    return_delivered_order_items,
-    exchange_delivered_order_items,
+RETAIL_TOOLS = taubench_named(
+    "retail",
+    (
+        find_user_id_by_email,
+        find_user_id_by_name_zip,
+        get_user_details,
+        get_order_details,
+        get_product_details,
+        list_all_product_types,
+        calculate,
+        think,
+        transfer_to_human_agents,
+        cancel_pending_order,
+        modify_pending_order_address,
+        modify_pending_order_payment,
+        modify_pending_order_items,
+        modify_user_address,
+        return_delivered_order_items,
+        exchange_delivered_order_items,
+    ),
 )
 """All 16 tools, reading tools first, in a stable order."""
 

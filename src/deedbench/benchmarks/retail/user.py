@@ -1,6 +1,6 @@
 """The scripted customer: plays a task's structured instructions, deterministically.
 
-It reads only what a customer would (the agent's replies) plus, to know when its
+It reads only what a customer would (the agent's replies, `conversation`) plus, to know when its
 goal is met, which of its requested changes the transcript shows done. It says
 yes only to a proposal that names its own request's kind of change and ids, no to
 anything else,
@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from deedbench.benchmarks.retail.tasks import Action, UserInstructions, Want
+from deedbench.benchmarks.retail.tau_toolbox import conversation
 from deedbench.engine import Message
 from deedbench.scoring.outputs import outputs_compat
 
@@ -128,7 +129,8 @@ class ScriptedUser:
     def _next(self, messages: Sequence[Message]) -> str | None:
         ins = self.instructions
         said = [m.content for m in messages if m.role == "user"]
-        replies = [m.content for m in messages if m.role == "assistant" and m.content]
+        seen = conversation(messages)
+        replies = [m.content for m in seen if m.role == "assistant"]
         pending = [w for w in ins.wants if not self._done(w, messages, replies)]
         if not said:
             return pending[0].say if pending else None
@@ -137,10 +139,9 @@ class ScriptedUser:
         want = pending[0]
         if said.count(want.say) + sum(s.startswith("as i said") for s in said) > MAX_REPEATS:
             return None  # the customer gives up
-        last = next((m for m in reversed(messages) if m.role == "assistant"), None)
-        if last is None or messages[-1].role == "user":
+        if not seen or seen[-1].role != "assistant" or messages[-1].role == "user":
             return None
-        text = last.content.lower()
+        text = seen[-1].content.lower()
         introduction = ins.introduce()
         if introduction not in said and _ASKS_IDENTITY.search(text):
             return introduction

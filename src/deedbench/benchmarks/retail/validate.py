@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from deedbench.benchmarks.retail.benchmark import RetailBenchmark
 from deedbench.benchmarks.retail.replay import GoldError, replay
 from deedbench.benchmarks.retail.tasks import RetailTask
+from deedbench.benchmarks.retail.world import RetailWorld
 from deedbench.engine import Agent, AgentContext, Sample, run_episode
 from deedbench.scoring import Score
 from deedbench.scoring.state import worlds_equal_canonical
@@ -50,9 +51,9 @@ def _episode(bench: RetailBenchmark, task: RetailTask, agent: Agent) -> Score:
 def check_task(bench: RetailBenchmark, task: RetailTask) -> TaskCheck:
     problems: list[str] = []
     domain = bench.domain
-    gold, errors = replay(bench.base, task.actions, domain.tools, domain.world_class)
+    gold, errors = replay(bench.base, task.actions, domain.tools)
     problems += [f"gold action #{e.index} {e.name} fails: {e.error}" for e in errors]
-    untouched = domain.world_class(bench.base)
+    untouched = RetailWorld(bench.base)
     if task.writes and worlds_equal_canonical(gold, untouched, domain.unordered):
         problems.append("the gold actions change nothing")
     oracle = run_baseline(bench, task, "oracle")

@@ -15,7 +15,7 @@ from typing import Any
 
 from deedbench.engine import BenchmarkError
 
-__all__ = ["RETAIL_FILES", "RetailWorld", "copy_json", "load_retail_data"]
+__all__ = ["RETAIL_FILES", "RetailWorld", "Table", "copy_json", "load_retail_data"]
 
 RETAIL_FILES = ("users", "orders", "products")
 """The tables of the retail database, each read from ``<name>.json``."""
@@ -37,14 +37,22 @@ class RetailWorld:
     """One episode's view of the database: base records until written, then its own copies.
 
     Callers must never mutate what `get`, `items` or `snapshot` return; a change
-    goes through `for_update`, which gives the episode its own copy of one record.
+    goes through `for_update`, which gives the episode its own copy of one record,
+    or `put`, which adds or replaces a whole record. ``world["orders"]`` is the
+    table as τ-bench's tools see their ``data["orders"]`` (see `Table`).
     """
 
-    __slots__ = ("_overlay", "base")
+    __slots__ = ("_added", "_overlay", "base")
 
     def __init__(self, base: dict[str, dict[str, Record]]) -> None:
         self.base = base
         self._overlay: dict[str, dict[str, Record]] = {}
+        self._added: dict[str, list[str]] = {}  # keys not in the base, in the order added
+
+    def __getitem__(self, table: str) -> Table:
+        if table not in self.base:
+            raise KeyError(table)
+        return Table(self, table)
 
     def get(self, table: str, key: str) -> Record | None:
         """The record as this episode sees it, or None when there is none."""
@@ -65,19 +73,105 @@ class RetailWorld:
             record = written[key] = copy_json(original)
         return record
 
+    def put(self, table: str, key: str, record: Record) -> None:
+        """Store `record` (now owned by this world) under `key`, replacing any record there.
+
+        A key the base does not have is a new record: it follows the base's records,
+        in the order records were added, as a new key does in a dict.
+        """
+        self._overlay.setdefault(table, {})[key] = record
+        if key not in self.base.get(table, {}):
+            added = self._added.setdefault(table, [])
+            if key not in added:
+                added.append(key)
+
     def items(self, table: str) -> Iterator[tuple[str, Record]]:
-        """Every (key, record) of a table as this episode sees it, in the base's order."""
+        """Every (key, record) of a table as this episode sees it: the base's order,
+        then added records."""
         written = self._overlay.get(table, {})
         for key, record in self.base.get(table, {}).items():
             yield key, written.get(key, record)
+        for key in self._added.get(table, ()):
+            yield key, written[key]
 
     def touched(self) -> dict[str, set[str]]:
-        """The keys of the records this episode took for update, by table."""
-        return {table: set(keys) for table, keys in self._overlay.items() if keys}
+        """The keys of the records this episode changed or added, by table.
+
+        A record a tool looked up holds a copy here even when nothing changed it (a
+        tool may change what it looks up, as τ-bench's do), so a record counts as
+        touched only when it differs from the base, types included (100 is not 100.0).
+        """
+        changed: dict[str, set[str]] = {}
+        for table, written in self._overlay.items():
+            base = self.base.get(table, _EMPTY)
+            keys = {
+                key
+                for key, record in written.items()
+                if key not in base or not _identical(record, base[key])
+            }
+            if keys:
+                changed[table] = keys
+        return changed
 
     def snapshot(self) -> dict[str, dict[str, Record]]:
         """The whole merged database as plain dicts (shared records; do not mutate)."""
         return {table: dict(self.items(table)) for table in self.base}
+
+
+class Table:
+    """One table of a world, used the way τ-bench's tools use a table of their ``data``.
+
+    ``key in table`` and iteration see what the episode sees; ``table[key]`` gives
+    the episode's own copy of the record (a tool may change it in place, as
+    τ-bench's tools change their data), and ``table[key] = record`` adds or
+    replaces one. Unknown and unhashable keys fail exactly as on a dict, so a
+    tool reached with malformed arguments raises what τ-bench's would. Records
+    reached by iteration are shared: read them, never change them.
+    """
+
+    __slots__ = ("_name", "_world")
+
+    def __init__(self, world: RetailWorld, name: str) -> None:
+        self._world = world
+        self._name = name
+
+    def __contains__(self, key: object) -> bool:
+        written = self._world._overlay.get(self._name, _EMPTY)
+        return key in written or key in self._world.base[self._name]
+
+    def __getitem__(self, key: str) -> Record:
+        if key not in self:
+            raise KeyError(key)
+        return self._world.for_update(self._name, key)
+
+    def __setitem__(self, key: str, record: Record) -> None:
+        self._world.put(self._name, key, record)
+
+    def __iter__(self) -> Iterator[str]:
+        return (key for key, _ in self._world.items(self._name))
+
+    def __len__(self) -> int:
+        return len(self._world.base[self._name]) + len(self._world._added.get(self._name, ()))
+
+    def items(self) -> Iterator[tuple[str, Record]]:
+        return self._world.items(self._name)
+
+    def values(self) -> Iterator[Record]:
+        return (record for _, record in self._world.items(self._name))
+
+
+_EMPTY: dict[str, Record] = {}
+
+
+def _identical(a: Any, b: Any) -> bool:
+    """Equal JSON values of equal types all the way down (key order aside)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return len(a) == len(b) and all(k in b and _identical(v, b[k]) for k, v in a.items())
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_identical(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
 
 
 def load_retail_data(directory: Path) -> dict[str, dict[str, Record]]:

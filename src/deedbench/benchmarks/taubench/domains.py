@@ -11,7 +11,7 @@ from deedbench.benchmarks.airline.rules import (
     check_airline_policy,
 )
 from deedbench.benchmarks.airline.tools import AIRLINE_TOOLS
-from deedbench.benchmarks.airline.world import AirlineWorld, load_airline_data
+from deedbench.benchmarks.airline.world import load_airline_data
 from deedbench.benchmarks.retail.domain import RETAIL, Domain
 from deedbench.engine import BenchmarkError
 
@@ -23,7 +23,6 @@ AIRLINE = Domain(
     AIRLINE_TOOLS,
     AIRLINE_PROCEDURE,
     frozenset({"reservations.*.payment_history", "reservations.*.passengers"}),
-    world_class=AirlineWorld,
     procedure_rules=AIRLINE_PROCEDURE_RULES,
     policy_check=check_airline_policy,
 )

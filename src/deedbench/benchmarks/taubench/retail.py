@@ -4,10 +4,18 @@ The world, tools, scoring and baselines are the retail benchmark's; only the dat
 comes from DIR: users.json, orders.json, products.json, tasks_<split>.json and the
 policy (policy.md or wiki.md). reward_tau reproduces τ-bench's reward exactly; the
 procedure verdicts and the canonical outcome are deedbench's additions.
+
+An episode runs as τ-bench's tool-calling agent runs one (`TauToolBox`): tools take
+whatever arguments the model sent, only a turn's first tool call runs, there is no
+limit on tool errors, and an action τ-bench's run could not carry out ends the
+episode. The option ``loop=deedbench`` runs every call of a turn and ends an
+episode after 10 failed calls in a row, as deedbench's own desk does; the tools
+and reward_tau stay τ-bench's.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar
@@ -17,9 +25,11 @@ from pydantic import BaseModel
 from deedbench.benchmarks.retail.benchmark import RetailBenchmark
 from deedbench.benchmarks.retail.replay import GoldError, replay_transcript
 from deedbench.benchmarks.retail.tasks import RetailTask
+from deedbench.benchmarks.retail.tau_toolbox import TauToolBox
+from deedbench.benchmarks.retail.world import RetailWorld
 from deedbench.benchmarks.taubench.domains import AIRLINE
 from deedbench.benchmarks.taubench.tasks import load_taubench_tasks, parse_selection
-from deedbench.engine import BenchmarkError
+from deedbench.engine import BenchmarkError, ToolBox
 from deedbench.scoring.procedure import (
     AFTER_TRANSFER,
     AUTHENTICATION,
@@ -32,6 +42,7 @@ from deedbench.scoring.state import tau_hash
 __all__ = ["TaubenchAirlineBenchmark", "TaubenchRetailBenchmark", "TaubenchTaskCheck"]
 
 GOLD_RULES = (AUTHENTICATION, ONE_USER, ONE_CHANGE_PER_ORDER, AFTER_TRANSFER)
+LOOPS = ("taubench", "deedbench")
 
 
 class TaubenchTaskCheck(BaseModel):
@@ -54,7 +65,22 @@ class TaubenchRetailBenchmark(RetailBenchmark):
         "split": "which tasks file: test (default), dev, train",
         "tasks": "which task indexes, e.g. 0,5,9-12",
         "user": "the simulated customer: scripted (default) or llm:AGENT-SPEC",
+        "loop": "taubench (default): a turn's first tool call runs, no tool-error limit, "
+        "as τ-bench's agent; deedbench: every call runs, 10 failed calls in a row end it",
     }
+
+    def __init__(self, options: Mapping[str, str] | None = None) -> None:
+        super().__init__(options)
+        loop = self.options.get("loop", "taubench")
+        if loop not in LOOPS:
+            raise BenchmarkError(
+                f"{self.name} option loop must be one of {', '.join(LOOPS)}; got {loop!r}"
+            )
+        self.taubench_loop = loop == "taubench"
+        self.max_tool_errors = None if self.taubench_loop else 10
+
+    def toolbox(self, world: RetailWorld) -> ToolBox:
+        return TauToolBox(self.domain.tools, world, taubench_loop=self.taubench_loop)
 
     @property
     def directory(self) -> Path:
@@ -94,9 +120,7 @@ class TaubenchRetailBenchmark(RetailBenchmark):
         ]
         checks = []
         for task in self.tasks.values():
-            gold, errors, transcript = replay_transcript(
-                self.base, task.actions, domain.tools, domain.world_class
-            )
+            gold, errors, transcript = replay_transcript(self.base, task.actions, domain.tools)
             found = check_procedure(transcript, domain.procedure, rules=rules)
             if domain.policy_check is not None:  # the domain's own rules need no dialogue
                 found += domain.policy_check(transcript, self.base)

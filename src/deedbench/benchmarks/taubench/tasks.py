@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from deedbench.benchmarks.retail.tasks import Action, RetailTask, UserInstructions, Want, WantKind
 from deedbench.engine import BenchmarkError
 
-__all__ = ["load_taubench_tasks", "parse_selection"]
+__all__ = ["load_taubench_tasks", "parse_selection", "taubench_task"]
 
 KINDS: dict[str, WantKind] = {
     "cancel_pending_order": "cancel",
@@ -56,10 +56,11 @@ def _say(action: Action) -> str:
     return f"i'd like you to {words}: {details}{reason}"
 
 
-def _to_task(
-    file: Path, index: int, raw: Any, users: dict[str, Any], writes: frozenset[str]
+def taubench_task(
+    where: str, raw: Any, users: dict[str, Any], writes: frozenset[str], index: int = 0
 ) -> RetailTask:
-    where = f"{file}: task {index}"
+    """One τ-bench task object (``user_id``, ``actions``, ``instruction``, ``outputs``);
+    `where` names it in errors, `index` is its position when the object has none."""
     if not isinstance(raw, dict):
         raise BenchmarkError(f"{where}: expected an object")
     user_id = raw.get("user_id")
@@ -143,4 +144,4 @@ def load_taubench_tasks(
     missing = [i for i in indexes if i >= len(raw)]
     if missing:
         raise BenchmarkError(f"{file}: --tasks names {missing}, but the file has {len(raw)} tasks")
-    return [_to_task(file, i, raw[i], users, writes) for i in indexes]
+    return [taubench_task(f"{file}: task {i}", raw[i], users, writes, i) for i in indexes]
