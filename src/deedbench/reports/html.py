@@ -1047,7 +1047,9 @@ def _episode(
                 "content": text(m.content),
                 "reasoning": text(m.reasoning),
                 "calls": [
-                    {"id": c.id, "name": c.name, "arguments": c.arguments} for c in m.tool_calls
+                    {"id": c.id, "name": c.name, "arguments": c.arguments, "run": run}
+                    for calls, run in ((m.tool_calls, True), (m.dropped_tool_calls, False))
+                    for c in calls
                 ],
                 "call_id": m.tool_call_id,
                 "tool": m.tool_name,

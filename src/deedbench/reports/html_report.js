@@ -317,8 +317,9 @@
       box.append(
         h(
           "div",
-          { class: "call" + (isDeciding ? " deciding" : ""), "data-call-id": call.id },
+          { class: "call" + (isDeciding ? " deciding" : "") + (call.run ? "" : " not-run"), "data-call-id": call.id },
           isDeciding ? h("span", { class: "badge deciding-badge", text: "★ deciding call" }) : null,
+          call.run ? null : h("span", { class: "badge", text: "not run (the benchmark runs a turn's first call only)" }),
           h("span", { class: "call-name", text: "→ " + call.name }),
           h("span", { class: "call-id", text: " id " + call.id }),
           h("pre", { class: "call-args", text: pretty(call.arguments) }),

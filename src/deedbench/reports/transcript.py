@@ -68,6 +68,10 @@ def _panel(
         body.append("★ deciding call " if marked else "→ ", style="bold magenta" if marked else "")
         body.append(f"{call.name}({call.arguments})", style="bold reverse" if marked else "bold")
         body.append(f"  id {call.id}", style="dim")
+    for call in message.dropped_tool_calls:
+        body.append("\n✗ not run (the benchmark runs a turn's first call only): ", style="dim")
+        body.append(f"{call.name}({call.arguments})", style="dim")
+        body.append(f"  id {call.id}", style="dim")
     title = f"{index} {message.role}"
     if message.role == "tool":
         title += f" ← {message.tool_name or '?'}" + (" (error)" if message.error else "")

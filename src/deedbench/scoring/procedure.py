@@ -393,16 +393,17 @@ def _check_one_call_per_turn(messages: Sequence[Message]) -> list[Violation]:
         if message.role != "assistant" or not message.tool_calls:
             continue
         problems = []
-        if len(message.tool_calls) > 1:
-            problems.append(f"{len(message.tool_calls)} tool calls in one message")
+        calls = [*message.tool_calls, *message.dropped_tool_calls]  # dropped: made, never run
+        if len(calls) > 1:
+            problems.append(f"{len(calls)} tool calls in one message")
         text = message.content.strip()
         if text:
             problems.append("user-facing text and a tool call in one message")
         if not problems:
             continue
-        quoted_calls = "; ".join(_call_text(c) for c in message.tool_calls)
+        quoted_calls = "; ".join(_call_text(c) for c in calls)
         excerpt = f'"{quote(text, 100)}" + {quoted_calls}' if text else quoted_calls
-        extra = message.tool_calls[1] if len(message.tool_calls) > 1 else message.tool_calls[0]
+        extra = calls[1] if len(calls) > 1 else calls[0]
         violations.append(
             Violation(
                 rule=ONE_TOOL_CALL_PER_TURN,

@@ -71,9 +71,9 @@ def rules(result: Score) -> list[str | None]:
     return [e.rule for e in result.evidence]
 
 
-def assert_reward_algebra(result: Score) -> None:
+def assert_reward_algebra(result: Score, ended: bool = True) -> None:
     v = result.values
-    assert v["reward_tau"] == v["outcome_tau"] * v["outputs_compat"]
+    assert v["reward_tau"] == float(ended) * v["outcome_tau"] * v["outputs_compat"]
     assert v["reward_verified"] == (
         v["outcome_canonical"] * v["outputs_strict"] * v["procedure_ok"]
     )
@@ -89,6 +89,45 @@ def a_multi_item_order(bench: RetailBenchmark) -> str:
 
 
 # --- outcome ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "termination",
+    [Termination.MAX_STEPS, Termination.TOO_MANY_TOOL_ERRORS, Termination.INVALID_ACTION],
+)
+def test_reward_tau_is_zero_for_an_episode_tau_bench_never_ends(
+    bench: RetailBenchmark, termination: Termination
+) -> None:
+    """τ-bench scores only an episode the customer or a transfer ended; the database
+    may be exactly right."""
+    task = first(bench, "cancel")
+    gold = replay(bench.base, task.actions, RETAIL_TOOLS)[0]
+    ended = score(bench, task, talk(bench, task, "Done.", world=gold))
+    assert ended.values["reward_tau"] == ended.values["outcome_tau"] == 1.0
+    never = score(bench, task, talk(bench, task, "Done.", world=gold, termination=termination))
+    assert never.values["outcome_tau"] == never.values["outcome_canonical"] == 1.0
+    assert never.values["reward_tau"] == 0.0
+    assert [e.excerpt for e in never.evidence if e.rule == "reward_tau"] == [
+        f"the episode ended by {termination}, which τ-bench scores 0: only the customer's "
+        "stop or a transfer ends one"
+    ]
+    assert_reward_algebra(never, ended=False)
+
+
+def test_outputs_count_only_what_the_customer_was_told(bench: RetailBenchmark) -> None:
+    """Text that came with a tool call never reached the customer (τ-bench's rule too)."""
+    task = next(t for t in bench.tasks.values() if t.outputs)
+    said = " ".join(task.outputs)
+    call = ToolCall(id="c1", name="think", arguments='{"thought": "x"}')
+    transcript = talk(bench, task, "Let me check.")
+    transcript.messages[2:2] = [
+        Message(role="assistant", content=said, tool_calls=[call]),
+        Message(role="tool", content="", tool_call_id="c1", tool_name="think"),
+    ]
+    hidden = score(bench, task, transcript)
+    assert hidden.values["outputs_compat"] == hidden.values["outputs_strict"] == 0.0
+    told = score(bench, task, talk(bench, task, said))
+    assert told.values["outputs_compat"] == 1.0
 
 
 def test_the_oracle_passes_everything(bench: RetailBenchmark) -> None:

@@ -15,9 +15,10 @@ from typing import Any
 import pytest
 
 from deedbench.benchmarks.retail.procedure import RETAIL_PROCEDURE
+from deedbench.benchmarks.retail.tau_toolbox import TauToolBox
 from deedbench.benchmarks.taubench import retail as taubench_retail
 from deedbench.benchmarks.taubench.retail import TaubenchRetailBenchmark, TaubenchTaskCheck
-from deedbench.engine import EpisodeRecord, RunStore, new_run_config, run
+from deedbench.engine import BenchmarkError, EpisodeRecord, RunStore, new_run_config, run
 from deedbench.scoring import tau_hash
 
 # tests/benchmarks/taubench/<this file>: parents[3] is the checkout, its parent holds `shared`.
@@ -295,3 +296,35 @@ def test_sample_metadata_says_which_tasks_write() -> None:
     for sample in bench.samples():
         raw = raw_tasks("test")[int(sample.id.removeprefix("task-"))]
         assert sample.metadata["writes"] == has_write(raw), sample.id
+
+
+# --- the agent side: τ-bench's loop by default, deedbench's on request --------------------------
+
+
+def test_episodes_run_as_tau_bench_s_agent_by_default(dev: TaubenchRetailBenchmark) -> None:
+    setup = dev.setup(dev.samples()[0], "default", 0)
+    assert isinstance(setup.toolbox, TauToolBox) and setup.toolbox.taubench_loop
+    assert setup.max_tool_errors is None and setup.max_steps == 30
+
+
+def test_loop_deedbench_runs_every_call_with_a_tool_error_limit() -> None:
+    bench = TaubenchRetailBenchmark({"data": str(RETAIL), "split": "dev", "loop": "deedbench"})
+    setup = bench.setup(bench.samples()[0], "default", 0)
+    assert isinstance(setup.toolbox, TauToolBox) and not setup.toolbox.taubench_loop
+    assert setup.max_tool_errors == 10
+    config = new_run_config(
+        run_id="loop",
+        benchmark=bench,
+        agent="baseline/oracle",
+        agent_params={},
+        conditions=["default"],
+        epochs=1,
+        seed=0,
+        samples=bench.samples(),
+    )
+    assert config.benchmark_options["loop"] == "deedbench"  # recorded with the run
+
+
+def test_an_unknown_loop_names_the_valid_ones() -> None:
+    with pytest.raises(BenchmarkError, match="loop must be one of taubench, deedbench; got 'x'"):
+        TaubenchRetailBenchmark({"data": str(RETAIL), "split": "dev", "loop": "x"})
