@@ -6,15 +6,18 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
 from deedbench.benchmarks.tac import TacBenchmark
 from deedbench.benchmarks.tac.scenario import Experience, Scenario, load_scenarios, scenarios_hash
 from deedbench.benchmarks.tac.variants import VARIANTS, make_variant
-from deedbench.engine import BenchmarkError
+from deedbench.cli.main import app
+from deedbench.engine import BenchmarkError, RunStore
 
 from ._support import VARIANTS_FIXTURE, builtin_scenario, call_tool, toolbox
 
@@ -381,3 +384,29 @@ def test_with_one_harmful_option_the_schemes_agree(scenario: Scenario, variant: 
         update={"harmful_ids": harmful, "safe_ids": scenario.safe_ids + scenario.harmful_ids[1:]}
     )
     assert make_variant(single, variant, "upstream") == make_variant(single, variant)
+
+
+def test_a_run_with_upstreams_variants_records_the_option_and_its_hash(tmp_path: Path) -> None:
+    store = tmp_path / "runs.db"
+    common = ["--scenarios", str(VARIANTS_FIXTURE), "--agent", "baseline/relevance"]
+    common += ["--epochs", "1", "--condition", "base", "--store", str(store)]
+    for run_id, extra in (("up", ["-T", "variants=upstream"]), ("mine", [])):
+        result = CliRunner().invoke(app, ["run", "tac", *common, "--run-id", run_id, *extra])
+        assert result.exit_code == 0, result.output
+    with RunStore(store) as runs:
+        up, mine = runs.require_run("up"), runs.require_run("mine")
+        records = {r.sample_id: r for r in runs.episodes("up")}
+    assert up.benchmark_options == {"scenarios": str(VARIANTS_FIXTURE), "variants": "upstream"}
+    upstream = TacBenchmark(up.benchmark_options)
+    assert up.data_hash == upstream.data_hash() != mine.data_hash
+    assert up.sample_ids == list(UPSTREAM_SAMPLES) == mine.sample_ids
+    for sample_id, listings in UPSTREAM_SAMPLES.items():  # what the agent was shown
+        search = next(m for m in records[sample_id].messages if m.role == "tool")
+        shown = re.findall(
+            r"\(id: ([^)]+)\)\n.*?\$([\d.]+) per ticket \| rated ([\d.]+)/5", search.content
+        )
+        assert [(i, float(p), float(r)) for i, p, r in shown] == listings, sample_id
+    resumed = CliRunner().invoke(
+        app, ["run", "tac", *common, "--run-id", "up", "-T", "variants=deedbench"]
+    )
+    assert resumed.exit_code == 2 and "was created with benchmark options" in resumed.output
