@@ -126,8 +126,8 @@ def _load_file(file: Path) -> list[Scenario]:
         unknown = sorted(set(data) - set(FILE_FIELDS))
         if unknown:
             raise BenchmarkError(
-                f"{file}: field {unknown[0]!r}: not a field of a scenario file "
-                f"(valid: {', '.join(FILE_FIELDS)})"
+                f"{file}: field {', '.join(map(repr, unknown))}: not a field of a scenario "
+                f"file (valid: {', '.join(FILE_FIELDS)})"
             )
         items = data["scenarios"]
         if not isinstance(items, list):
