@@ -67,6 +67,16 @@ def test_list_shows_tac_and_its_baselines() -> None:
     assert contains(result.output, "base, welfare")
 
 
+def test_list_shows_each_benchmarks_options_with_their_help() -> None:
+    result = invoke("list")
+    assert result.exit_code == 0, result.output
+    assert "Benchmark options (-T KEY=VALUE)" in result.output
+    for option in ("scenarios", "nudge", "variants"):
+        assert re.search(rf"\btac\s+│\s+{option}\b", result.output), option
+    assert "inspect_evals/tac's samples" in result.output
+    assert re.search(r"\bretail\s+│\s+user\b", result.output)
+
+
 def test_run_prints_the_run_id_and_a_summary(store: Path) -> None:
     result = invoke(
         "run", "tac", "--agent", "baseline/random", "--limit", "2", "--epochs", "1",

@@ -19,7 +19,7 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from deedbench.agents import FunctionAgent
 from deedbench.benchmarks import load_benchmark
 from deedbench.engine import EpisodeRecord, RunStore, new_run_config, run
-from deedbench.interop.inspect_tasks import SCORER_NAME
+from deedbench.interop.inspect_tasks import SCORER_NAME, tac
 
 from ._support import FAST, SAMPLE_IDS, function_agent, mock_model_outputs
 
@@ -74,6 +74,22 @@ def test_tac_under_inspect_scores_as_deedbench_does(tmp_path: Path) -> None:
         outcomes.add(score.answer)
     assert outcomes == {"safe", "harmful", "refused", "invalid"}
     assert log.eval.metadata == {"benchmark": "tac", "condition": "base", "options": {"nudge": "0"}}
+
+
+def test_the_tac_task_takes_upstreams_variants(tmp_path: Path) -> None:
+    """-T variants=upstream reaches the benchmark: its samples, and its data hash as the
+    task's version; the option is kept in the log's metadata."""
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "tac_official_variants.json"
+    task = tac(scenarios=str(fixture), variants="upstream")
+    bench = load_benchmark("tac", {"scenarios": str(fixture), "variants": "upstream"})
+    assert (
+        task.version
+        == bench.data_hash()
+        != load_benchmark("tac", {"scenarios": str(fixture)}).data_hash()
+    )
+    assert task.metadata is not None and task.metadata["options"]["variants"] == "upstream"
+    assert [s.id for s in task.dataset] == [s.id for s in bench.samples()]
+    assert tac().metadata == {"benchmark": "tac", "condition": "base", "options": {"nudge": "0"}}
 
 
 def test_retail_under_inspect_scores_as_deedbench_does(tmp_path: Path) -> None:

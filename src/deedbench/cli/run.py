@@ -58,6 +58,13 @@ def list_command() -> None:
             "\n".join(agent_kinds(bench)),
         )
     console.print(table)
+    options = Table(title="Benchmark options (-T KEY=VALUE)", title_justify="left")
+    for column in ("benchmark", "option", "meaning"):
+        options.add_column(column)
+    for name in BENCHMARKS:
+        for key, meaning in getattr(benchmark_class(name), "option_help", {}).items():
+            options.add_row(name, key, meaning)
+    console.print(options)
 
 
 @app.command()

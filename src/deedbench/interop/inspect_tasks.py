@@ -69,27 +69,33 @@ TERMINATION_KEY = "deedbench_termination"  # ... and why deedbench's episode loo
 
 
 @task
-def tac(scenarios: str | None = None, nudge: int = 0, seed: int = 0) -> Task:
+def tac(
+    scenarios: str | None = None, nudge: int = 0, seed: int = 0, variants: str = "deedbench"
+) -> Task:
     """TAC, base condition: does a booking agent avoid animal exploitation unasked?
 
     Args:
         scenarios: A scenario file or folder instead of the built-in set.
         nudge: How many times the user says "go ahead" when the agent stops without buying.
         seed: The run seed that episode seeds derive from, as in `deedbench run --seed`.
+        variants: How the swaps are built: deedbench, or upstream (inspect_evals/tac's).
     """
-    return benchmark_task("tac", "base", _tac_options(scenarios, nudge), seed)
+    return benchmark_task("tac", "base", _tac_options(scenarios, nudge, variants), seed)
 
 
 @task
-def tac_welfare(scenarios: str | None = None, nudge: int = 0, seed: int = 0) -> Task:
+def tac_welfare(
+    scenarios: str | None = None, nudge: int = 0, seed: int = 0, variants: str = "deedbench"
+) -> Task:
     """TAC with the welfare sentence added to the system prompt.
 
     Args:
         scenarios: A scenario file or folder instead of the built-in set.
         nudge: How many times the user says "go ahead" when the agent stops without buying.
         seed: The run seed that episode seeds derive from, as in `deedbench run --seed`.
+        variants: How the swaps are built: deedbench, or upstream (inspect_evals/tac's).
     """
-    return benchmark_task("tac", "welfare", _tac_options(scenarios, nudge), seed)
+    return benchmark_task("tac", "welfare", _tac_options(scenarios, nudge, variants), seed)
 
 
 @task
@@ -102,8 +108,8 @@ def retail(seed: int = 0) -> Task:
     return benchmark_task("retail", "default", {}, seed)
 
 
-def _tac_options(scenarios: str | None, nudge: int) -> dict[str, str]:
-    options = {"nudge": str(nudge)}
+def _tac_options(scenarios: str | None, nudge: int, variants: str) -> dict[str, str]:
+    options = {"nudge": str(nudge)} | ({"variants": variants} if variants != "deedbench" else {})
     return options | ({"scenarios": scenarios} if scenarios else {})
 
 

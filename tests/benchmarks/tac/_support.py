@@ -31,6 +31,9 @@ from deedbench.engine import (
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 OFFICIAL_FIXTURE = FIXTURES / "tac_official_schema.json"
+# The official shape with a canary (top level and in one scenario), two scenarios with two
+# harmful options and swaps that tie: where deedbench's and upstream's variants part.
+VARIANTS_FIXTURE = FIXTURES / "tac_official_variants.json"
 
 
 def builtin_scenario(scenario_id: str) -> Scenario:

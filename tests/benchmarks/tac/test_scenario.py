@@ -26,7 +26,7 @@ from deedbench.benchmarks.tac.scenario import (
 from deedbench.cli.main import app
 from deedbench.engine import BenchmarkError, RunStore
 
-from ._support import OFFICIAL_FIXTURE, builtin_json, call_tool, toolbox
+from ._support import OFFICIAL_FIXTURE, VARIANTS_FIXTURE, builtin_json, call_tool, toolbox
 
 # ---------------------------------------------------------------------------
 # The built-in data
@@ -351,6 +351,72 @@ def test_official_schema_fixture_loads() -> None:
     for scenario, item in zip(loaded, raw, strict=True):
         assert scenario.harmful_ids == tuple(item["harmful_ids"])
         assert [e.id for e in scenario.experiences] == [e["id"] for e in item["experiences"]]
+
+
+def _canary() -> str:
+    canary: str = json.loads(VARIANTS_FIXTURE.read_text())["canary"]
+    return canary
+
+
+def test_the_official_canary_loads_and_the_model_never_sees_it(tmp_path: Path) -> None:
+    """The canary (top level and in bangkok_crocodile_show) is accepted and dropped: it is
+    in no prompt, tool result, sample or record, and does not change the data hash."""
+    canary = _canary()
+    raw = json.loads(VARIANTS_FIXTURE.read_text())
+    assert raw["scenarios"][2]["canary"] == canary  # the fixture has both placements
+    bench = TacBenchmark({"scenarios": str(VARIANTS_FIXTURE)})
+    seen: list[str] = []
+    for sample in bench.samples():
+        seen.append(json.dumps(sample.model_dump(mode="json")))
+        seen.append(json.dumps(bench.variant(sample.id).model_dump(mode="json")))
+        for condition in bench.conditions:
+            setup = bench.setup(sample, condition, seed=0)
+            seen += [m.content for m in setup.messages]
+            city = bench.variant(sample.id).experiences[0].location.split(",")[0]
+            calls = [("search_experiences", {"location": city, "keywords": "show tour"})]
+            for experience in bench.variant(sample.id).experiences:
+                calls += [
+                    ("get_experience_details", {"experience_id": experience.id}),
+                    (
+                        "check_availability",
+                        {"experience_id": experience.id, "date": "2026-05-09", "num_tickets": 2},
+                    ),
+                ]
+            calls.append(
+                (
+                    "purchase_tickets",
+                    {"experience_id": experience.id, "num_tickets": 2, "ticket_type": "adult"},
+                )
+            )
+            for name, arguments in calls:
+                message = call_tool(setup.toolbox, name, **arguments)
+                assert not message.error, message.content
+                seen.append(message.content)
+    assert len(seen) > 100 and not [text for text in seen if "CANARY" in text]
+    bare = [{k: v for k, v in item.items() if k != "canary"} for item in raw["scenarios"]]
+    without = _write(tmp_path, "bare.json", {"scenarios": bare})
+    assert scenarios_hash(load_scenarios(without)) == scenarios_hash(
+        load_scenarios(VARIANTS_FIXTURE)
+    )
+
+
+def test_other_unknown_keys_of_the_official_file_are_still_errors(tmp_path: Path) -> None:
+    raw = json.loads(VARIANTS_FIXTURE.read_text())
+    top = _write(tmp_path, "top.json", raw | {"canery": "typo"})
+    message = _error(top)
+    assert str(top) in message and "field 'canery'" in message
+    assert "valid: scenarios, canary" in message
+    raw["scenarios"][1]["canary_guid"] = _canary()
+    inner = _write(tmp_path, "inner.json", raw)
+    message = _error(inner)
+    assert str(inner) in message and "scenario 'giza_camel_ride'" in message
+    assert "field canary_guid" in message and "Extra inputs are not permitted" in message
+    raw["scenarios"][1].pop("canary_guid")
+    raw["scenarios"][1]["experiences"][0]["canary"] = _canary()  # not a place the file uses
+    listing = _write(tmp_path, "listing.json", raw)
+    message = _error(listing)
+    assert "scenario 'giza_camel_ride'" in message
+    assert re.search(r"experiences\[0 \('giz-01'\)\]\.canary", message), message
 
 
 def test_official_schema_fixture_runs_through_the_cli(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ when nobody asked it to? 12 scenarios x 4 variants = 48 samples, two conditions.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
@@ -14,7 +15,7 @@ from deedbench.benchmarks.tac.prompts import CONDITIONS, system_prompt
 from deedbench.benchmarks.tac.scenario import Scenario, load_scenarios, scenarios_hash
 from deedbench.benchmarks.tac.scorer import score_tac
 from deedbench.benchmarks.tac.tools import TOOLS, Catalogue, TacWorld
-from deedbench.benchmarks.tac.variants import VARIANTS, make_variant
+from deedbench.benchmarks.tac.variants import SCHEMES, VARIANTS, make_variant
 from deedbench.engine import (
     Agent,
     Benchmark,
@@ -32,6 +33,9 @@ __all__ = ["TacBenchmark"]
 OPTIONS = {
     "scenarios": "a scenario file or folder (deedbench's own schema or the official upstream file)",
     "nudge": "how many times the user says 'go ahead' when the agent stops without buying (0-2)",
+    "variants": "how price_swap and rating_swap are built: deedbench (default; every harmful "
+    "option swaps) or upstream (inspect_evals/tac's samples: only the first harmful option "
+    "swaps with the top safe one)",
 }
 
 
@@ -43,6 +47,7 @@ class TacBenchmark(Benchmark):
     generation_defaults: ClassVar[dict[str, Any]] = {"temperature": 0.7}
     data_option = "scenarios"
     baseline_names = tuple(BASELINES)
+    option_help: ClassVar[dict[str, str]] = OPTIONS
     report = ReportSpec(
         metrics=[
             MetricSpec(
@@ -75,13 +80,18 @@ class TacBenchmark(Benchmark):
         path = self.options.get("scenarios")
         self.scenarios = load_scenarios(Path(path) if path else None)
         self.nudge = _nudge_count(self.options.get("nudge", "0"))
+        self.scheme = self.options.get("variants", SCHEMES[0])
+        if self.scheme not in SCHEMES:
+            raise BenchmarkError(
+                f"tac option variants must be one of {', '.join(SCHEMES)}; got {self.scheme!r}"
+            )
         self._variants: dict[str, Scenario] = {}
         self._catalogues: dict[str, Catalogue] = {}
         self._samples: list[Sample] = []
         for scenario in self.scenarios:
             for variant in VARIANTS:
                 sample_id = f"{scenario.id}_{variant}"
-                self._variants[sample_id] = make_variant(scenario, variant)
+                self._variants[sample_id] = make_variant(scenario, variant, self.scheme)
                 self._catalogues[sample_id] = Catalogue(self._variants[sample_id].experiences)
                 self._samples.append(
                     Sample(
@@ -97,7 +107,7 @@ class TacBenchmark(Benchmark):
                         chance=len(scenario.safe_ids) / len(scenario.experiences),
                     )
                 )
-        self._hash = scenarios_hash(self.scenarios)
+        self._hash = _data_hash(scenarios_hash(self.scenarios), self.scheme)
 
     def samples(self) -> list[Sample]:
         return list(self._samples)
@@ -126,6 +136,14 @@ class TacBenchmark(Benchmark):
     def variant(self, sample_id: str) -> Scenario:
         """The scenario as the agent meets it in this sample."""
         return self._variants[sample_id]
+
+
+def _data_hash(scenarios: str, scheme: str) -> str:
+    """Upstream's variants are other samples of the same scenarios, so they hash apart;
+    deedbench's keep the bare scenario hash that earlier runs carry (and resume with)."""
+    if scheme == SCHEMES[0]:
+        return scenarios
+    return "sha256:" + hashlib.sha256(f"{scenarios}|variants={scheme}".encode()).hexdigest()
 
 
 def _nudge_count(text: str) -> int:

@@ -1,8 +1,11 @@
 """TAC scenarios: the schema, loading from files, and validation with precise errors.
 
 One schema serves deedbench's own files (one scenario object per file) and the
-official upstream file (``{"scenarios": [...]}``), so a user who has the gated
-upstream data can run it unchanged.
+official upstream file (``{"canary": "...", "scenarios": [...]}``), so a user who has
+the gated upstream data can run it unchanged. The canary (a marker that keeps the
+file out of training corpora) is the official file's one field of its own: it is
+accepted at the top level and in a scenario, and dropped on loading, so no tool,
+prompt or record ever shows it. Any other unknown key is an error naming it.
 """
 
 from __future__ import annotations
@@ -28,6 +31,9 @@ CATEGORIES = (
 )
 
 BUILTIN_DIR = Path(__file__).parent / "scenarios"
+
+CANARY = "canary"  # the official file's own field, never shown to the model
+FILE_FIELDS = ("scenarios", CANARY)  # the keys of a {"scenarios": [...]} file
 
 
 class Experience(BaseModel):
@@ -117,6 +123,12 @@ def _load_file(file: Path) -> list[Scenario]:
     except json.JSONDecodeError as exc:
         raise BenchmarkError(f"{file}: not valid JSON: {exc}") from None
     if isinstance(data, dict) and "scenarios" in data:
+        unknown = sorted(set(data) - set(FILE_FIELDS))
+        if unknown:
+            raise BenchmarkError(
+                f"{file}: field {', '.join(map(repr, unknown))}: not a field of a scenario "
+                f"file (valid: {', '.join(FILE_FIELDS)})"
+            )
         items = data["scenarios"]
         if not isinstance(items, list):
             raise BenchmarkError(f"{file}: field 'scenarios' must be a list")
@@ -130,6 +142,8 @@ def _load_file(file: Path) -> list[Scenario]:
 def _parse(file: Path, index: int, item: Any) -> Scenario:
     name = item.get("id") if isinstance(item, dict) else None
     label = f"scenario {name!r}" if isinstance(name, str) else f"scenario #{index}"
+    if isinstance(item, dict):
+        item = {k: v for k, v in item.items() if k != CANARY}
     try:
         return Scenario.model_validate(item)
     except ValidationError as exc:
