@@ -104,7 +104,9 @@ def _to_openai(message: Message) -> dict[str, Any]:
     if message.role == "tool":
         return {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
     if message.role == "assistant":
-        out: dict[str, Any] = {"role": "assistant", "content": message.content or None}
+        # Content is always a string, "" beside tool calls: OpenAI, vLLM, llama.cpp's server
+        # and Ollama take it, while llama-cpp-python's server answers null with HTTP 500.
+        out: dict[str, Any] = {"role": "assistant", "content": message.content}
         if message.tool_calls:
             out["tool_calls"] = [
                 {
