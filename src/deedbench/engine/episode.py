@@ -14,6 +14,7 @@ from deedbench.engine.tools import ToolBox
 __all__ = [
     "Agent",
     "AgentContext",
+    "ContextExceeded",
     "EpisodeSetup",
     "EpisodeTranscript",
     "InfrastructureError",
@@ -28,13 +29,22 @@ T = TypeVar("T")
 
 
 class Termination(StrEnum):
-    """Why an episode ended; recorded with every episode."""
+    """Why an episode ended; recorded with every episode.
+
+    The three endings after the provider's limits (`OUTPUT_TRUNCATED`: a reply cut at
+    its output token limit; `CONTENT_FILTERED`: a reply stopped by its content filter;
+    `CONTEXT_EXCEEDED`: a prompt over its context window) are no choice of the agent's:
+    the episode is scored on what happened before, and reports count them apart.
+    """
 
     AGENT_FINISHED = "agent_finished"
     USER_STOPPED = "user_stopped"
     TRANSFERRED = "transferred"
     MAX_STEPS = "max_steps"
     TOO_MANY_TOOL_ERRORS = "too_many_tool_errors"
+    OUTPUT_TRUNCATED = "output_truncated"
+    CONTENT_FILTERED = "content_filtered"
+    CONTEXT_EXCEEDED = "context_exceeded"
     INFRASTRUCTURE_ERROR = "infrastructure_error"
 
 
@@ -60,6 +70,14 @@ async def gather_or_abort(coroutines: Iterable[Coroutine[Any, Any, T]]) -> list[
             raise aborted from None
         raise
     return [task.result() for task in tasks]
+
+
+class ContextExceeded(Exception):
+    """The conversation no longer fits the model's context window (the provider said so).
+
+    Only this episode is doomed, and asking again would overflow again: it ends with
+    `Termination.CONTEXT_EXCEEDED` and is scored on what happened until then.
+    """
 
 
 class InfrastructureError(Exception):
@@ -130,7 +148,10 @@ async def run_episode(
 
     With a simulated user and no user message yet, the user opens. `max_tool_errors`
     counts consecutive failed tool calls; a successful call resets it. A tool that
-    ends episodes (a transfer to a human) ends this one when it succeeds.
+    ends episodes (a transfer to a human) ends this one when it succeeds. A reply the
+    provider cut short with no tool call ends the episode with its own termination (it
+    is no answer to give a user, and no refusal), and so does a prompt over the context
+    window, from the agent or from a model-played user.
     """
     messages = list(setup.messages)
     toolbox = setup.toolbox
@@ -150,28 +171,35 @@ async def run_episode(
 
     user = setup.user
     opens = not any(m.role == "user" for m in messages)  # with a user, the user opens
-    if user is not None and opens and not await user_turn(user):
-        return end(Termination.USER_STOPPED)
-    while True:
-        if steps >= setup.max_steps:
-            return end(Termination.MAX_STEPS)
-        try:
-            turn = await agent.next_turn(messages, specs, context)
-        except InfrastructureError as exc:
-            return end(Termination.INFRASTRUCTURE_ERROR, str(exc))
-        steps += 1
-        messages.append(turn)
-        if turn.tool_calls:
-            for call in turn.tool_calls:
-                result = toolbox.call(call)
-                messages.append(result)
-                failed_in_a_row = failed_in_a_row + 1 if result.error else 0
-            if toolbox.ended_by is not None:
-                return end(Termination.TRANSFERRED)
-            if failed_in_a_row >= setup.max_tool_errors:
-                return end(Termination.TOO_MANY_TOOL_ERRORS)
-            continue
-        if user is None:
-            return end(Termination.AGENT_FINISHED)
-        if not await user_turn(user):
+    try:
+        if user is not None and opens and not await user_turn(user):
             return end(Termination.USER_STOPPED)
+        while True:
+            if steps >= setup.max_steps:
+                return end(Termination.MAX_STEPS)
+            try:
+                turn = await agent.next_turn(messages, specs, context)
+            except InfrastructureError as exc:
+                return end(Termination.INFRASTRUCTURE_ERROR, str(exc))
+            steps += 1
+            messages.append(turn)
+            if turn.tool_calls:
+                for call in turn.tool_calls:
+                    result = toolbox.call(call)
+                    messages.append(result)
+                    failed_in_a_row = failed_in_a_row + 1 if result.error else 0
+                if toolbox.ended_by is not None:
+                    return end(Termination.TRANSFERRED)
+                if failed_in_a_row >= setup.max_tool_errors:
+                    return end(Termination.TOO_MANY_TOOL_ERRORS)
+                continue
+            if turn.truncated_by == "length":
+                return end(Termination.OUTPUT_TRUNCATED)
+            if turn.truncated_by == "content_filter":
+                return end(Termination.CONTENT_FILTERED)
+            if user is None:
+                return end(Termination.AGENT_FINISHED)
+            if not await user_turn(user):
+                return end(Termination.USER_STOPPED)
+    except ContextExceeded as exc:
+        return end(Termination.CONTEXT_EXCEEDED, str(exc))
