@@ -151,7 +151,7 @@ def test_nothing_deedbench_writes_contains_the_key(tmp_path: Path) -> None:
 
     with FakeModelServer("openai") as server:
         server.responder = lambda body: Reply(status=500, headers=SOON, error_message=ECHO)
-        failing = run_tac(server, "echoed-500", expect=0)
+        failing = run_tac(server, "echoed-500", expect=1)  # every episode failed
         assert "4 errors" in " ".join(failing.stdout.split())
 
         server.responder = tac_player

@@ -128,7 +128,7 @@ def _write_html(
 
     records = {config.run_id: episodes for config, episodes, _ in loaded}
     path.write_text(render_html(summaries, records), encoding="utf-8")
-    console.print(f"wrote {path}", highlight=False)
+    console.print(f"wrote {path}", highlight=False, markup=False)
 
 
 @app.command()
@@ -225,7 +225,7 @@ def export(
         return
     with open(output, "w", encoding="utf-8", newline="") as handle:
         count = write(handle)
-    console.print(f"wrote {count} episodes to {output}", highlight=False)
+    console.print(f"wrote {count} episodes to {output}", highlight=False, markup=False)
 
 
 def _export_inspect(config: RunConfig, records: list[EpisodeRecord], folder: Path) -> None:
@@ -238,7 +238,10 @@ def _export_inspect(config: RunConfig, records: list[EpisodeRecord], folder: Pat
     from deedbench.interop.inspect_log import write_inspect_logs
 
     for path in write_inspect_logs(config, records, folder):
-        console.print(f"wrote {path}", highlight=False, soft_wrap=True)
+        console.print(f"wrote {path}", highlight=False, soft_wrap=True, markup=False)
     console.print(
-        f"view them with: inspect view --log-dir {folder}", highlight=False, soft_wrap=True
+        f"view them with: inspect view --log-dir {folder}",
+        highlight=False,
+        soft_wrap=True,
+        markup=False,
     )

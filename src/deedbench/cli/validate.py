@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
 from deedbench.cli.app import app, console, data_option, fail, task_options
 from deedbench.engine.benchmark import BenchmarkError
+from deedbench.engine.printable import safe
 
 
 @app.command()
@@ -42,7 +42,8 @@ def validate(
             sys.stdout.write(json.dumps(check.model_dump(mode="json")) + "\n")
     else:
         for check in failed:
-            console.print(f"[red]{check.task}[/red]: " + "; ".join(check.problems), highlight=False)
+            problems = safe("; ".join(check.problems))
+            console.print(f"[red]{safe(check.task)}[/red]: {problems}", highlight=False)
         console.print(f"{len(checks) - len(failed)} of {len(checks)} tasks pass", highlight=False)
     if failed:
         raise typer.Exit(1)
@@ -82,7 +83,7 @@ def rescore(
         highlight=False,
     )
     for rule, count in report.rules.items():
-        console.print(f"  {rule}: {count} passing trajectories", highlight=False)
+        console.print(f"  {safe(rule)}: {count} passing trajectories", highlight=False)
         quote = next(
             v
             for r in report.verdicts
@@ -90,11 +91,11 @@ def rescore(
             for v in r.violations
             if v.startswith(rule + ":")
         )
-        console.print(f"    e.g. {escape(quote[:300])}", highlight=False)
+        console.print(f"    e.g. {safe(quote[:300])}", highlight=False)
     mismatched = [v for v in report.verdicts if not v.reproduced]
     for verdict in mismatched[:10]:
         console.print(
-            f"  [red]not reproduced[/red]: task {verdict.task_id} trial {verdict.trial}: "
+            f"  [red]not reproduced[/red]: task {safe(verdict.task_id)} trial {verdict.trial}: "
             f"recorded r_actions={verdict.recorded_r_actions} "
             f"r_outputs={verdict.recorded_r_outputs}, recomputed {verdict.r_actions} / "
             f"{verdict.r_outputs}",

@@ -241,8 +241,11 @@ def _run_summary(summary: RunSummary) -> str:
             data_status=json.dumps(status),
         ),
     ]
-    if summary.error_examples:
-        items = "".join(_tag("li", escape(text)) for text in summary.error_examples)
+    if summary.error_kinds:
+        items = "".join(
+            _tag("li", escape(f"{k.count} episode{'s' if k.count > 1 else ''}: {k.message}"))
+            for k in summary.error_kinds
+        )
         parts.append(_tag("ul", items, class_="errors"))
     parts.append(_costs(summary))
     rows = [
