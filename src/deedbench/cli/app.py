@@ -99,13 +99,23 @@ def existing_store(store: Path | None) -> Path:
 
 
 def require_run(runs: RunStore, run_id: str) -> RunConfig:
-    """The run's configuration, or a clear error listing the runs the store has."""
-    from deedbench.engine import StoreError
+    """The run's configuration, or a clear error listing the runs the store has.
+
+    The keys its agent and its model-played user read are registered as secrets, so
+    what reading commands print or write is redacted even in records stored before
+    keys were removed from successful replies.
+    """
+    from deedbench.engine import StoreError, register_secret
 
     try:
-        return runs.require_run(run_id)
+        config = runs.require_run(run_id)
     except StoreError as exc:
         raise fail(str(exc)) from None
+    for settings in (config.agent_params, config.user.get("settings") or {}):
+        variable = settings.get("api_key_env")
+        if isinstance(variable, str):
+            register_secret(os.environ.get(variable))
+    return config
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:

@@ -9,7 +9,7 @@ server echoes back never reaches the store, a log or a report.
 
 from __future__ import annotations
 
-__all__ = ["redact", "redact_bytes", "register_secret"]
+__all__ = ["has_secrets", "redact", "redact_bytes", "register_secret"]
 
 _SECRETS: set[str] = set()
 _REDACTED = "[REDACTED]"
@@ -19,6 +19,11 @@ def register_secret(value: str | None) -> None:
     """Remember a secret; short values are ignored (they would redact ordinary words)."""
     if value and len(value) >= 8:
         _SECRETS.add(value)
+
+
+def has_secrets() -> bool:
+    """Whether any secret is registered: without one, redacting is a no-op worth skipping."""
+    return bool(_SECRETS)
 
 
 def redact(text: str) -> str:
