@@ -150,8 +150,12 @@ def load_prices(path: Path | None) -> PriceTable:
 
     try:
         return PriceTable.load(path)
-    except (ValidationError, ValueError) as exc:
+    except (ValidationError, ValueError) as exc:  # a decode error is a ValueError too
         raise fail(f"{path}: not a price table: {exc}") from None
+    except RecursionError:
+        raise fail(f"{path}: not a price table: JSON nested too deeply") from None
+    except OSError as exc:
+        raise fail(f"{path}: cannot be read: {exc.strerror or exc}") from None
 
 
 def task_options(split: str | None, tasks: str | None) -> dict[str, str]:

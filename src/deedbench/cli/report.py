@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import sys
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Annotated
@@ -55,6 +56,8 @@ def _covariate(path: Path | None, column: str | None, key: str | None) -> Covari
         values = read_covariate_csv(path, key or "scenario", column)
     except (OSError, ValueError) as exc:
         raise fail(str(exc)) from None
+    except csv.Error as exc:  # a NUL byte, a field over the csv module's size limit
+        raise fail(f"{path}: not a CSV file: {exc}") from None
     return Covariate(name=column, values=values)
 
 

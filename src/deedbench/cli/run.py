@@ -153,6 +153,7 @@ def run(
     from deedbench.reports import render_summary, summarize
 
     store_path = resolve_store(store)
+    price_table = load_prices(prices)  # a bad price file is found before the run, not after
     if run_id is not None and not RUN_ID_RULE.fullmatch(run_id) and not store_path.exists():
         check_run_id(run_id)  # a new run: refused before the store is created
     with RunStore(store_path) as runs:
@@ -270,7 +271,7 @@ def run(
                 f"then resume with: {_resume_command(benchmark, config.run_id, store_path)}",
                 code=1,
             ) from None
-        summary = summarize(config, runs.episodes(config.run_id), load_prices(prices))
+        summary = summarize(config, runs.episodes(config.run_id), price_table)
     render_summary(summary, console, groupings=["category", "template"])
     console.print(
         f"run id: {config.run_id}  (details: deedbench report {config.run_id})",
@@ -306,6 +307,8 @@ def _parse_model_args(pairs: list[str]) -> dict[str, object]:
             result[key] = json.loads(text)
         except json.JSONDecodeError:
             result[key] = text
+        except RecursionError:
+            raise fail(f"-M {key}: the JSON value is nested too deeply") from None
     return result
 
 
