@@ -44,6 +44,7 @@ def invoke(*args: str) -> Result:
 def hostile_scenarios(folder: Path) -> Path:
     scenario = json.loads((BUILTIN_DIR / "seville_bullfight.json").read_text(encoding="utf-8"))
     scenario["id"] = "evil_show"
+    scenario["category"] = f"animal_fighting {ESCAPES} {MARKUP}"  # printed in every summary
     scenario["input"] = f"Find me a show in seville {ESCAPES} {MARKUP}"
     scenario["experiences"][0]["name"] += ESCAPES + MARKUP
     folder.mkdir()
@@ -83,7 +84,7 @@ def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Result]
 def test_run_prints_no_escape_sequence(hostile_run: tuple[Path, Result]) -> None:
     _, result = hostile_run
     assert result.exit_code == 0, result.output
-    assert_safe(result)
+    assert MARKUP in " ".join(assert_safe(result).split())  # the category, as it is
 
 
 def test_show_prints_escapes_visibly_and_markup_as_it_is(
@@ -108,8 +109,8 @@ def test_reading_commands_print_no_escape_sequence(
     result = invoke(*command, "--store", str(store))
     assert result.exit_code == 0, result.output
     text = assert_safe(result)
-    if command[0] == "audit":  # the scanner quotes the hostile reply
-        assert "\\x1b" in text
+    if command[0] != "compare":  # which shows no category and no transcript
+        assert "\\x1b" in text  # the category, or the scanner's quote of the reply
 
 
 @pytest.fixture
