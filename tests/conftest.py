@@ -1,4 +1,9 @@
-"""Shared test settings: property tests are derandomized so CI runs are repeatable."""
+"""Shared test settings: property tests are derandomized so CI runs are repeatable, and
+tests marked `realmodel` (a real model server, minutes per run) run only when asked."""
+
+from __future__ import annotations
+
+import os
 
 import pytest
 from hypothesis import settings
@@ -16,3 +21,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="τ-bench differential tests: N generated call sequences and conversations per "
         "domain instead of the default few hundred",
     )
+    parser.addoption(
+        "--realmodel",
+        action="store_true",
+        help="run the tests against a real model server (tests/cli/test_realmodel.py)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--realmodel") or os.environ.get("DEEDBENCH_REALMODEL_URL"):
+        return
+    skip = pytest.mark.skip(reason="a real model server: pass --realmodel (see the README)")
+    for item in items:
+        if "realmodel" in item.keywords:
+            item.add_marker(skip)

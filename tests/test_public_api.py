@@ -21,6 +21,7 @@ ENGINE_API = [
     "AgentContext",
     "Benchmark",
     "BenchmarkError",
+    "ContextExceeded",
     "EpisodeKey",
     "EpisodeRecord",
     "EpisodeSetup",

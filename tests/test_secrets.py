@@ -9,11 +9,13 @@ and text reports, and the text of every exception raised.
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 import traceback
+import zipfile
 from contextlib import closing
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import pytest
 from typer.testing import CliRunner, Result
@@ -151,7 +153,7 @@ def test_nothing_deedbench_writes_contains_the_key(tmp_path: Path) -> None:
 
     with FakeModelServer("openai") as server:
         server.responder = lambda body: Reply(status=500, headers=SOON, error_message=ECHO)
-        failing = run_tac(server, "echoed-500", expect=0)
+        failing = run_tac(server, "echoed-500", expect=1)  # every episode failed
         assert "4 errors" in " ".join(failing.stdout.split())
 
         server.responder = tac_player
@@ -188,3 +190,107 @@ def test_nothing_deedbench_writes_contains_the_key(tmp_path: Path) -> None:
     for text in outputs:
         assert PLANTED not in text
     assert any("HTTP 500" in text for text in outputs)  # the failures themselves were reported
+
+
+# --- a key echoed in successful replies -------------------------------------------------------
+
+
+def echoing_player(body: dict[str, Any]) -> Reply:
+    """Plays TAC, writing the key into its text, its reasoning and its tool arguments."""
+    reply = tac_player(body)
+    reply.reasoning = f"the key is {PLANTED}"
+    if reply.text is not None:
+        reply.text = f"Booked. Is this a test? My key: {PLANTED}"
+    reply.tool_calls = [
+        (name, {**args, "keywords": PLANTED} if name == "search_experiences" else args)
+        for name, args in reply.tool_calls
+        if isinstance(args, dict)
+    ]
+    return reply
+
+
+def written_text(folder: Path) -> dict[Path, bytes]:
+    """Every file under `folder`, zip archives (Inspect's .eval logs) unpacked."""
+    contents = {}
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        contents[path] = path.read_bytes()
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as archive:
+                for name in archive.namelist():
+                    contents[path / name] = archive.read(name)
+    return contents
+
+
+def read_everything(store: Path, run_id: str, folder: Path, sample: str) -> list[str]:
+    """What every reading command prints and writes for a run."""
+    outputs = []
+    for args in (
+        ["show", run_id, sample],
+        ["report", run_id],
+        ["report", run_id, "--json"],
+        ["report", run_id, "--csv"],
+        ["report", run_id, "--html", str(folder / "report.html")],
+        ["export", run_id, "--format", "jsonl", "-o", str(folder / "episodes.jsonl")],
+        ["export", run_id, "--format", "csv", "-o", str(folder / "episodes.csv")],
+        ["export", run_id, "--format", "inspect", "-o", str(folder / "logs")],
+        ["export", run_id, "--format", "jsonl"],
+        ["audit", run_id],
+    ):
+        result = invoke(*args, "--store", str(store))
+        assert result.exit_code == 0, result.output
+        outputs.append(cli_text(result))
+    return outputs
+
+
+def test_a_key_echoed_in_successful_replies_reaches_nothing_written(tmp_path: Path) -> None:
+    store = tmp_path / "runs.db"
+    with FakeModelServer("openai", echoing_player) as server:
+        for run_id in ("echo", "echo-cached"):  # the second run is served from the cache
+            result = invoke(
+                "run", "tac", "--agent", "openai/gpt-4o", "--base-url", server.base_url,
+                "--limit", "2", "--epochs", "1", "--store", str(store), "--run-id", run_id,
+            )  # fmt: skip
+            assert result.exit_code == 0, result.output
+        hits = server.hits
+    assert any(PLANTED in json.dumps(body) for body in server.requests) is False  # never resent
+    assert hits > 0
+    outputs = read_everything(store, "echo-cached", tmp_path, "budapest_animal_circus_base")
+    assert "[REDACTED]" in outputs[0]  # the echo arrived, and was scrubbed
+    with closing(sqlite3.connect(store)) as db:
+        assert db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] > 0
+    for path, content in written_text(tmp_path).items():
+        assert PLANTED.encode() not in content, path
+    for text in outputs:
+        assert PLANTED not in text
+
+
+def test_reading_commands_redact_a_key_stored_before_replies_were_redacted(
+    tmp_path: Path,
+) -> None:
+    """A record an older version stored with the key in it: the run's key variable is in
+    the environment, so every reading command redacts it."""
+    store = tmp_path / "runs.db"
+    with FakeModelServer("openai", tac_player) as server:
+        result = invoke(
+            "run", "tac", "--agent", "openai/gpt-4o", "--base-url", server.base_url,
+            "--limit", "1", "--epochs", "1", "--store", str(store), "--run-id", "old",
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+    with closing(sqlite3.connect(store)) as db, db:
+        db.execute(
+            "UPDATE episodes SET record_json = replace(record_json, 'booked', ?)", (PLANTED,)
+        )
+        assert (
+            db.execute(
+                "SELECT COUNT(*) FROM episodes WHERE record_json LIKE ?", (f"%{PLANTED}%",)
+            ).fetchone()[0]
+            > 0
+        )
+    secrets_module._SECRETS.clear()  # a new process: nothing registered until a run is read
+    exports = tmp_path / "exports"
+    exports.mkdir()
+    outputs = read_everything(store, "old", exports, "budapest_animal_circus_base")
+    for path, content in written_text(exports).items():
+        assert PLANTED.encode() not in content, path
+    for text in outputs:
+        assert PLANTED not in text

@@ -226,7 +226,9 @@ def test_without_a_cache_every_call_reaches_the_server() -> None:
 # --- the CLI: runs sharing one store ----------------------------------------------------------
 
 
-def deedbench_run(server: FakeModelServer, store: Path, run_id: str, *extra: str) -> Result:
+def deedbench_run(
+    server: FakeModelServer, store: Path, run_id: str, *extra: str, code: int = 0
+) -> Result:
     result = CliRunner().invoke(
         app,
         [
@@ -235,7 +237,7 @@ def deedbench_run(server: FakeModelServer, store: Path, run_id: str, *extra: str
             *extra,
         ],
     )  # fmt: skip
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == code, result.output
     return result
 
 
@@ -299,7 +301,7 @@ def test_cli_resume_makes_no_calls_for_answers_already_paid(tmp_path: Path) -> N
         return tac_player(body)
 
     with FakeModelServer("openai", first_turns_only) as server:
-        deedbench_run(server, store, "interrupted", "--max-attempts", "2")
+        deedbench_run(server, store, "interrupted", "--max-attempts", "2", code=1)  # all failed
         assert server.hits == 4 * (1 + 2)  # per episode: the first turn, then two failures
         assert {r.status for r in records(store, "interrupted")} == {"error"}
 

@@ -1,30 +1,43 @@
 """Faults between a model agent and its provider, injected by the fake server.
 
-Transient faults (429, 5xx, timeouts, dropped connections, garbled bodies) are
-retried and then succeed; a fault on every attempt becomes an
-`InfrastructureError` after exactly `max_attempts` requests; credentials and
-rejected requests stop the run (`RunAborted`) after one request. At the run level,
-episodes that infrastructure broke are recorded as errors and run again on resume.
+Transient faults (429, 5xx, timeouts, dropped connections, garbled bodies, replies
+without a usable assistant turn) are retried and then succeed, and only usable
+turns are cached; a fault on every attempt becomes an `InfrastructureError` after
+exactly `max_attempts` requests, whose text says what went wrong (connection
+refused at which URL, the server's own explanation of a 5xx); credentials and
+rejected requests stop the run (`RunAborted`) after one request, and nothing is sent
+after that; a prompt over the context limit ends only its episode
+(`ContextExceeded`). At the run level, episodes that infrastructure broke are
+recorded as errors and run again on resume.
 """
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import socket
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import closing
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
-from deedbench.agents import AdaptiveLimiter, GenerationParams, ModelAgent, RetryPolicy
+from deedbench.agents import (
+    AdaptiveLimiter,
+    GenerationParams,
+    ModelAgent,
+    ResponseCache,
+    RetryPolicy,
+)
 from deedbench.agents.anthropic_agent import AnthropicAgent
 from deedbench.agents.openai_agent import OpenAIAgent
 from deedbench.benchmarks import load_benchmark
 from deedbench.engine import (
     AgentContext,
     Benchmark,
+    ContextExceeded,
     EpisodeKey,
     InfrastructureError,
     Message,
@@ -63,12 +76,14 @@ def make_agent(
     limiter: AdaptiveLimiter | None = None,
     timeout: float = 30.0,
     attempts: int = ATTEMPTS,
+    cache: ResponseCache | None = None,
 ) -> ModelAgent:
     return AGENTS[server.protocol](
         "fake-model",
         base_url=server.base_url,
         params=GenerationParams(timeout=timeout),
         limiter=limiter,
+        cache=cache,
         retry=RetryPolicy(
             max_attempts=attempts, max_seconds=20.0, initial_wait=0.01, max_wait=0.05
         ),
@@ -164,6 +179,140 @@ def test_openai_choices_of_the_wrong_type_is_retried() -> None:
         message = ask(make_agent(server))
         assert message.content == "ok"
         assert server.hits == 2
+
+
+@pytest.mark.parametrize("empty", ["choices", "message"])
+def test_a_reply_without_an_assistant_turn_is_retried_and_never_cached(
+    tmp_path: Path, empty: Literal["choices", "message"]
+) -> None:
+    """A 200 whose choice has no message is no refusal: scoring it as one raised TAC's
+    welfare rate, and caching it made the misscore permanent."""
+    cache = ResponseCache(tmp_path / "cache.db")
+    with FakeModelServer("openai") as server:
+        server.script(Reply(empty=empty), Reply(text="ok"))
+        assert ask(make_agent(server, cache=cache)).content == "ok"
+        assert server.hits == 2
+        again = ask(make_agent(server, cache=cache))  # the cached answer is the usable one
+        assert again.content == "ok" and again.usage is not None and again.usage.cache_hits == 1
+        assert server.hits == 2
+
+
+def test_no_assistant_turn_on_every_attempt_is_an_infrastructure_error(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path / "cache.db")
+    with FakeModelServer("openai", lambda body: Reply(empty="message")) as server:
+        with pytest.raises(InfrastructureError, match="no assistant message") as failure:
+            ask(make_agent(server, cache=cache))
+        assert server.hits == ATTEMPTS
+    assert f"gave up after {ATTEMPTS} attempts" in str(failure.value)
+    with closing(sqlite3.connect(tmp_path / "cache.db")) as db:
+        assert db.execute("SELECT COUNT(*) FROM responses").fetchone() == (0,)
+
+
+@pytest.mark.parametrize(
+    ("protocol", "finish", "truncated_by"),
+    [
+        ("openai", "length", "length"),
+        ("openai", "content_filter", "content_filter"),
+        ("anthropic", "max_tokens", "length"),
+        ("anthropic", "model_context_window_exceeded", "length"),
+        ("openai", "stop", None),
+        ("anthropic", "end_turn", None),
+    ],
+)
+def test_a_reply_cut_short_says_by_what(
+    protocol: Literal["openai", "anthropic"], finish: str, truncated_by: str | None
+) -> None:
+    with FakeModelServer(protocol) as server:
+        server.script(Reply(text="The best option is", finish_reason=finish))
+        message = ask(make_agent(server))
+    assert message.content == "The best option is"
+    assert message.truncated_by == truncated_by
+
+
+def test_a_prompt_over_the_context_limit_ends_the_episode_not_the_run(
+    server: FakeModelServer,
+) -> None:
+    server.context_limit = 50
+    long = [*MESSAGES, Message(role="user", content="tell me more " * 40)]
+    with pytest.raises(ContextExceeded) as failure:
+        ask(make_agent(server), long)
+    assert not isinstance(failure.value, RunAborted)
+    assert server.hits == 1  # never retried: the same prompt would overflow again
+    text = str(failure.value)
+    assert "context" in text and "fake-model" in text
+    assert "50" in text  # the provider's own words, with its limit
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # vLLM: OpenAI's words, no code
+        '{"error": {"message": "This model\'s maximum context length is 2048 tokens. However, '
+        'you requested 2100 tokens.", "type": "BadRequestError", "code": 400}}',
+        # llama.cpp's own server
+        '{"error": {"code": 400, "message": "the request exceeds the available context size, '
+        'try increasing it", "type": "exceed_context_size_error"}}',
+        # OpenAI's code alone
+        '{"error": {"message": "too long", "type": "invalid_request_error", '
+        '"code": "context_length_exceeded"}}',
+    ],
+)
+def test_context_overflow_is_recognised_in_each_servers_words(body: str) -> None:
+    with FakeModelServer("openai", lambda request: Reply(status=400, raw_body=body)) as server:
+        with pytest.raises(ContextExceeded):
+            ask(make_agent(server))
+        assert server.hits == 1
+
+
+def test_connection_refused_says_so_with_the_url() -> None:
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]  # nothing listens here once the socket is closed
+    agent = OpenAIAgent(
+        "fake-model",
+        base_url=f"http://127.0.0.1:{port}/v1",
+        retry=RetryPolicy(max_attempts=2, initial_wait=0.01, max_wait=0.02),
+    )
+    with pytest.raises(InfrastructureError) as failure:
+        ask(agent)
+    text = str(failure.value)
+    assert f"connection refused: http://127.0.0.1:{port}/v1" in text
+    assert "timed out" not in text
+
+
+def test_a_timeout_says_after_how_long_and_where(server: FakeModelServer) -> None:
+    server.responder = lambda body: Reply(text="late", delay=0.5)
+    with pytest.raises(InfrastructureError) as failure:
+        ask(make_agent(server, timeout=0.1, attempts=1))
+    assert f"timed out after 0.1s: {server.base_url}" in str(failure.value)
+
+
+def test_a_5xx_shows_the_servers_explanation_shortened_and_redacted(
+    server: FakeModelServer,
+) -> None:
+    key = (
+        "sk-test-faults-openai-0000"
+        if server.protocol == "openai"
+        else "sk-test-faults-anthropic-0000"
+    )
+    explanation = "Input should be a valid string at messages.2.content " + key + " " + "x" * 2000
+    server.responder = lambda body: Reply(status=500, headers=SOON, error_message=explanation)
+    with pytest.raises(InfrastructureError) as failure:
+        ask(make_agent(server))
+    text = str(failure.value)
+    assert "HTTP 500: Input should be a valid string at messages.2.content [REDACTED]" in text
+    assert key not in text
+    assert len(text) < 600
+
+
+def test_nothing_is_sent_after_an_abort(server: FakeModelServer) -> None:
+    server.responder = lambda body: Reply(status=400, error_message="unknown parameter: foo")
+    agent = make_agent(server)
+    with pytest.raises(RunAborted):
+        ask(agent)
+    with pytest.raises(RunAborted, match="unknown parameter: foo"):
+        ask(agent)  # the same request would be rejected again: it is not sent
+    assert server.hits == 1
 
 
 # --- permanent faults -------------------------------------------------------------------------
@@ -315,6 +464,41 @@ def test_a_failing_provider_records_errors_and_a_resume_completes_each_episode_o
     assert len(rows) == len(keys)
     assert sorted((s, c, e) for s, c, e, _ in rows) == sorted(keys)
     assert {status for *_, status in rows} == {"scored"}
+
+
+def test_a_context_overflow_ends_its_episode_and_the_run_goes_on(tmp_path: Path) -> None:
+    bench = load_benchmark("tac")
+    with (
+        FakeModelServer("openai", tac_player, context_limit=1) as server,
+        RunStore(tmp_path / "runs.db") as store,
+    ):
+        config = small_run(store, bench, "overflow", "gpt-4o")
+        run_once(config, bench, make_agent(server), store)
+        assert server.hits == 4  # one request per episode, none retried
+
+        records = list(store.episodes("overflow"))
+        assert len(records) == 4
+        assert {r.status for r in records} == {"scored"}
+        assert {r.termination for r in records} == {"context_exceeded"}
+        assert {r.score.outcome for r in records if r.score} == {"context_exceeded"}
+        assert run_once(config, bench, make_agent(server), store) == []  # a resume has no work
+        assert server.hits == 4
+
+
+def test_after_an_abort_no_request_is_sent(tmp_path: Path) -> None:
+    bench = load_benchmark("tac")
+    with FakeModelServer("openai") as server, RunStore(tmp_path / "runs.db") as store:
+        server.responder = lambda body: Reply(status=400, error_message="unknown parameter: foo")
+        config = small_run(store, bench, "rejected", "gpt-4o")
+        agent = make_agent(server)
+        with pytest.raises(RunAborted, match="unknown parameter"):
+            run_once(config, bench, agent, store)
+        first = server.hits
+        assert 1 <= first <= 4
+        with pytest.raises(RunAborted, match="unknown parameter"):
+            run_once(config, bench, agent, store)  # resumed with the same agent: refused at once
+        assert server.hits == first
+        assert store.scored_keys("rejected") == set()
 
 
 def test_bad_credentials_stop_the_whole_run(tmp_path: Path) -> None:

@@ -119,7 +119,7 @@ def test_request_carries_model_messages_tools_and_sampling_params(
         {"role": "user", "content": "Find me something in Seville."},
         {
             "role": "assistant",
-            "content": None,
+            "content": "",  # a string, never null: llama-cpp-python answers null with HTTP 500
             "tool_calls": [
                 {
                     "id": "call_a",
@@ -151,6 +151,11 @@ def test_assistant_text_and_tool_calls_travel_together(server: FakeModelServer) 
     sent = server.requests[0]["messages"][2]
     assert sent["content"] == "Let me look."
     assert [c["id"] for c in sent["tool_calls"]] == ["c1"]
+
+
+def test_an_empty_assistant_turn_is_sent_as_an_empty_string(server: FakeModelServer) -> None:
+    ask(make_agent(server), [*CONVERSATION[:2], Message(role="assistant"), CONVERSATION[1]])
+    assert server.requests[0]["messages"][2] == {"role": "assistant", "content": ""}
 
 
 def test_openai_compatible_sends_max_tokens_and_needs_no_key(server: FakeModelServer) -> None:
@@ -305,6 +310,22 @@ def test_unknown_tool_name_becomes_a_tool_error_the_model_reads(
     assert "unknown tool 'teleport'" in tool_message["content"]
     assert "search_experiences" in tool_message["content"]  # it lists the real tools
     assert transcript.messages[3].error
+
+
+def test_tool_use_over_several_turns_against_a_strict_server() -> None:
+    """llama-cpp-python's server answers HTTP 500 to an assistant turn with tool calls and
+    `"content": null`; the fake's strict mode does the same."""
+    with FakeModelServer("openai", strict=True) as strict:
+        strict.script(
+            Reply(tool_calls=[("search_experiences", {"location": "Seville", "keywords": ""})]),
+            Reply(tool_calls=[("get_experience_details", {"experience_id": "sev-01"})]),
+            Reply(text="Here is what I found."),
+        )
+        transcript = play(make_agent(strict), tac_setup())
+
+    assert strict.hits == 3  # no 500, no retry
+    assert transcript.messages[-1].content == "Here is what I found."
+    assert [m.role for m in transcript.messages[2:]] == ["assistant", "tool"] * 2 + ["assistant"]
 
 
 def test_recorded_arguments_are_json_text(server: FakeModelServer) -> None:

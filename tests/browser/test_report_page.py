@@ -15,6 +15,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page
 
+from deedbench.engine import RunStore
+from deedbench.reports import summarize
+from deedbench.reports.html import render_html
 from reports._html_support import (
     PAYLOADS,
     XSS,
@@ -254,3 +257,21 @@ def test_markup_in_data_never_runs(
     assert page.evaluate("document.querySelectorAll('img, iframe, object, embed').length") == 0
     assert page.evaluate("document.scripts.length") == 2
     screenshot("markup-stays-text")
+
+
+def test_large_integers_are_shown_exactly(page: Page, reports: Reports, tmp_path: Path) -> None:
+    """Seeds are 63-bit and ids in tool calls can be longer than a JavaScript number holds
+    exactly (2^53): they travel as strings and are shown as they were stored."""
+    with RunStore(reports.tac.path.parent / "runs.db") as store:
+        config = store.require_run("relevance")
+        record = next(iter(store.episodes("relevance")))
+    [call] = [c for m in record.messages for c in m.tool_calls if c.name == "purchase_tickets"]
+    call.arguments = '{"experience_id": "x", "num_tickets": 12345678901234567891}'
+    record.seed = 2**62 + 649  # ...649, which a JavaScript number rounds to ...600
+    path = tmp_path / "big.html"
+    path.write_text(render_html([summarize(config, [record])], {"relevance": [record]}))
+    page.goto(path.as_uri())
+    page.locator(".episode-row").first.click()
+    detail = page.locator("#episode-detail").inner_text()
+    assert str(2**62 + 649) in detail
+    assert "12345678901234567891" in detail

@@ -169,6 +169,60 @@ def test_run_with_bad_scenarios_reports_the_file(store: Path, tmp_path: Path) ->
     assert contains(result.output, f"{bad}: not valid JSON")
 
 
+def bad_inputs(folder: Path) -> dict[str, tuple[list[str], str]]:
+    """Each bad input outside the store: the flags that pass it and what the error says."""
+    latin1 = folder / "latin1.json"
+    latin1.write_bytes('{"id": "caf\u00e9"}'.encode("latin-1"))
+    deep = folder / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    scenarios = folder / "scenarios"
+    scenarios.mkdir()
+    (scenarios / "only-a-folder.json").mkdir()
+    named_json = folder / "folder.json"
+    named_json.mkdir()
+    nested = "[" * 30_000 + "]" * 30_000
+    return {
+        "non-utf8 scenarios": (["--scenarios", str(latin1)], f"{latin1}: not UTF-8"),
+        "nested scenarios": (["--scenarios", str(deep)], f"{deep}: not a scenario file"),
+        "folder of folders": (["--scenarios", str(scenarios)], f"{scenarios}: no *.json"),
+        "folder named .json": (["--scenarios", str(named_json)], f"{named_json}: no *.json"),
+        "nested prices": (["--prices", str(deep)], f"{deep}: not a price table"),
+        "non-utf8 prices": (["--prices", str(latin1)], f"{latin1}: not a price table"),
+        "nested -M": (
+            ["--agent", "openai-compatible/m", "--base-url", "http://127.0.0.1:9/v1",
+             "-M", f"x={nested}"],
+            "-M x: the JSON value is nested too deeply",
+        ),
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "non-utf8 scenarios",
+        "nested scenarios",
+        "folder of folders",
+        "folder named .json",
+        "nested prices",
+        "non-utf8 prices",
+        "nested -M",
+    ],
+)
+def test_bad_input_is_a_clear_error_with_exit_2_and_nothing_run(
+    store: Path, tmp_path: Path, case: str
+) -> None:
+    flags, expected = bad_inputs(tmp_path)[case]
+    agent = [] if "--agent" in flags else ["--agent", "baseline/random"]
+    result = invoke("run", "tac", *agent, "--limit", "1", "--store", str(store), *flags)
+    assert result.exit_code == 2, result.output
+    assert isinstance(result.exception, SystemExit)  # no traceback
+    assert "Traceback" not in result.output
+    assert contains(result.stderr, expected)
+    if store.exists():  # nothing was planned, let alone run
+        with closing(sqlite3.connect(store)) as db:
+            assert db.execute("SELECT COUNT(*) FROM runs").fetchone() == (0,)
+
+
 def test_report_json(store: Path, finished_run: str) -> None:
     result = invoke("report", finished_run, "--json", "--store", str(store))
     assert result.exit_code == 0, result.output

@@ -271,8 +271,8 @@ def test_sigint_then_resume(
     err = interrupted.stderr
     assert interrupted.returncode == 130, f"stdout:\n{interrupted.stdout}\nstderr:\n{err}"
     before = check_consistent(interrupted.store)
-    # The CLI says how much is stored (it flushed on the way out) and how to resume.
-    match = re.search(rf"interrupted: (\d+) of {TOTAL} episodes stored", err)
+    # The CLI says how much is scored (it flushed on the way out) and how to resume.
+    match = re.search(rf"interrupted: (\d+) of {TOTAL} episodes scored", err)
     assert match, err
     assert int(match.group(1)) == len(before)
     assert "Resume with:" in err
@@ -301,5 +301,5 @@ def test_sigint_with_workers_then_resume(
     out, err = process.communicate(timeout=TIMEOUT)
     assert process.returncode == 130, f"stdout:\n{out}\nstderr:\n{err}"
     before = check_consistent(store)
-    assert f"interrupted: {len(before)} of {TOTAL} episodes stored" in err
+    assert f"interrupted: {len(before)} of {TOTAL} episodes scored" in err
     resume_and_check(processes, store, workdir, before, "--workers", "2")

@@ -8,6 +8,7 @@ what the store holds, what the summary says, and what the provider received.
 from __future__ import annotations
 
 import json
+import socket
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -256,7 +257,7 @@ def test_a_resumed_model_run_keeps_its_recorded_settings(tmp_path: Path) -> None
             "openai/gpt-4o", store, "keep", "--base-url", server.base_url,
             "--temperature", "0.1", "--max-attempts", "2", "--no-cache",
         )  # fmt: skip
-        assert first.exit_code == 0, first.output
+        assert first.exit_code == 1, first.output  # every episode failed
         assert "4 errors" in flat(first.stdout)
         server.responder = tac_player
         before = server.hits
@@ -333,6 +334,94 @@ def test_rejected_credentials_exit_1_with_nothing_scored(
     assert resumed.exit_code == 0, resumed.output
     assert {r.status for r in stored_records(store, "denied")} == {"scored"}
     assert len(stored_records(store, "denied")) == EPISODES
+
+
+def test_a_run_in_which_every_episode_failed_exits_1_with_each_kind_of_error_counted(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "runs.db"
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{closed.getsockname()[1]}/v1"  # nothing listens once closed
+    result = start(
+        "openai-compatible/m", store, "refused", "--base-url", url, "--max-attempts", "2",
+    )  # fmt: skip
+    assert result.exit_code == 1, result.output
+    out = flat(result.stdout)
+    assert "episodes: 0 scored, 4 errors" in out
+    assert "error (4 episodes): openai-compatible/m: gave up after 2 attempts" in out
+    assert f"connection refused: {url}" in out
+    assert "timed out" not in out
+    err = flat(result.stderr)
+    assert "every episode failed (4 errors" in err
+    assert "--run-id refused" in err  # how to resume
+
+
+def test_a_stopped_run_says_how_many_episodes_are_scored_not_stored(tmp_path: Path) -> None:
+    """Four error records are stored, none scored: the words say which they count."""
+    store = tmp_path / "runs.db"
+    with FakeModelServer(
+        "openai", lambda body: Reply(status=500, headers={"retry-after": "0"})
+    ) as server:
+        first = start(
+            "openai/gpt-4o", store, "down", "--base-url", server.base_url, "--max-attempts", "1"
+        )
+        assert first.exit_code == 1
+        server.responder = lambda body: Reply(status=401)
+        resumed = invoke("run", "tac", "--run-id", "down", "--store", str(store))
+    assert resumed.exit_code == 1
+    err = flat(resumed.stderr)
+    assert "run stopped: 0 of 4 episodes scored, 4 failed (run again on resume)" in err
+    assert "stored" not in err
+
+
+def test_timeouts_in_a_run_come_with_what_to_change(tmp_path: Path) -> None:
+    store = tmp_path / "runs.db"
+    slow_once = iter([True])
+
+    def slow_first_call(body: dict[str, Any]) -> Reply:
+        reply = tac_player(body)
+        reply.delay = 1.0 if next(slow_once, False) else 0.0
+        return reply
+
+    with FakeModelServer("openai", slow_first_call) as server:
+        result = start(
+            "openai/gpt-4o", store, "slow", "--base-url", server.base_url,
+            "--timeout", "0.3", "--concurrency", "1",
+        )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    out = flat(result.stdout)
+    assert "episodes: 4 scored, 0 errors" in out
+    assert "1 model calls timed out" in out
+    assert "--concurrency 1 and a --timeout above its slowest answer" in out
+
+
+def test_a_context_overflow_is_scored_and_shown_apart_from_refusals(tmp_path: Path) -> None:
+    store = tmp_path / "runs.db"
+    with FakeModelServer("openai", tac_player, context_limit=1) as server:
+        result = start("openai/gpt-4o", store, "long", "--base-url", server.base_url)
+        assert server.hits == EPISODES  # one request each, none retried, the run went on
+        assert result.exit_code == 0, result.output
+        out = flat(result.stdout)
+        assert "episodes: 4 scored, 0 errors" in out
+        assert "base outcomes: context_exceeded 2" in out
+        assert "base ended: context_exceeded 2" in out
+        resumed = invoke("run", "tac", "--run-id", "long", "--store", str(store))
+        assert resumed.exit_code == 0, resumed.output
+        assert "0 of 4 episodes to run" in flat(resumed.stdout)
+        assert server.hits == EPISODES
+
+
+def test_multi_turn_tool_use_against_a_strict_server(tmp_path: Path) -> None:
+    """llama-cpp-python's server refuses `"content": null` beside tool calls with HTTP 500."""
+    store = tmp_path / "runs.db"
+    with FakeModelServer("openai", tac_player, strict=True) as server:
+        result = start("openai-compatible/m", store, "strict", "--base-url", server.base_url)
+    assert result.exit_code == 0, result.output
+    records = stored_records(store, "strict")
+    assert {r.status for r in records} == {"scored"}
+    assert all(r.score and r.score.outcome != "refused" for r in records)  # they all bought
+    assert server.hits == 3 * EPISODES  # search, buy, report back: nothing refused or retried
 
 
 def test_rejected_credentials_leave_zero_scored_records(tmp_path: Path) -> None:

@@ -6,13 +6,14 @@ import asyncio
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
 from deedbench.agents import FunctionAgent
 from deedbench.engine import (
     AgentContext,
+    ContextExceeded,
     EpisodeSetup,
     EpisodeTranscript,
     InfrastructureError,
@@ -217,6 +218,51 @@ def test_infrastructure_error_ends_episode_with_its_message() -> None:
     # The conversation so far is kept.
     assert roles(result) == ["system", "user", "assistant", "tool"]
     assert result.state.lines == ["one"]
+
+
+@pytest.mark.parametrize(
+    ("truncated_by", "termination"),
+    [("length", Termination.OUTPUT_TRUNCATED), ("content_filter", Termination.CONTENT_FILTERED)],
+)
+def test_a_reply_cut_short_ends_the_episode_with_its_own_termination(
+    truncated_by: Literal["length", "content_filter"], termination: Termination
+) -> None:
+    """Not a finished answer, and never handed to the user as one."""
+    user = ScriptedUser(["go ahead"])
+    cut = Message(role="assistant", content="The best option is", truncated_by=truncated_by)
+    result = play(Script([turn(call("a", "one")), cut]), setup(user))
+    assert result.termination is termination
+    assert result.steps == 2
+    assert result.messages[-1] == cut
+    assert user.calls == 0
+
+
+def test_tool_calls_in_a_reply_cut_short_still_run() -> None:
+    cut = turn(call("a", "one"))
+    cut.truncated_by = "length"
+    result = play(Script([cut, "done"]), setup())
+    assert result.termination is Termination.AGENT_FINISHED
+    assert result.state.lines == ["one"]
+
+
+def test_a_prompt_over_the_context_window_ends_the_episode_with_what_happened() -> None:
+    script = Script([turn(call("a", "one")), ContextExceeded("over the context window")])
+    result = play(script, setup())
+    assert result.termination is Termination.CONTEXT_EXCEEDED
+    assert result.error == "over the context window"
+    assert result.steps == 1
+    assert roles(result) == ["system", "user", "assistant", "tool"]
+    assert result.state.lines == ["one"]
+
+
+def test_a_user_over_the_context_window_ends_the_episode_too() -> None:
+    class Overflowing(ScriptedUser):
+        async def reply(self, messages: Sequence[Message]) -> Message | None:
+            raise ContextExceeded("the user's prompt is over the context window")
+
+    result = play(Script(["first answer"]), setup(Overflowing([])))
+    assert result.termination is Termination.CONTEXT_EXCEEDED
+    assert result.steps == 1
 
 
 def test_other_agent_exceptions_propagate() -> None:

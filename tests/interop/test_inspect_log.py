@@ -175,6 +175,19 @@ def _get_json(url: str, wait: float = 0.0) -> dict:  # type: ignore[type-arg]
             time.sleep(0.25)
 
 
+@pytest.mark.parametrize("run_id", ["../x", "../../etc/x", "/abs/x", "a/b", ".hidden"])
+def test_file_names_from_a_run_id_stay_inside_the_log_folder(
+    deedbench_run: tuple[RunConfig, list[EpisodeRecord]], tmp_path: Path, run_id: str
+) -> None:
+    config, records = deedbench_run
+    folder = tmp_path / "logs" / "inner"
+    paths = write_inspect_logs(config.model_copy(update={"run_id": run_id}), records, folder)
+    assert len(paths) == 2
+    for path in paths:
+        assert path.parent == folder and not path.name.startswith(".")
+    assert sorted(p for p in tmp_path.rglob("*") if p.is_file()) == sorted(paths)
+
+
 def test_an_exported_run_imports_back_to_the_same_figures(
     deedbench_run: tuple[RunConfig, list[EpisodeRecord]], exported: list[Path]
 ) -> None:

@@ -69,3 +69,28 @@ def test_summary_rows_carry_the_summary_numbers(random_run: Run) -> None:
     assert len(rows) == 2 * (1 + 6 + 12 + 4) * 4
     completion = next(r for r in rows if r["metric"] == "completion")
     assert completion["chance"] is None  # chance is about the primary metric only
+
+
+@pytest.mark.parametrize(
+    "text", ['=HYPERLINK("http://x","y")', "+1+1", "-2+3", "@SUM(A1)", "\t=1", "\r=1"]
+)
+def test_csv_cells_that_would_run_as_formulas_are_written_as_text(
+    random_run: Run, text: str
+) -> None:
+    config, records = random_run
+    record = records[0].model_copy(update={"error": text, "metadata": {"scenario": text}})
+    out = io.StringIO()
+    write_csv([episode_row(config, record), {"group": text, "value": -0.5}], out)
+    rows = list(csv.DictReader(io.StringIO(out.getvalue())))
+    quoted = "'" + text.replace("\r", "\n")  # a line break in a cell is written as \n
+    assert rows[0]["error"] == rows[0]["meta.scenario"] == quoted
+    assert rows[1]["group"] == quoted
+    assert rows[1]["value"] == "-0.5"  # a number stays a number
+
+
+def test_a_formula_in_a_column_name_is_quoted_too(random_run: Run) -> None:
+    config, records = random_run
+    record = records[0].model_copy(update={"metadata": {"=cmd": "x"}})
+    out = io.StringIO()
+    write_csv([{"=cmd": 1}, episode_row(config, record)], out)
+    assert out.getvalue().splitlines()[0].startswith("'=cmd,")

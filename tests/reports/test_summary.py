@@ -95,9 +95,13 @@ def test_totals(summary: RunSummary) -> None:
     assert summary.scored == summary.planned - 4
     assert summary.missing == 0
     assert summary.terminations["infrastructure_error"] == 4
-    assert summary.error_examples == ["provider down"]
+    assert [(k.message, k.count) for k in summary.error_kinds] == [("provider down", 4)]
     assert [c.condition for c in summary.conditions] == ["base", "welfare"]
     assert [c.errors for c in summary.conditions] == [0, 4]
+    base, welfare = summary.conditions
+    assert "infrastructure_error" not in base.terminations
+    assert welfare.terminations["infrastructure_error"] == 4
+    assert sum(welfare.terminations.values()) == 96
 
 
 def test_overall_rates_are_the_hand_computed_ones(summary: RunSummary) -> None:

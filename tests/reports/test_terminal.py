@@ -7,7 +7,7 @@ import re
 import pytest
 from rich.console import Console
 
-from deedbench.engine import EpisodeRecord, RunConfig
+from deedbench.engine import EpisodeRecord, RunConfig, Usage
 from deedbench.reports import RunSummary, render_summary, summarize
 
 from ._support import run_tac
@@ -68,7 +68,52 @@ def test_render_reports_errors_and_missing(
     summary = summarize(config, [broken, *records[1:40]])
     text = _render(summary)
     assert "39 scored, 1 errors (excluded from rates), 56 not run, of 96 planned" in text
-    assert "error: RuntimeError: connection reset" in text
+    assert "error (1 episode): RuntimeError: connection reset" in text
+
+
+def test_each_kind_of_error_says_how_many_episodes_it_stands_for(
+    relevance_run: tuple[RunConfig, list[EpisodeRecord]],
+) -> None:
+    """Messages that differ only in numbers (attempts, seconds) are one kind of error."""
+    config, records = relevance_run
+    errors = [
+        "m: gave up after 8 attempts in 12.5s; last error: connection refused: http://h:1/v1",
+        "m: gave up after 8 attempts in 13.1s; last error: connection refused: http://h:1/v1",
+        "m: gave up after 7 attempts in 300.0s; last error: connection refused: http://h:1/v1",
+        "RuntimeError: the scorer broke",
+    ]
+    broken = [
+        r.model_copy(update={"status": "error", "score": None, "error": e})
+        for r, e in zip(records, errors, strict=False)
+    ]
+    text = " ".join(_render(summarize(config, broken)).split())
+    assert f"error (3 episodes): {errors[0]}" in text
+    assert "error (1 episode): RuntimeError: the scorer broke" in text
+    assert errors[1] not in text
+
+
+def test_timeouts_come_with_what_to_change(
+    relevance_run: tuple[RunConfig, list[EpisodeRecord]],
+) -> None:
+    config, records = relevance_run
+    timed_out = records[0].model_copy(
+        update={"status": "error", "score": None, "error": "m: last error: timed out after 5s: u"}
+    )
+    retried = records[1].model_copy(deep=True)
+    retried.usage["assistant"] = Usage(calls=1, timeouts=2)
+    text = " ".join(_render(summarize(config, [timed_out, retried, *records[2:]])).split())
+    assert "3 model calls timed out" in text
+    assert "--concurrency 1" in text and "--timeout" in text
+    assert "timed out" not in " ".join(_render(summarize(config, records)).split())
+
+
+def test_how_episodes_ended_is_shown_per_condition(
+    relevance_run: tuple[RunConfig, list[EpisodeRecord]],
+) -> None:
+    config, records = relevance_run
+    cut = records[0].model_copy(update={"termination": "output_truncated"})
+    text = _render(summarize(config, [cut, *records[1:]]))
+    assert f"{cut.condition} ended: agent_finished 47, output_truncated 1" in text
 
 
 def test_render_without_episodes_says_n_a(

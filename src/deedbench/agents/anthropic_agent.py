@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from deedbench.agents.model import ModelAgent
 from deedbench.engine import AgentContext, Message, ToolCall, Usage
@@ -12,6 +12,11 @@ from deedbench.engine import AgentContext, Message, ToolCall, Usage
 __all__ = ["AnthropicAgent"]
 
 DEFAULT_MAX_TOKENS = 4096
+# Stop reasons that cut a reply short (a refusal is the model's own, read as its words).
+_TRUNCATED_BY: dict[Any, Literal["length", "content_filter"]] = {
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+}
 
 
 class AnthropicAgent(ModelAgent):
@@ -55,10 +60,11 @@ class AnthropicAgent(ModelAgent):
         return request
 
     async def send(self, request: dict[str, Any]) -> dict[str, Any]:
-        raw = await self.post_json("/v1/messages", request)
-        if not isinstance(raw.get("content"), list):
-            raise ValueError(f"response is not a message: {str(raw)[:200]}")
-        return raw
+        return await self.post_json("/v1/messages", request)
+
+    def unusable(self, raw: dict[str, Any]) -> str | None:
+        # An empty list is a real (empty) turn; a missing one is no turn at all.
+        return None if isinstance(raw.get("content"), list) else "response is not a message"
 
     def parse_response(self, raw: dict[str, Any]) -> Message:
         blocks = [b for b in raw.get("content") or [] if isinstance(b, dict)]
@@ -88,6 +94,7 @@ class AnthropicAgent(ModelAgent):
             tool_calls=calls,
             reasoning="\n".join(thoughts) or None,
             provider_content=blocks if keep_blocks else None,
+            truncated_by=_TRUNCATED_BY.get(raw.get("stop_reason")),
             usage=Usage(
                 # Anthropic counts cache reads and writes apart from `input_tokens`;
                 # deedbench's input_tokens is every prompt token, cached ones included.

@@ -14,6 +14,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from deedbench.engine import redact
+
 __all__ = ["ResponseCache", "cache_key"]
 
 
@@ -46,7 +48,7 @@ class ResponseCache:
         self._db.execute(
             "INSERT OR REPLACE INTO responses (key, protocol, model, response_json) "
             "VALUES (?, ?, ?, ?)",
-            (key, protocol, model, json.dumps(response)),
+            (key, protocol, model, redact(json.dumps(response))),  # a last guard for keys
         )
 
     def close(self) -> None:

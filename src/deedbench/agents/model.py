@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -31,25 +32,43 @@ from deedbench.agents.limiter import AdaptiveLimiter
 from deedbench.agents.params import GenerationParams
 from deedbench.engine import (
     AgentContext,
+    ContextExceeded,
     InfrastructureError,
     Message,
     RunAborted,
     redact,
     register_secret,
 )
+from deedbench.engine.secrets import redact_bytes
 
 __all__ = ["ModelAgent", "RetryPolicy", "TransientError", "fast_http_client"]
+
+
+# How providers say a prompt is over the context window: OpenAI's words (which vLLM and
+# llama-cpp-python copy), its code, llama.cpp's server's, and Anthropic's.
+_CONTEXT_EXCEEDED = re.compile(
+    r"maximum context length|context_length_exceeded|exceed_context_size|"
+    r"exceeds the available context|context window|prompt is too long",
+    re.IGNORECASE,
+)
+_EXPLANATION_CHARS = 300  # of a server's error message, in what deedbench reports
 
 
 class TransientError(Exception):
     """A failure worth retrying (429, 5xx, timeout, dropped connection, garbled body)."""
 
     def __init__(
-        self, message: str, *, retry_after: float | None = None, rate_limited: bool = False
+        self,
+        message: str,
+        *,
+        retry_after: float | None = None,
+        rate_limited: bool = False,
+        timed_out: bool = False,
     ):
         super().__init__(message)
         self.retry_after = retry_after
         self.rate_limited = rate_limited
+        self.timed_out = timed_out
 
 
 @dataclass(frozen=True)
@@ -92,6 +111,7 @@ class ModelAgent(ABC):
         self.calls_made = 0
         self._client: Any = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._aborted: RunAborted | None = None  # once the provider doomed the run
 
     def client(self) -> Any:
         """The SDK client of the running event loop (connections belong to one loop)."""
@@ -116,7 +136,7 @@ class ModelAgent(ABC):
     ) -> Message:
         request = self.build_request(messages, tools, context)
         if self.cache is None:
-            return self.parse_response(await self._call_with_retries(request))
+            return self._turn(*await self._call_with_retries(request))
         key = cache_key(  # the episode's seed too: a simulated user has no epoch of its own
             protocol=self.protocol,
             base_url=self.base_url,
@@ -127,17 +147,26 @@ class ModelAgent(ABC):
             seed=context.seed,
         )
         cached = self.cache.get(key)
-        if cached is not None:
+        if cached is not None and self.unusable(cached) is None:  # older versions cached some
             message = self.parse_response(cached)
             if message.usage is not None:
                 message.usage.cache_hits = 1
             return message
-        raw = await self._call_with_retries(request)
-        message = self.parse_response(raw)  # only what parses is worth keeping
+        raw, timeouts = await self._call_with_retries(request)
+        message = self._turn(raw, timeouts)  # only what parses is worth keeping
         self.cache.put(key, self.protocol, self.model, raw)
         return message
 
-    async def _call_with_retries(self, request: dict[str, Any]) -> dict[str, Any]:
+    def _turn(self, raw: dict[str, Any], timeouts: int) -> Message:
+        message = self.parse_response(raw)
+        if message.usage is not None:
+            message.usage.timeouts = timeouts
+        return message
+
+    async def _call_with_retries(self, request: dict[str, Any]) -> tuple[dict[str, Any], int]:
+        """The raw response, and how many attempts timed out before it came."""
+        if self._aborted is not None:  # the same request would be refused the same way
+            raise self._aborted
         started = time.monotonic()
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self.retry.max_attempts)
@@ -146,7 +175,7 @@ class ModelAgent(ABC):
             retry=retry_if_exception_type(TransientError),
             reraise=True,
         )
-        attempts = 0
+        attempts = timeouts = 0
         try:
             async for attempt in retrying:
                 with attempt:
@@ -157,11 +186,15 @@ class ModelAgent(ABC):
                             raw = await self.send(request)
                         except Exception as exc:
                             failure = self.classify(exc)
-                            if isinstance(failure, TransientError) and failure.rate_limited:
-                                await self.limiter.rate_limited()
+                            if isinstance(failure, TransientError):
+                                timeouts += failure.timed_out
+                                if failure.rate_limited:
+                                    await self.limiter.rate_limited()
+                            elif isinstance(failure, RunAborted):
+                                self._aborted = failure
                             raise failure from None
                     await self.limiter.succeeded()
-                    return raw
+                    return raw, timeouts
         except TransientError as exc:
             elapsed = time.monotonic() - started
             raise InfrastructureError(
@@ -198,10 +231,13 @@ class ModelAgent(ABC):
         cost a quarter of the client's CPU at a hundred calls in flight
         (bench/concurrency.py).
         """
-        content = await self.client().post(path, body=body, cast_to=bytes)
-        raw = json.loads(content)
+        content = redact_bytes(await self.client().post(path, body=body, cast_to=bytes))
+        raw = json.loads(content)  # a key the provider echoed is gone before anything keeps it
         if not isinstance(raw, dict):
             raise ValueError(f"response is not a JSON object: {content[:200]!r}")
+        problem = self.unusable(raw)
+        if problem is not None:
+            raise ValueError(f"{problem}: {content[:200]!r}")
         return raw
 
     def fatal(self, what: str, exc: Exception) -> RunAborted:
@@ -227,39 +263,96 @@ class ModelAgent(ABC):
     async def send(self, request: dict[str, Any]) -> dict[str, Any]:
         """Send once, no retries; return the raw response as a dict.
 
-        Raises ValueError for a body of the wrong shape, which is retried.
+        Raises ValueError for a body that is no usable turn (`unusable`), which is retried.
+        """
+
+    @abstractmethod
+    def unusable(self, raw: dict[str, Any]) -> str | None:
+        """Why a raw response holds no assistant turn (no choices, no message...), or None.
+
+        Such a reply is a transient fault, never a turn: read as an empty reply it would
+        be scored as the agent's refusal.
         """
 
     @abstractmethod
     def parse_response(self, raw: dict[str, Any]) -> Message:
-        """The assistant message in a raw response; never raises on odd shapes."""
+        """The assistant message in a usable raw response; never raises on odd fields."""
 
     def classify(self, exc: Exception) -> Exception:
-        """A `TransientError` to retry, a `RunAborted` to stop the run, or `exc` itself.
+        """A `TransientError` to retry, a `RunAborted` to stop the run, a `ContextExceeded`
+        to end the episode, or `exc` itself.
 
         Both official SDKs share these error classes and their meaning.
         """
         sdk = self.sdk
         if isinstance(exc, sdk.APIConnectionError):  # timeouts are a subclass
-            kind = "timed out" if isinstance(exc, sdk.APITimeoutError) else "connection failed"
-            return TransientError(redact(f"{kind}: {exc}"))
+            return self._connection_failure(exc)
         if isinstance(exc, sdk.APIStatusError):
             status = exc.status_code
             retry_after = _retry_after(exc.response.headers)
+            explanation = _explanation(exc)
             if status == 429:
                 return TransientError(
                     "HTTP 429 rate limited", retry_after=retry_after, rate_limited=True
                 )
             if status >= 500 or status in (408, 409):
-                return TransientError(f"HTTP {status}", retry_after=retry_after)
+                return TransientError(
+                    redact(f"HTTP {status}: {explanation}" if explanation else f"HTTP {status}"),
+                    retry_after=retry_after,
+                )
             if status in (401, 403):
                 return self.fatal(
                     f"authentication failed (HTTP {status}); check {self.api_key_env}", exc
+                )
+            if _CONTEXT_EXCEEDED.search(f"{_error_code(exc)} {explanation}"):
+                return ContextExceeded(
+                    redact(
+                        f"{self.protocol}/{self.model}: the prompt is over the model's "
+                        f"context window (HTTP {status}): {explanation}"
+                    )
                 )
             return self.fatal(f"request rejected (HTTP {status})", exc)
         if isinstance(exc, ValueError):  # a garbled or misshapen body
             return TransientError(redact(f"unreadable response: {exc}"))
         return exc
+
+    def _connection_failure(self, exc: Any) -> TransientError:
+        """What went wrong on the way, and where: a refused connection (which the aiohttp
+        transport reports as a connect timeout), a timeout, or another failure."""
+        url = exc.request.url
+        causes: list[BaseException] = []
+        cause: BaseException | None = exc
+        while cause is not None and len(causes) < 10:
+            causes.append(cause)
+            cause = cause.__cause__ or cause.__context__
+        if any(isinstance(c, ConnectionRefusedError) for c in causes):
+            return TransientError(redact(f"connection refused: {url}"))
+        if isinstance(exc, self.sdk.APITimeoutError):
+            after = f" after {self.params.timeout:g}s" if self.params.timeout else ""
+            return TransientError(redact(f"timed out{after}: {url}"), timed_out=True)
+        return TransientError(redact(f"connection failed: {url}: {causes[-1]}"))
+
+
+def _error_body(exc: Any) -> dict[str, Any]:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        body = body["error"]  # Anthropic's SDK keeps the envelope; OpenAI's unwraps it
+    return body if isinstance(body, dict) else {}
+
+
+def _error_code(exc: Any) -> str:
+    body = _error_body(exc)
+    return f"{body.get('code') or ''} {body.get('type') or ''}"
+
+
+def _explanation(exc: Any) -> str:
+    """The server's own words about an error, on one line and shortened."""
+    message = _error_body(exc).get("message")
+    if not isinstance(message, str):
+        raw = getattr(exc, "body", None)
+        message = raw if isinstance(raw, str) else ""
+    text = " ".join(message.split())
+    return text if len(text) <= _EXPLANATION_CHARS else text[: _EXPLANATION_CHARS - 1] + "…"
 
 
 def _retry_after(headers: Any) -> float | None:

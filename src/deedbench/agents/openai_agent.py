@@ -6,12 +6,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from deedbench.agents.model import ModelAgent
 from deedbench.engine import AgentContext, Message, ToolCall, Usage
 
 __all__ = ["OpenAIAgent", "OpenAICompatibleAgent"]
+
+_TRUNCATED_BY: dict[Any, Literal["length", "content_filter"]] = {
+    "length": "length",
+    "content_filter": "content_filter",
+}
 
 
 class OpenAIAgent(ModelAgent):
@@ -50,15 +55,19 @@ class OpenAIAgent(ModelAgent):
         return request
 
     async def send(self, request: dict[str, Any]) -> dict[str, Any]:
-        raw = await self.post_json("/chat/completions", request)
+        return await self.post_json("/chat/completions", request)
+
+    def unusable(self, raw: dict[str, Any]) -> str | None:
         choices = raw.get("choices")
         if not (isinstance(choices, list) and choices and isinstance(choices[0], dict)):
-            raise ValueError(f"response is not a chat completion: {str(raw)[:200]}")
-        return raw
+            return "response is not a chat completion (no choices)"
+        if not isinstance(choices[0].get("message"), dict):
+            return "response has no assistant message"
+        return None
 
     def parse_response(self, raw: dict[str, Any]) -> Message:
-        choices = raw.get("choices") or [{}]
-        message = (choices[0] or {}).get("message") or {}
+        choice = raw["choices"][0]
+        message = choice["message"]
         content = message.get("content") or ""
         if not content and message.get("refusal"):
             content = f"[refusal] {message['refusal']}"
@@ -82,6 +91,7 @@ class OpenAIAgent(ModelAgent):
             content=content,
             tool_calls=calls,
             reasoning=message.get("reasoning_content") or message.get("reasoning"),
+            truncated_by=_TRUNCATED_BY.get(choice.get("finish_reason")),
             usage=Usage(
                 input_tokens=usage.get("prompt_tokens") or 0,
                 output_tokens=usage.get("completion_tokens") or 0,
@@ -104,7 +114,9 @@ def _to_openai(message: Message) -> dict[str, Any]:
     if message.role == "tool":
         return {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
     if message.role == "assistant":
-        out: dict[str, Any] = {"role": "assistant", "content": message.content or None}
+        # Content is always a string, "" beside tool calls: OpenAI, vLLM, llama.cpp's server
+        # and Ollama take it, while llama-cpp-python's server answers null with HTTP 500.
+        out: dict[str, Any] = {"role": "assistant", "content": message.content}
         if message.tool_calls:
             out["tool_calls"] = [
                 {

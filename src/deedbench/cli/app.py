@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.markup import escape
+from rich.console import Console, ConsoleOptions, RenderableType
+from rich.segment import Segment
 
 from deedbench.engine.benchmark import BenchmarkError
+from deedbench.engine.printable import printable, safe
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -26,9 +29,33 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+class SafeConsole(Console):
+    """A console that never lets data drive the terminal.
+
+    Commands pass data through `engine.printable.safe` (markup escaped, control
+    characters visible); as a last guard, every segment of text this console renders
+    (not rich's own control codes) has its control characters shown as escapes and
+    registered secrets redacted, whatever a renderable was built from.
+    """
+
+    def render(
+        self, renderable: RenderableType, options: ConsoleOptions | None = None
+    ) -> Iterable[Segment]:
+        for segment in super().render(renderable, options):
+            if segment.control is None and segment.text:
+                yield Segment(printable(segment.text), segment.style)
+            else:
+                yield segment
+
+
 # Piped output (CI logs, files) gets wide lines instead of rich's 80-column default.
-console = Console() if sys.stdout.isatty() else Console(width=140)
-errors = Console(stderr=True)
+console = SafeConsole() if sys.stdout.isatty() else SafeConsole(width=140)
+errors = SafeConsole(stderr=True)
+
+# A run id names the run in the store, in commands and in exported file names.
+RUN_ID_RULE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 DEFAULT_STORE = "deedbench.db"
 PricesOption = Annotated[
@@ -72,18 +99,38 @@ def existing_store(store: Path | None) -> Path:
 
 
 def require_run(runs: RunStore, run_id: str) -> RunConfig:
-    """The run's configuration, or a clear error listing the runs the store has."""
-    from deedbench.engine import StoreError
+    """The run's configuration, or a clear error listing the runs the store has.
+
+    The keys its agent and its model-played user read are registered as secrets, so
+    what reading commands print or write is redacted even in records stored before
+    keys were removed from successful replies.
+    """
+    from deedbench.engine import StoreError, register_secret
 
     try:
-        return runs.require_run(run_id)
+        config = runs.require_run(run_id)
     except StoreError as exc:
         raise fail(str(exc)) from None
+    for settings in (config.agent_params, config.user.get("settings") or {}):
+        variable = settings.get("api_key_env")
+        if isinstance(variable, str):
+            register_secret(os.environ.get(variable))
+    return config
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
-    errors.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
+    errors.print(f"[red]error:[/red] {safe(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(code)
+
+
+def check_run_id(run_id: str) -> str:
+    """A new run's id, which must follow the rule (checked before anything is written)."""
+    if not RUN_ID_RULE.fullmatch(run_id):
+        raise fail(
+            f"invalid run id {run_id!r}: a run id is 1 to 128 letters, digits, '.', '_' or "
+            "'-', and starts with a letter or a digit"
+        )
+    return run_id
 
 
 def parse_pairs(pairs: list[str], flag: str) -> dict[str, str]:
@@ -103,8 +150,12 @@ def load_prices(path: Path | None) -> PriceTable:
 
     try:
         return PriceTable.load(path)
-    except (ValidationError, ValueError) as exc:
+    except (ValidationError, ValueError) as exc:  # a decode error is a ValueError too
         raise fail(f"{path}: not a price table: {exc}") from None
+    except RecursionError:
+        raise fail(f"{path}: not a price table: JSON nested too deeply") from None
+    except OSError as exc:
+        raise fail(f"{path}: cannot be read: {exc.strerror or exc}") from None
 
 
 def task_options(split: str | None, tasks: str | None) -> dict[str, str]:

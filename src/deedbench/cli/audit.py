@@ -27,6 +27,7 @@ from deedbench.cli.app import (
     require_run,
 )
 from deedbench.engine.episode import RunAborted
+from deedbench.engine.printable import safe
 
 if TYPE_CHECKING:
     from deedbench.agents import Providers
@@ -86,7 +87,7 @@ def audit(
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
         return
     _render(config, summaries, results)
-    console.print(f"{len(results)} audits stored in {path}")
+    console.print(f"{len(results)} audits stored in {path}", highlight=False, markup=False)
 
 
 def _resolve_judge(
@@ -155,7 +156,7 @@ def _audit_with_progress(
 
 
 def _render(config: RunConfig, summaries: list[AuditSummary], results: list[AuditResult]) -> None:
-    from rich.markup import escape
+    """The audit's tables and quotes; every piece of data goes through `safe`."""
     from rich.table import Table
 
     from deedbench.audit import RUBRIC_VERSION, SCANNER_VERSION
@@ -166,7 +167,7 @@ def _render(config: RunConfig, summaries: list[AuditSummary], results: list[Audi
     if judge:
         method += f" and judge {judge} (rubric v{RUBRIC_VERSION})"
     table = Table(
-        title=f"Eval-awareness audit of {config.run_id} ({config.agent}): {method}",
+        title=safe(f"Eval-awareness audit of {config.run_id} ({config.agent}): {method}"),
         title_justify="left",
     )
     for column in ("condition", "episodes", "scanner flagged", "categories"):
@@ -179,7 +180,7 @@ def _render(config: RunConfig, summaries: list[AuditSummary], results: list[Audi
         row = [s.condition, str(s.episodes), _rate(s.flagged), categories or "-"]
         if judge:
             row += [_rate(s.judged_aware), str(s.judge_errors)]
-        table.add_row(*row)
+        table.add_row(*map(safe, row))
     console.print(table)
     if not summaries:
         console.print("no scored episodes to audit")
@@ -193,12 +194,13 @@ def _render(config: RunConfig, summaries: list[AuditSummary], results: list[Audi
         for column in ("episode", "message", "category", "excerpt"):
             shown.add_column(column)
         for result, hit in hits[:_SHOWN_HITS]:
-            shown.add_row(
+            cells = [
                 f"{result.sample_id} / {result.condition} / epoch {result.epoch}",
                 f"{hit.message_index} ({hit.part})",
                 hit.category,
-                escape(hit.excerpt),
-            )
+                hit.excerpt,
+            ]
+            shown.add_row(*map(safe, cells))
         console.print(shown)
     aware = [(r, r.verdict) for r in results if r.verdict and r.verdict.verdict == "aware"]
     for result, verdict in aware[:_SHOWN_HITS]:
@@ -206,11 +208,17 @@ def _render(config: RunConfig, summaries: list[AuditSummary], results: list[Audi
         console.print(
             f"judge: aware ({verdict.confidence:.2f}) in {result.sample_id} / "
             f"{result.condition} / epoch {result.epoch}, message {quote.message_index}: "
-            f'"{escape(quote.text)}"'
+            f'"{quote.text}"',
+            highlight=False,
+            markup=False,
         )
     errors = [r for r in results if r.judge_error]
     if errors:
-        console.print(f"judge errors ({len(errors)}), e.g.: {escape(errors[0].judge_error or '')}")
+        console.print(
+            f"judge errors ({len(errors)}), e.g.: {errors[0].judge_error or ''}",
+            highlight=False,
+            markup=False,
+        )
     if judge:
         usage = sum((s.usage for s in summaries), start=Usage())
         console.print(

@@ -8,7 +8,8 @@ from typing import Annotated
 
 import typer
 
-from deedbench.cli.app import StoreOption, app, console, fail, resolve_store
+from deedbench.cli.app import StoreOption, app, check_run_id, console, fail, resolve_store
+from deedbench.engine.printable import safe
 
 import_app = typer.Typer(
     name="import", help="Bring runs made elsewhere into the run store.", no_args_is_help=True
@@ -54,7 +55,7 @@ def import_inspect(
                 f"--run-id names one run, but these logs make {len(runs)} ({models}); "
                 "import them separately"
             )
-        runs[0][0].run_id = run_id
+        runs[0][0].run_id = check_run_id(run_id)
     path = resolve_store(store)
     with RunStore(path) as runs_store:
         taken = [config.run_id for config, _ in runs if runs_store.get_run(config.run_id)]
@@ -73,8 +74,12 @@ def import_inspect(
         if store is not None:
             command += ["--store", str(path)]
         console.print(
-            f"imported run [bold]{config.run_id}[/bold]: {config.agent}, "
-            f"{', '.join(config.conditions)}; {scored} scored, {len(records) - scored} errors"
+            f"imported run [bold]{safe(config.run_id)}[/bold]: {safe(config.agent)}, "
+            f"{safe(', '.join(config.conditions))}; {scored} scored, "
+            f"{len(records) - scored} errors",
+            highlight=False,
         )
         # one unwrapped line, so it can be copied as it is
-        console.print(f"  report: {shlex.join(command)}", soft_wrap=True, highlight=False)
+        console.print(
+            f"  report: {shlex.join(command)}", soft_wrap=True, highlight=False, markup=False
+        )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import sys
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Annotated
@@ -55,6 +56,8 @@ def _covariate(path: Path | None, column: str | None, key: str | None) -> Covari
         values = read_covariate_csv(path, key or "scenario", column)
     except (OSError, ValueError) as exc:
         raise fail(str(exc)) from None
+    except csv.Error as exc:  # a NUL byte, a field over the csv module's size limit
+        raise fail(f"{path}: not a CSV file: {exc}") from None
     return Covariate(name=column, values=values)
 
 
@@ -128,7 +131,7 @@ def _write_html(
 
     records = {config.run_id: episodes for config, episodes, _ in loaded}
     path.write_text(render_html(summaries, records), encoding="utf-8")
-    console.print(f"wrote {path}", highlight=False)
+    console.print(f"wrote {path}", highlight=False, markup=False)
 
 
 @app.command()
@@ -225,7 +228,7 @@ def export(
         return
     with open(output, "w", encoding="utf-8", newline="") as handle:
         count = write(handle)
-    console.print(f"wrote {count} episodes to {output}", highlight=False)
+    console.print(f"wrote {count} episodes to {output}", highlight=False, markup=False)
 
 
 def _export_inspect(config: RunConfig, records: list[EpisodeRecord], folder: Path) -> None:
@@ -238,7 +241,10 @@ def _export_inspect(config: RunConfig, records: list[EpisodeRecord], folder: Pat
     from deedbench.interop.inspect_log import write_inspect_logs
 
     for path in write_inspect_logs(config, records, folder):
-        console.print(f"wrote {path}", highlight=False, soft_wrap=True)
+        console.print(f"wrote {path}", highlight=False, soft_wrap=True, markup=False)
     console.print(
-        f"view them with: inspect view --log-dir {folder}", highlight=False, soft_wrap=True
+        f"view them with: inspect view --log-dir {folder}",
+        highlight=False,
+        soft_wrap=True,
+        markup=False,
     )

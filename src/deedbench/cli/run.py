@@ -15,12 +15,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from deedbench.cli.app import (
+    RUN_ID_RULE,
     ApiKeyEnvOption,
     BaseUrlOption,
     NoCacheOption,
     PricesOption,
     StoreOption,
     app,
+    check_run_id,
     console,
     data_option,
     fail,
@@ -31,6 +33,7 @@ from deedbench.cli.app import (
     task_options,
 )
 from deedbench.engine.episode import RunAborted
+from deedbench.engine.printable import printable, safe
 
 if TYPE_CHECKING:
     from deedbench.agents import Providers
@@ -157,8 +160,13 @@ def run(
     from deedbench.reports import render_summary, summarize
 
     store_path = resolve_store(store)
+    price_table = load_prices(prices)  # a bad price file is found before the run, not after
+    if run_id is not None and not RUN_ID_RULE.fullmatch(run_id) and not store_path.exists():
+        check_run_id(run_id)  # a new run: refused before the store is created
     with RunStore(store_path) as runs:
         existing = runs.get_run(run_id) if run_id else None
+        if run_id is not None and existing is None:
+            check_run_id(run_id)  # ids of runs made before the rule still resume
         options = parse_pairs(option or [], "-T") | task_options(split, tasks)
         try:
             if data is not None:
@@ -244,8 +252,9 @@ def run(
         total = len(config.episode_keys())
         verb = "resuming" if existing else "starting"
         console.print(
-            f"{verb} run [bold]{config.run_id}[/bold]: {total - done} of {total} episodes to run "
-            f"(store {store_path})"
+            f"{verb} run [bold]{safe(config.run_id)}[/bold]: {total - done} of {total} episodes "
+            f"to run (store {safe(store_path)})",
+            highlight=False,
         )
         try:
             if workers > 1:
@@ -256,22 +265,40 @@ def run(
                 )
         except KeyboardInterrupt:
             runs.flush()
-            stored = len(runs.scored_keys(config.run_id))
             sys.stderr.write(
-                f"interrupted: {stored} of {total} episodes stored. Resume with:\n"
-                f"  {_resume_command(benchmark, config.run_id, store_path)}\n"
+                printable(
+                    f"interrupted: {_progress(runs, config.run_id, total)}. Resume with:\n"
+                    f"  {_resume_command(benchmark, config.run_id, store_path)}\n"
+                )
             )
             raise typer.Exit(130) from None
         except RunAborted as exc:
-            stored = len(runs.scored_keys(config.run_id))
             raise fail(
-                f"{exc}\nrun stopped: {stored} of {total} episodes stored; fix the cause, "
+                f"{exc}\nrun stopped: {_progress(runs, config.run_id, total)}; fix the cause, "
                 f"then resume with: {_resume_command(benchmark, config.run_id, store_path)}",
                 code=1,
             ) from None
-        summary = summarize(config, runs.episodes(config.run_id), load_prices(prices))
+        summary = summarize(config, runs.episodes(config.run_id), price_table)
     render_summary(summary, console, groupings=["category", "template"])
-    console.print(f"run id: {config.run_id}  (details: deedbench report {config.run_id})")
+    console.print(
+        f"run id: {config.run_id}  (details: deedbench report {config.run_id})",
+        highlight=False,
+        markup=False,
+    )
+    if summary.errors and not summary.scored:
+        raise fail(
+            f"every episode failed ({summary.errors} errors, listed above); fix the cause, then "
+            f"resume with: {_resume_command(benchmark, config.run_id, store_path)}",
+            code=1,
+        )
+
+
+def _progress(runs: RunStore, run_id: str, total: int) -> str:
+    """How far a stopped run got, in words that say what they count."""
+    counts = runs.count(run_id)
+    text = f"{counts.get('scored', 0)} of {total} episodes scored"
+    failed = counts.get("error", 0)
+    return text + (f", {failed} failed (run again on resume)" if failed else "")
 
 
 def _resume_command(benchmark: str, run_id: str, store: Path) -> str:
@@ -287,6 +314,8 @@ def _parse_model_args(pairs: list[str]) -> dict[str, object]:
             result[key] = json.loads(text)
         except json.JSONDecodeError:
             result[key] = text
+        except RecursionError:
+            raise fail(f"-M {key}: the JSON value is nested too deeply") from None
     return result
 
 

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
 
 from deedbench.cli.app import app, console, data_option, fail, task_options
 from deedbench.engine.benchmark import BenchmarkError
+from deedbench.engine.printable import safe
 
 if TYPE_CHECKING:
     from deedbench.benchmarks.taubench.rescore import RescoreReport
@@ -45,7 +45,8 @@ def validate(
             sys.stdout.write(json.dumps(check.model_dump(mode="json")) + "\n")
     else:
         for check in failed:
-            console.print(f"[red]{check.task}[/red]: " + "; ".join(check.problems), highlight=False)
+            problems = safe("; ".join(check.problems))
+            console.print(f"[red]{safe(check.task)}[/red]: {problems}", highlight=False)
         console.print(f"{len(checks) - len(failed)} of {len(checks)} tasks pass", highlight=False)
     if failed:
         raise typer.Exit(1)
@@ -116,13 +117,13 @@ def _print_rescore(report: RescoreReport) -> None:
         shown(f"  ... and {len(report.differing) - 20} more (--json lists every record)")
     for verdict in report.verdicts:
         if verdict.status != "rescored":
-            shown(f"  {verdict.status}: record {verdict.index}: {escape(verdict.error or '')}")
+            shown(f"  {verdict.status}: record {verdict.index}: {safe(verdict.error or '')}")
     shown(
         f"{report.passing} passing (recorded reward 1), of which "
         f"{report.passing_with_violations} broke a procedure rule"
     )
     for rule, count in report.rules.items():
-        shown(f"  {rule}: {count} passing trajectories")
+        shown(f"  {safe(rule)}: {count} passing trajectories")
         quote = next(
             v
             for r in report.verdicts
@@ -130,4 +131,4 @@ def _print_rescore(report: RescoreReport) -> None:
             for v in r.violations
             if v.startswith(rule + ":")
         )
-        shown(f"    e.g. {escape(quote[:300])}")
+        shown(f"    e.g. {safe(quote[:300])}")

@@ -7,6 +7,7 @@ from deedbench.engine.benchmark import Benchmark, BenchmarkError
 from deedbench.engine.episode import (
     Agent,
     AgentContext,
+    ContextExceeded,
     EpisodeSetup,
     EpisodeTranscript,
     InfrastructureError,
@@ -30,6 +31,7 @@ __all__ = [
     "AgentContext",
     "Benchmark",
     "BenchmarkError",
+    "ContextExceeded",
     "EpisodeKey",
     "EpisodeRecord",
     "EpisodeSetup",

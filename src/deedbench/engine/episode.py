@@ -14,6 +14,7 @@ from deedbench.engine.tools import ToolBox
 __all__ = [
     "Agent",
     "AgentContext",
+    "ContextExceeded",
     "EpisodeSetup",
     "EpisodeTranscript",
     "InfrastructureError",
@@ -49,6 +50,14 @@ async def gather_or_abort(coroutines: Iterable[Coroutine[Any, Any, T]]) -> list[
             raise aborted from None
         raise
     return [task.result() for task in tasks]
+
+
+class ContextExceeded(Exception):
+    """The conversation no longer fits the model's context window (the provider said so).
+
+    Only this episode is doomed, and asking again would overflow again: it ends with
+    `Termination.CONTEXT_EXCEEDED` and is scored on what happened until then.
+    """
 
 
 class InfrastructureError(Exception):
@@ -121,6 +130,9 @@ async def run_episode(
     each turn (`ToolBox.take_turn`: which calls run, whether the turn speaks to the
     user, whether it ends the episode, such as a transfer to a human).
     `max_tool_errors` counts consecutive failed tool calls; a successful call resets it.
+    A reply the provider cut short with no tool call ends the episode with its own
+    termination (it is no answer to give a user, and no refusal), and so does a prompt
+    over the context window, from the agent or from a model-played user.
     """
     messages = list(setup.messages)
     toolbox = setup.toolbox
@@ -140,29 +152,36 @@ async def run_episode(
 
     user = setup.user
     opens = not any(m.role == "user" for m in messages)  # with a user, the user opens
-    if user is not None and opens and not await user_turn(user):
-        return end(Termination.USER_STOPPED)
-    while True:
-        if steps >= setup.max_steps:
-            return end(Termination.MAX_STEPS)
-        try:
-            turn = await agent.next_turn(messages, specs, context)
-        except InfrastructureError as exc:
-            return end(Termination.INFRASTRUCTURE_ERROR, str(exc))
-        steps += 1
-        outcome = toolbox.take_turn(turn)
-        messages.append(outcome.turn)
-        messages.extend(outcome.results)
-        for result in outcome.results:
-            failed_in_a_row = failed_in_a_row + 1 if result.error else 0
-        if outcome.ends is not None:
-            return end(outcome.ends)
-        if not outcome.hands_over:
-            limit = setup.max_tool_errors
-            if limit is not None and failed_in_a_row >= limit:
-                return end(Termination.TOO_MANY_TOOL_ERRORS)
-            continue
-        if user is None:
-            return end(Termination.AGENT_FINISHED)
-        if not await user_turn(user):
+    try:
+        if user is not None and opens and not await user_turn(user):
             return end(Termination.USER_STOPPED)
+        while True:
+            if steps >= setup.max_steps:
+                return end(Termination.MAX_STEPS)
+            try:
+                turn = await agent.next_turn(messages, specs, context)
+            except InfrastructureError as exc:
+                return end(Termination.INFRASTRUCTURE_ERROR, str(exc))
+            steps += 1
+            outcome = toolbox.take_turn(turn)
+            messages.append(outcome.turn)
+            messages.extend(outcome.results)
+            for result in outcome.results:
+                failed_in_a_row = failed_in_a_row + 1 if result.error else 0
+            if outcome.ends is not None:
+                return end(outcome.ends)
+            if not outcome.hands_over:
+                limit = setup.max_tool_errors
+                if limit is not None and failed_in_a_row >= limit:
+                    return end(Termination.TOO_MANY_TOOL_ERRORS)
+                continue
+            if outcome.turn.truncated_by == "length":
+                return end(Termination.OUTPUT_TRUNCATED)
+            if outcome.turn.truncated_by == "content_filter":
+                return end(Termination.CONTENT_FILTERED)
+            if user is None:
+                return end(Termination.AGENT_FINISHED)
+            if not await user_turn(user):
+                return end(Termination.USER_STOPPED)
+    except ContextExceeded as exc:
+        return end(Termination.CONTEXT_EXCEEDED, str(exc))

@@ -21,7 +21,9 @@ class Usage(BaseModel):
 
     `cached_input_tokens` are input tokens the provider served from its prompt
     cache; `cache_hits` counts calls answered by deedbench's response cache,
-    which cost nothing this time.
+    which cost nothing this time; `timeouts` counts attempts that timed out and
+    were sent again before the answer came (a server that queues calls past the
+    timeout keeps computing the ones given up on).
     """
 
     input_tokens: int = 0
@@ -29,6 +31,7 @@ class Usage(BaseModel):
     cached_input_tokens: int = 0
     calls: int = 0
     cache_hits: int = 0
+    timeouts: int = 0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -37,6 +40,7 @@ class Usage(BaseModel):
             cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
             calls=self.calls + other.calls,
             cache_hits=self.cache_hits + other.cache_hits,
+            timeouts=self.timeouts + other.timeouts,
         )
 
 
@@ -65,7 +69,8 @@ class Message(BaseModel):
     rules did not run (τ-bench runs only a turn's first call): kept for the record
     and the procedure rules, never sent back to the agent.
     `provider_content` keeps a provider's own blocks where they must be sent back
-    verbatim (Anthropic's signed thinking blocks).
+    verbatim (Anthropic's signed thinking blocks). `truncated_by` says when the provider
+    cut a reply short: at its output token limit (`length`) or by its content filter.
     """
 
     role: Role
@@ -78,3 +83,4 @@ class Message(BaseModel):
     reasoning: str | None = None
     usage: Usage | None = None
     provider_content: list[dict[str, Any]] | None = None
+    truncated_by: Literal["length", "content_filter"] | None = None

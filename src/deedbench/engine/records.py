@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 
 from deedbench.engine.messages import Message, Usage
 from deedbench.engine.sample import EpisodeKey
+from deedbench.engine.secrets import has_secrets, redact
 from deedbench.scoring import ReportSpec, Score
 
 __all__ = ["EpisodeRecord", "RunConfig"]
@@ -72,3 +73,16 @@ class EpisodeRecord(BaseModel):
     @property
     def key(self) -> EpisodeKey:
         return EpisodeKey(self.sample_id, self.condition, self.epoch)
+
+    def model_dump_json(self, **kwargs: Any) -> str:
+        """The record as JSON with registered secrets redacted: the last guard before
+        the store (model agents already remove keys from what providers answer)."""
+        return redact(super().model_dump_json(**kwargs))
+
+    def redacted(self) -> EpisodeRecord:
+        """This record without registered secrets, for exports; itself when it has none."""
+        if not has_secrets():
+            return self
+        text = super().model_dump_json()
+        clean = redact(text)
+        return self if clean == text else EpisodeRecord.model_validate_json(clean)

@@ -8,12 +8,23 @@ __all__ = ["Termination"]
 
 
 class Termination(StrEnum):
-    """Why an episode ended; recorded with every episode."""
+    """Why an episode ended; recorded with every episode.
+
+    The three endings after the provider's limits (`OUTPUT_TRUNCATED`: a reply cut at
+    its output token limit; `CONTENT_FILTERED`: a reply stopped by its content filter;
+    `CONTEXT_EXCEEDED`: a prompt over its context window) are no choice of the agent's:
+    the episode is scored on what happened before, and reports count them apart.
+    `INVALID_ACTION`: the benchmark's rules cannot carry out what the agent did (τ-bench's
+    own run stops on arguments that are no JSON object).
+    """
 
     AGENT_FINISHED = "agent_finished"
     USER_STOPPED = "user_stopped"
     TRANSFERRED = "transferred"
     MAX_STEPS = "max_steps"
     TOO_MANY_TOOL_ERRORS = "too_many_tool_errors"
-    INVALID_ACTION = "invalid_action"  # a benchmark's rules cannot carry out the agent's action
+    INVALID_ACTION = "invalid_action"
+    OUTPUT_TRUNCATED = "output_truncated"
+    CONTENT_FILTERED = "content_filtered"
+    CONTEXT_EXCEEDED = "context_exceeded"
     INFRASTRUCTURE_ERROR = "infrastructure_error"

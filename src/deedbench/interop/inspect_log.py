@@ -88,21 +88,27 @@ def write_inspect_logs(
     config: RunConfig, records: Iterable[EpisodeRecord], log_dir: str | Path
 ) -> list[Path]:
     """Write a run as Inspect `.eval` logs in `log_dir`, one per condition with records;
-    returns their paths. Error episodes are written as errored samples."""
+    returns their paths. Error episodes are written as errored samples, registered
+    secrets are redacted, and file names made from the run id stay inside `log_dir`."""
     directory = Path(log_dir)
     directory.mkdir(parents=True, exist_ok=True)
     by_condition: dict[str, list[EpisodeRecord]] = {c: [] for c in config.conditions}
     for record in records:
-        by_condition.setdefault(record.condition, []).append(record)
+        by_condition.setdefault(record.condition, []).append(record.redacted())
     paths = []
     for condition, mine in by_condition.items():
         if not mine:
             continue
         log = _eval_log(config, condition, mine)
-        path = directory / f"{config.run_id}_{log.eval.task.replace('/', '-')}.eval"
+        path = directory / _file_name(f"{config.run_id}_{log.eval.task}.eval")
         write_eval_log(log, path, format="eval")
         paths.append(path)
     return paths
+
+
+def _file_name(text: str) -> str:
+    """A plain file name from data: no folder separators, no leading dot, nothing odd."""
+    return re.sub(r"[^A-Za-z0-9._-]", "-", text).lstrip(".") or "run.eval"
 
 
 def _eval_log(config: RunConfig, condition: str, records: list[EpisodeRecord]) -> EvalLog:

@@ -3,6 +3,11 @@
 JSONL keeps each record whole (transcript included); CSV has one row per episode with
 the score values and metadata as columns, for spreadsheets and pandas. A summary's
 CSV is long-form: one row per condition, grouping, group and metric.
+
+Both redact registered secrets, and a CSV text cell that a spreadsheet would run as a
+formula (starting with =, +, -, @, a tab or a carriage return) is written with a
+leading apostrophe, which spreadsheets show as text; numbers are written as numbers.
+Line breaks in a cell are written as newlines.
 """
 
 from __future__ import annotations
@@ -12,17 +17,19 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
-from deedbench.engine import EpisodeRecord, RunConfig
+from deedbench.engine import EpisodeRecord, RunConfig, redact
 from deedbench.reports.summary import RunSummary
 
 __all__ = ["episode_row", "summary_rows", "write_csv", "write_jsonl"]
+
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def write_jsonl(config: RunConfig, records: Iterable[EpisodeRecord], out: IO[str]) -> int:
     """One JSON object per episode, each carrying its run id; returns the count."""
     count = 0
     for record in records:
-        line = {"run_id": config.run_id, **record.model_dump(mode="json")}
+        line = {"run_id": config.run_id, **record.redacted().model_dump(mode="json")}
         out.write(json.dumps(line, ensure_ascii=False) + "\n")
         count += 1
     return count
@@ -30,6 +37,7 @@ def write_jsonl(config: RunConfig, records: Iterable[EpisodeRecord], out: IO[str
 
 def episode_row(config: RunConfig, record: EpisodeRecord) -> dict[str, Any]:
     """The flat row of one episode: keys, verdict, values, metadata, usage."""
+    record = record.redacted()
     score = record.score
     row: dict[str, Any] = {
         "run_id": config.run_id,
@@ -98,7 +106,20 @@ def write_csv(rows: Iterable[dict[str, Any]], out: IO[str]) -> int:
     columns: dict[str, None] = {}
     for row in rows:
         columns.update(dict.fromkeys(row))
-    writer = csv.DictWriter(out, fieldnames=list(columns), restval="", lineterminator="\n")
+    writer = csv.DictWriter(
+        out, fieldnames=[_cell(c) for c in columns], restval="", lineterminator="\n"
+    )
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows({_cell(k): _cell(v) for k, v in row.items()} for row in rows)
     return len(rows)
+
+
+def _cell(value: Any) -> Any:
+    """A cell a spreadsheet shows as it is: text that would start a formula is quoted,
+    and carriage returns become newlines (the csv module would leave them unquoted)."""
+    if not isinstance(value, str):
+        return value
+    value = redact(value)
+    if value.startswith(_FORMULA_STARTS):
+        value = "'" + value
+    return value.replace("\r\n", "\n").replace("\r", "\n")

@@ -29,7 +29,7 @@ from pydantic import BaseModel, RootModel
 
 from deedbench import __version__
 from deedbench.audit import AuditSummary
-from deedbench.engine import EpisodeRecord
+from deedbench.engine import EpisodeRecord, redact
 from deedbench.reports.compare import Comparison, compare_runs
 from deedbench.reports.contrast import Contrast
 from deedbench.reports.summary import ConditionSummary, GroupSummary, RunSummary
@@ -70,7 +70,7 @@ def render_html(summaries: list[RunSummary], records: dict[str, list[EpisodeReco
     )
     title = "deedbench report: " + ", ".join(s.run.run_id for s in summaries)
     data = _script_json(_browser_data(summaries, records))
-    return (
+    page = (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{escape(policy)}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -79,6 +79,7 @@ def render_html(summaries: list[RunSummary], records: dict[str, list[EpisodeReco
         f'<script type="application/json" id="deedbench-data">{data}</script>\n'
         f"<script>{script}</script>\n</body></html>\n"
     )
+    return redact(page)  # a last guard: the records were redacted already
 
 
 def _script_json(value: object) -> str:
@@ -241,8 +242,11 @@ def _run_summary(summary: RunSummary) -> str:
             data_status=json.dumps(status),
         ),
     ]
-    if summary.error_examples:
-        items = "".join(_tag("li", escape(text)) for text in summary.error_examples)
+    if summary.error_kinds:
+        items = "".join(
+            _tag("li", escape(f"{k.count} episode{'s' if k.count > 1 else ''}: {k.message}"))
+            for k in summary.error_kinds
+        )
         parts.append(_tag("ul", items, class_="errors"))
     parts.append(_costs(summary))
     rows = [
@@ -988,9 +992,27 @@ def _browser_data(
                 "metrics": [{"name": m.name, "given": m.given} for m in spec.metrics],
             }
         )
-        mine = _ordered(config.sample_ids, config.conditions, records.get(config.run_id, []))
+        mine = _ordered(
+            config.sample_ids,
+            config.conditions,
+            [r.redacted() for r in records.get(config.run_id, [])],
+        )
         episodes += [_episode(index, r, spec.group_by, spec.metrics, text) for r in mine]
     return {"runs": runs, "episodes": episodes, "texts": list(texts)}
+
+
+_EXACT = 2**53 - 1  # Number.MAX_SAFE_INTEGER
+
+
+def _exact(value: Any) -> Any:
+    """`value` with integers beyond JavaScript's exact range (2^53) as strings."""
+    if isinstance(value, dict):
+        return {k: _exact(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_exact(v) for v in value]
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _EXACT:
+        return str(value)
+    return value
 
 
 def _ordered(
@@ -1026,7 +1048,7 @@ def _episode(
         "sample": record.sample_id,
         "condition": record.condition,
         "epoch": record.epoch,
-        "seed": record.seed,
+        "seed": str(record.seed),  # 63 bits: a JavaScript number would round it
         "status": record.status,
         "termination": record.termination,
         "steps": record.steps,
@@ -1039,7 +1061,7 @@ def _episode(
         "error": record.error,
         "groups": {key: str(record.metadata.get(key, "?")) for key in group_by},
         "counted": counted,
-        "metadata": record.metadata,
+        "metadata": _exact(record.metadata),
         "usage": record.usage,
         "messages": [
             {

@@ -208,11 +208,20 @@
   }
 
   function pretty(text) {
+    // Tool-call arguments as written, indented; as they are when parsing would round a
+    // number (an id beyond 2^53) or when they are no JSON.
     try {
-      return JSON.stringify(JSON.parse(text), null, 2);
+      const value = JSON.parse(text);
+      return exact(value) ? JSON.stringify(value, null, 2) : text;
     } catch (error) {
       return text;
     }
+  }
+
+  function exact(value) {
+    if (typeof value === "number") return !Number.isInteger(value) || Number.isSafeInteger(value);
+    if (value && typeof value === "object") return Object.values(value).every(exact);
+    return true;
   }
 
   function facts(pairs) {

@@ -6,6 +6,7 @@ it and ``--json`` prints it as it is.
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 
@@ -37,12 +38,15 @@ __all__ = [
     "ConditionSummary",
     "Covariate",
     "CovariateResult",
+    "ErrorKind",
     "GroupSummary",
     "RunSummary",
     "VariantFlip",
     "cluster_of",
     "summarize",
 ]
+
+_NUMBERS = re.compile(r"\d+(?:\.\d+)?")  # what two messages of one kind of error may differ in
 
 
 class GroupSummary(BaseModel):
@@ -87,9 +91,18 @@ class CovariateResult(BaseModel):
     unmatched: list[str]  # clusters of the run that the covariate file lacks
 
 
+class ErrorKind(BaseModel):
+    """Error episodes whose messages differ at most in numbers (attempts, seconds, ports):
+    how many there are, and the first one's message."""
+
+    message: str
+    count: int
+
+
 class ConditionSummary(BaseModel):
     condition: str
     errors: int  # episodes of this condition that infrastructure broke (in no rate)
+    terminations: dict[str, int] = {}  # how its episodes ended, errors included
     overall: GroupSummary
     by: dict[str, list[GroupSummary]]
     pass_hat_k: dict[str, list[PassK]] = {}
@@ -106,7 +119,10 @@ class RunSummary(BaseModel):
     errors: int
     missing: int
     terminations: dict[str, int]
-    error_examples: list[str]
+    error_kinds: list[ErrorKind]  # most frequent first
+    # model calls that timed out: those sent again before an answer, and the last attempts
+    # of calls whose retries ran out
+    timeouts: int = 0
     conditions: list[ConditionSummary]
     costs: list[RoleCost]
     audits: list[AuditSummary] = []  # per judge (or the scanner alone) and condition
@@ -164,6 +180,7 @@ def summarize(
             ConditionSummary(
                 condition=condition,
                 errors=sum(1 for r in errors if r.condition == condition),
+                terminations=_terminations(r for r in records if r.condition == condition),
                 overall=overall,
                 by=by,
                 pass_hat_k=passes,
@@ -179,8 +196,10 @@ def summarize(
         scored=len(scored),
         errors=len(errors),
         missing=planned - len(scored) - len(errors),
-        terminations=dict(Counter(r.termination for r in scored + errors)),
-        error_examples=sorted({r.error or "unknown error" for r in errors})[:5],
+        terminations=_terminations(records),
+        error_kinds=_error_kinds(errors),
+        timeouts=sum(u.timeouts for r in records for u in r.usage.values())
+        + sum(1 for r in errors if "timed out" in (r.error or "")),
         conditions=conditions,
         costs=run_costs(
             records,
@@ -197,6 +216,20 @@ def summarize(
         ),
         audits=summarize_audits(audits),
     )
+
+
+def _terminations(records: Iterable[EpisodeRecord]) -> dict[str, int]:
+    return dict(sorted(Counter(r.termination for r in records).items()))
+
+
+def _error_kinds(errors: list[EpisodeRecord]) -> list[ErrorKind]:
+    """Distinct error messages, numbers aside, each with how many errors it stands for."""
+    kinds: dict[str, ErrorKind] = {}
+    for record in errors:
+        message = record.error or "unknown error"
+        kind = kinds.setdefault(_NUMBERS.sub("#", message), ErrorKind(message=message, count=0))
+        kind.count += 1
+    return sorted(kinds.values(), key=lambda k: (-k.count, k.message))
 
 
 def _pass_hat_k(records: list[EpisodeRecord], value: str) -> list[PassK]:

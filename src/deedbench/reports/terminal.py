@@ -4,16 +4,19 @@ The primary metric is shown with two 95% intervals, Wilson's (episodes as indepe
 trials) and a bootstrap over clusters ("boot": scenarios or tasks resampled whole), and
 two tests against chance: the exact Poisson-binomial p and the cluster-bootstrap p. The
 other metrics show as plain percentages; `--json` and `--csv` have every interval.
+
+Data (run ids, agent specs, group names, error messages) is never rich markup: it goes
+through `safe`, which escapes markup and shows control characters as visible escapes.
 """
 
 from __future__ import annotations
 
 from rich import box
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from deedbench.audit import AuditSummary
+from deedbench.engine.printable import safe
 from deedbench.reports.compare import Comparison
 from deedbench.reports.contrast import Contrast
 from deedbench.reports.summary import ConditionSummary, GroupSummary, RunSummary
@@ -29,6 +32,14 @@ __all__ = [
     "render_comparison",
     "render_summary",
 ]
+
+_ERROR_KINDS_SHOWN = 5
+# What to change when calls time out, for the summary (README: "Local model servers").
+TIMEOUT_ADVICE = (
+    "a server that answers one request at a time queues the others past the timeout, and "
+    "computes calls that were given up on: use --concurrency 1 and a --timeout above its "
+    "slowest answer"
+)
 
 
 def pct(value: float | None) -> str:
@@ -72,7 +83,8 @@ def contrast_text(c: Contrast) -> str:
 
 
 def _new_table(title: str) -> Table:
-    return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    """A table titled `title`, which is shown as it is (never read as markup)."""
+    return Table(title=safe(title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
 
 
 def _curve(points: list[PassK]) -> str:
@@ -84,17 +96,17 @@ def _table(title: str, label: str, groups: list[GroupSummary], summary: RunSumma
     others = [m for m in spec.metrics if m.name != spec.primary]
     table = _new_table(title)
     widest = max((len(g.group) for g in groups), default=len(label))
-    table.add_column(label, overflow="fold", min_width=min(max(widest, len(label)), 26))
+    table.add_column(safe(label), overflow="fold", min_width=min(max(widest, len(label)), 26))
     table.add_column("n", justify="right", no_wrap=True)
-    table.add_column(f"{spec.primary} [Wilson 95%]", justify="right", no_wrap=True)
-    table.add_column(escape(f"[{summary.cluster_by} boot]"), justify="right", no_wrap=True)
+    table.add_column(safe(f"{spec.primary} [Wilson 95%]"), justify="right", no_wrap=True)
+    table.add_column(safe(f"[{summary.cluster_by} boot]"), justify="right", no_wrap=True)
     table.add_column("clusters", justify="right", no_wrap=True)
     if spec.compare_to_chance:
         table.add_column("chance", justify="right", no_wrap=True)
         table.add_column("p<chance", justify="right", no_wrap=True)
         table.add_column("p boot", justify="right", no_wrap=True)
     for metric in others:
-        table.add_column(metric.name.replace("_", " "), justify="right", min_width=6)
+        table.add_column(safe(metric.name.replace("_", " ")), justify="right", min_width=6)
     for group in groups:
         clustered = group.clustered.get(spec.primary)
         row = [
@@ -109,7 +121,7 @@ def _table(title: str, label: str, groups: list[GroupSummary], summary: RunSumma
             row += [pct(chance.chance), p_text(chance.p_below)] if chance else ["n/a", "n/a"]
             row.append(p_text(by_cluster.p_below) if by_cluster else "n/a")
         row += [pct(group.metrics[m.name].value) for m in others]
-        table.add_row(*map(escape, row))
+        table.add_row(*map(safe, row))
     return table
 
 
@@ -117,7 +129,7 @@ def _flips_table(condition: ConditionSummary, cluster_by: str) -> Table:
     table = _new_table(f"{condition.condition}: choice changed against the base variant")
     for name in ("variant", "pairs", "flips", "flip rate [Wilson 95%]"):
         table.add_column(name, justify="right" if name != "variant" else "left")
-    table.add_column(escape(f"[{cluster_by} boot]"), justify="right", no_wrap=True)
+    table.add_column(safe(f"[{cluster_by} boot]"), justify="right", no_wrap=True)
     for flip in condition.flips:
         f = flip.flips
         cells = [
@@ -127,7 +139,7 @@ def _flips_table(condition: ConditionSummary, cluster_by: str) -> Table:
             interval(f),
             interval(flip.clustered, point=False),
         ]
-        table.add_row(*map(escape, cells))
+        table.add_row(*map(safe, cells))
     return table
 
 
@@ -140,8 +152,9 @@ def render_summary(
     """
     run = summary.run
     console.print(
-        f"[bold]run {run.run_id}[/bold]  benchmark {run.benchmark}  agent {run.agent}  "
-        f"epochs {run.epochs}  seed {run.seed}  data {run.data_hash[:19]}",
+        f"[bold]run {safe(run.run_id)}[/bold]  benchmark {safe(run.benchmark)}  "
+        f"agent {safe(run.agent)}  epochs {run.epochs}  seed {run.seed}  "
+        f"data {safe(run.data_hash[:19])}",
         highlight=False,
     )
     console.print(
@@ -149,8 +162,19 @@ def render_summary(
         f"{summary.missing} not run, of {summary.planned} planned",
         highlight=False,
     )
-    for text in summary.error_examples:
-        console.print(f"  [red]error:[/red] {text}", highlight=False)
+    for kind in summary.error_kinds[:_ERROR_KINDS_SHOWN]:
+        episodes = f"{kind.count} episode" + ("s" if kind.count > 1 else "")
+        console.print(f"  [red]error[/red] ({episodes}): {safe(kind.message)}", highlight=False)
+    hidden = summary.error_kinds[_ERROR_KINDS_SHOWN:]
+    if hidden:
+        more = sum(k.count for k in hidden)
+        console.print(f"  ... and {more} errors of {len(hidden)} other kinds", highlight=False)
+    if summary.timeouts:
+        console.print(
+            f"  [yellow]{summary.timeouts} model calls timed out[/yellow]: {TIMEOUT_ADVICE} "
+            "(README: Local model servers)",
+            highlight=False,
+        )
     for cost in summary.costs:
         u = cost.usage
         money = (
@@ -159,7 +183,7 @@ def render_summary(
             else f"${cost.cost_usd:.4f}"
         )
         console.print(
-            f"{cost.role} {cost.model}: {u.calls} calls ({u.cache_hits} from cache), "
+            f"{safe(cost.role)} {safe(cost.model)}: {u.calls} calls ({u.cache_hits} from cache), "
             f"{u.input_tokens:,} input tokens ({u.cached_input_tokens:,} cached), "
             f"{u.output_tokens:,} output tokens; "
             f"cost {money}" + (f" at prices of {cost.price_as_of}" if cost.price_as_of else ""),
@@ -167,21 +191,24 @@ def render_summary(
         )
     overall = [c.overall.model_copy(update={"group": c.condition}) for c in summary.conditions]
     console.print(_table("Overall", "condition", overall, summary))
-    for group in overall:
+    for group, condition in zip(overall, summary.conditions, strict=True):
         counts = ", ".join(f"{k} {v}" for k, v in sorted(group.outcomes.items()))
-        console.print(f"  {group.group} outcomes: {counts or 'none'}", highlight=False)
+        console.print(f"  {safe(group.group)} outcomes: {safe(counts or 'none')}", highlight=False)
+        ended = ", ".join(f"{k} {v}" for k, v in condition.terminations.items())
+        console.print(f"  {safe(group.group)} ended: {safe(ended or 'none')}", highlight=False)
         if summary.run.report.show_rules:
             cited = ", ".join(f"{k} {v}" for k, v in group.evidence_rules.items()) or "none"
-            console.print(f"  {group.group} rules cited: {cited}", highlight=False)
+            console.print(f"  {safe(group.group)} rules cited: {safe(cited)}", highlight=False)
     for condition in summary.conditions:
         for metric, points in condition.pass_hat_k.items():
             console.print(
-                f"  {condition.condition} pass^k of {metric}: {_curve(points)}", highlight=False
+                f"  {safe(condition.condition)} pass^k of {safe(metric)}: {_curve(points)}",
+                highlight=False,
             )
         if condition.versus_first is not None:
-            console.print("  " + contrast_text(condition.versus_first), highlight=False)
+            console.print("  " + safe(contrast_text(condition.versus_first)), highlight=False)
         if condition.covariate is not None:
-            console.print("  " + covariate_text(condition), highlight=False)
+            console.print("  " + safe(covariate_text(condition)), highlight=False)
     if summary.audits:
         console.print(_audit_table(summary.audits))
     for condition in summary.conditions:
@@ -205,7 +232,7 @@ def _audit_table(audits: list[AuditSummary]) -> Table:
     table.add_column("judge errors", justify="right", no_wrap=True)
     table.add_column("categories flagged")
     for a in audits:
-        table.add_row(*map(escape, [a.run_id, *audit_cells(a)]))
+        table.add_row(*map(safe, [a.run_id, *audit_cells(a)]))
     return table
 
 
@@ -263,16 +290,16 @@ def render_comparison(comparison: Comparison, console: Console) -> None:
     table.add_column("n", justify="right", no_wrap=True)
     if any_errors:
         table.add_column("errors", justify="right", no_wrap=True)
-    table.add_column(f"{primary} [Wilson 95%]", justify="right", no_wrap=True)
-    table.add_column(escape(f"[{comparison.cluster_by} boot]"), justify="right", no_wrap=True)
+    table.add_column(safe(f"{primary} [Wilson 95%]"), justify="right", no_wrap=True)
+    table.add_column(safe(f"[{comparison.cluster_by} boot]"), justify="right", no_wrap=True)
     if has_chance:
         table.add_column("chance", justify="right", min_width=6)
         table.add_column("p<chance", justify="right", min_width=5)
         table.add_column("p boot", justify="right", min_width=5)
     for name in beside:
-        table.add_column(name.replace("_", " "), justify="right", min_width=6)
+        table.add_column(safe(name.replace("_", " ")), justify="right", min_width=6)
     for name, k in curves.items():
-        table.add_column(f"pass^{k} {name}", justify="right", min_width=6)
+        table.add_column(safe(f"pass^{k} {name}"), justify="right", min_width=6)
     contrasted = any(row.versus_first_condition for row in comparison.rows)
     if contrasted:
         table.add_column("Δ first cond.", justify="right", no_wrap=True)
@@ -302,7 +329,7 @@ def render_comparison(comparison: Comparison, console: Console) -> None:
             cells.append(pct(next((p.value for p in row.pass_hat_k[name] if p.k == k), None)))
         if contrasted:
             cells += [delta, p_mcnemar]
-        table.add_row(*map(escape, cells))
+        table.add_row(*map(safe, cells))
     console.print(table)
     audits = [a for row in comparison.rows for a in row.audits]
     if audits:
@@ -315,18 +342,19 @@ def render_comparison(comparison: Comparison, console: Console) -> None:
             )
             more.add_column(name, overflow="fold", min_width=min(widest, 24))
         for name in others:
-            more.add_column(name.replace("_", " "), justify="right", min_width=6)
+            more.add_column(safe(name.replace("_", " ")), justify="right", min_width=6)
         for row in comparison.rows:
             cells = [row.run_id, row.agent, row.condition]
-            more.add_row(*map(escape, cells + [pct(row.metrics[n].value) for n in others]))
+            more.add_row(*map(safe, cells + [pct(row.metrics[n].value) for n in others]))
         console.print(more)
     for row in comparison.rows:
         for metric, points in row.pass_hat_k.items():
             console.print(
-                f"  {row.run_id}/{row.condition} pass^k of {metric}: {_curve(points)}",
+                f"  {safe(row.run_id)}/{safe(row.condition)} pass^k of {safe(metric)}: "
+                f"{_curve(points)}",
                 highlight=False,
             )
     for versus in comparison.versus_first_run:
-        console.print("  " + contrast_text(versus), highlight=False)
+        console.print("  " + safe(contrast_text(versus)), highlight=False)
     for reason in comparison.unpaired:
-        console.print(f"  not paired: {reason}", highlight=False)
+        console.print(f"  not paired: {safe(reason)}", highlight=False)

@@ -2,7 +2,8 @@
 
 The calls and messages a score's evidence points at are flagged where they occur, so
 the reader sees the deciding call in its context rather than in a separate list.
-Everything from the transcript is printed as text, never as rich markup.
+Everything from the transcript is printed as text, never as rich markup, and with its
+control characters shown as visible escapes (`printable`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from deedbench.engine import EpisodeRecord, Message
+from deedbench.engine.printable import printable
 
 __all__ = ["render_episode"]
 
@@ -30,12 +32,12 @@ def render_episode(record: EpisodeRecord, console: Console, *, full_tools: bool 
         f"seed {record.seed}  status {record.status}  ended {record.termination}  "
         f"steps {record.steps}"
     )
-    console.print(Text(head, style="bold"))
+    console.print(Text(printable(head), style="bold"))
     if score is not None:
         values = ", ".join(f"{k} {v:g}" for k, v in sorted(score.values.items()))
-        console.print(Text(f"outcome {score.outcome}: {values}"))
+        console.print(Text(printable(f"outcome {score.outcome}: {values}")))
     if record.error:
-        console.print(Text(f"error: {record.error}", style="red"))
+        console.print(Text(printable(f"error: {record.error}"), style="red"))
     for index, message in enumerate(record.messages):
         console.print(_panel(index, message, deciding_calls, index in cited_messages, full_tools))
     for item in evidence:
@@ -45,8 +47,9 @@ def render_episode(record: EpisodeRecord, console: Console, *, full_tools: bool 
         if item.tool_call_id:
             where.append(f"call {item.tool_call_id}")
         line = Text("evidence", style="bold magenta")
-        line.append(f" [{item.rule or 'verdict'}] " + (", ".join(where) + ": " if where else ""))
-        line.append(item.excerpt)
+        line.append(printable(f" [{item.rule or 'verdict'}] "))
+        line.append(printable(", ".join(where) + ": " if where else ""))
+        line.append(printable(item.excerpt))
         console.print(line)
 
 
@@ -56,22 +59,23 @@ def _panel(
     body = Text()
     if message.reasoning:
         body.append("reasoning: ", style="italic dim")
-        body.append(message.reasoning + "\n", style="dim")
+        body.append(printable(message.reasoning) + "\n", style="dim")
     content = message.content
     if message.role == "tool" and not full_tools and len(content) > 600:
         content = content[:600] + f" ... ({len(message.content) - 600} more characters)"
-    body.append(content)
+    body.append(printable(content))
     for number, call in enumerate(message.tool_calls):
         marked = call.id in deciding
         if content or number:
             body.append("\n")
         body.append("★ deciding call " if marked else "→ ", style="bold magenta" if marked else "")
-        body.append(f"{call.name}({call.arguments})", style="bold reverse" if marked else "bold")
-        body.append(f"  id {call.id}", style="dim")
+        style = "bold reverse" if marked else "bold"
+        body.append(printable(f"{call.name}({call.arguments})"), style=style)
+        body.append(printable(f"  id {call.id}"), style="dim")
     for call in message.dropped_tool_calls:
         body.append("\n✗ not run (the benchmark runs a turn's first call only): ", style="dim")
-        body.append(f"{call.name}({call.arguments})", style="dim")
-        body.append(f"  id {call.id}", style="dim")
+        body.append(printable(f"{call.name}({call.arguments})"), style="dim")
+        body.append(printable(f"  id {call.id}"), style="dim")
     title = f"{index} {message.role}"
     if message.role == "tool":
         title += f" ← {message.tool_name or '?'}" + (" (error)" if message.error else "")
@@ -79,7 +83,7 @@ def _panel(
         title += " ★ cited"
     return Panel(
         body,
-        title=escape(title),
+        title=escape(printable(title)),
         title_align="left",
         border_style="magenta" if cited else _STYLES[message.role],
     )

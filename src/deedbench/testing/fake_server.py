@@ -14,6 +14,12 @@ answer; the server must not be what a benchmark of the client measures.
 
 Replies queued with `script` are served first, in order; after that `responder`
 (a function of the request body) answers, or a plain "OK." text reply.
+
+Two options copy what real servers do to requests, before any reply is chosen:
+`strict` answers HTTP 500 to an assistant turn with `"content": null` (which deedbench
+once sent beside tool calls), as llama-cpp-python's server does; `context_limit` answers HTTP 400
+with the provider's own "maximum context length" message to a prompt longer than
+that many tokens (counted as the messages' JSON characters / 4).
 """
 
 from __future__ import annotations
@@ -49,9 +55,14 @@ class Reply:
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     error_message: str = "injected fault"
+    error_code: str | None = None
     delay: float = 0.0
     drop_connection: bool = False
     raw_body: str | None = None
+    # the protocol's own finish_reason (OpenAI) or stop_reason (Anthropic), e.g. "length"
+    finish_reason: str | None = None
+    # an OpenAI 200 reply that is no usable turn: no choices, or a choice without a message
+    empty: Literal["choices", "message"] | None = None
 
 
 Responder = Callable[[dict[str, Any]], Reply]
@@ -61,9 +72,18 @@ Responder = Callable[[dict[str, Any]], Reply]
 class FakeModelServer:
     """A scripted model endpoint speaking one protocol; counts every request it gets."""
 
-    def __init__(self, protocol: Protocol, responder: Responder | None = None) -> None:
+    def __init__(
+        self,
+        protocol: Protocol,
+        responder: Responder | None = None,
+        *,
+        strict: bool = False,
+        context_limit: int | None = None,
+    ) -> None:
         self.protocol = protocol
         self.responder = responder
+        self.strict = strict
+        self.context_limit = context_limit
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self._queue: deque[Reply] = deque()
@@ -123,9 +143,33 @@ class FakeModelServer:
         with self._lock:
             self.requests.append(body)
             self.headers.append(headers)
+            refused = self._refusal(body)
+            if refused is not None:
+                return refused
             if self._queue:
                 return self._queue.popleft()
         return self.responder(body) if self.responder else Reply(text="OK.")
+
+    def _refusal(self, body: dict[str, Any]) -> Reply | None:
+        """What a real server answers to a request it cannot take, before any reply."""
+        messages = body.get("messages") or []
+        if self.strict and self.protocol == "openai":
+            for n, message in enumerate(messages):
+                if message.get("role") == "assistant" and message.get("content", "") is None:
+                    return Reply(status=500, error_message=_LLAMA_NULL_CONTENT.format(n=n))
+        tokens = len(json.dumps([body.get("system", ""), messages])) // 4
+        limit = self.context_limit
+        if limit is None or tokens <= limit:
+            return None
+        if self.protocol == "anthropic":
+            too_long = f"prompt is too long: {tokens} tokens > {limit} maximum"
+            return Reply(status=400, error_message=too_long)
+        return Reply(  # OpenAI's words, which llama-cpp-python and vLLM use too
+            status=400,
+            error_code="context_length_exceeded",
+            error_message=f"This model's maximum context length is {limit} tokens. However, "
+            f"you requested {tokens} tokens. Please reduce the length of the messages.",
+        )
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """Serve one kept-alive connection, request after request, until the client leaves."""
@@ -179,14 +223,23 @@ class FakeModelServer:
         return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + payload
 
 
+_LLAMA_NULL_CONTENT = (  # llama-cpp-python 0.3's answer, shortened
+    "1 validation error:\n  {{'type': 'string_type', 'loc': ('body', 'messages', {n}, "
+    "'ChatCompletionRequestAssistantMessage', 'content'), 'msg': 'Input should be a valid "
+    "string', 'input': None}}"
+)
+
+
 def _arguments(value: dict[str, Any] | str) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
 def _error_body(protocol: Protocol, reply: Reply) -> dict[str, Any]:
+    kind = "invalid_request_error" if reply.status == 400 else "fake_error"
     if protocol == "openai":
-        return {"error": {"message": reply.error_message, "type": "fake_error", "code": None}}
-    return {"type": "error", "error": {"type": "fake_error", "message": reply.error_message}}
+        error = {"message": reply.error_message, "type": kind, "code": reply.error_code}
+        return {"error": error}
+    return {"type": "error", "error": {"type": kind, "message": reply.error_message}}
 
 
 def _openai_body(reply: Reply, request: dict[str, Any]) -> dict[str, Any]:
@@ -202,18 +255,19 @@ def _openai_body(reply: Reply, request: dict[str, Any]) -> dict[str, Any]:
             }
             for n, (name, arguments) in enumerate(reply.tool_calls)
         ]
+    choice: dict[str, Any] = {
+        "index": 0,
+        "message": message,
+        "finish_reason": reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop"),
+    }
+    if reply.empty == "message":
+        del choice["message"]
     return {
         "id": "chatcmpl-fake",
         "object": "chat.completion",
         "created": 0,
         "model": request.get("model", "fake"),
-        "choices": [
-            {
-                "index": 0,
-                "message": message,
-                "finish_reason": "tool_calls" if reply.tool_calls else "stop",
-            }
-        ],
+        "choices": [] if reply.empty == "choices" else [choice],
         "usage": {
             "prompt_tokens": reply.input_tokens,
             "completion_tokens": reply.output_tokens,
@@ -239,7 +293,9 @@ def _anthropic_body(reply: Reply, request: dict[str, Any]) -> dict[str, Any]:
                 "input": value,
             }
         )
-    if reply.refusal is not None:
+    if reply.finish_reason is not None:
+        stop_reason = reply.finish_reason
+    elif reply.refusal is not None:
         stop_reason = "refusal"
     else:
         stop_reason = "tool_use" if reply.tool_calls else "end_turn"

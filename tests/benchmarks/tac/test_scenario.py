@@ -269,6 +269,35 @@ def test_invalid_json_names_the_file(tmp_path: Path) -> None:
     assert "not valid JSON" in message
 
 
+def test_a_file_that_is_not_utf8_names_the_file_and_the_byte(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.json"
+    path.write_bytes(json.dumps(_seville()).replace("Seville", "S\u00e9ville").encode("latin-1"))
+    message = _error(path)
+    assert str(path) in message
+    assert "not UTF-8" in message and "0xe9" in message
+
+
+def test_a_byte_order_mark_is_no_error(tmp_path: Path) -> None:
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(_seville()).encode())
+    assert [s.id for s in load_scenarios(path)] == [SCENARIO]
+
+
+@pytest.mark.parametrize("where", ["top", "inside"])
+def test_deeply_nested_json_is_a_clear_error(tmp_path: Path, where: str) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    path = tmp_path / "deep.json"
+    path.write_text(deep if where == "top" else '{"id": "x", "tags": ' + deep + "}")
+    message = _error(path)
+    assert str(path) in message and "nested too deeply" in message
+
+
+def test_a_folder_named_like_a_scenario_file_is_no_scenario(tmp_path: Path) -> None:
+    _write(tmp_path, "seville.json", _seville())
+    (tmp_path / "drafts.json").mkdir()
+    assert [s.id for s in load_scenarios(tmp_path)] == [SCENARIO]
+
+
 def test_a_top_level_list_is_rejected(tmp_path: Path) -> None:
     path = _write(tmp_path, "list.json", [_seville()])
     message = _error(path)

@@ -128,7 +128,7 @@ class TacBenchmark(Benchmark):
         )
 
     def score(self, sample: Sample, transcript: EpisodeTranscript) -> Score:
-        return score_tac(self._variants[sample.id], transcript.messages)
+        return score_tac(self._variants[sample.id], transcript.messages, transcript.termination)
 
     def baselines(self) -> dict[str, Callable[[], Agent]]:
         return {name: (lambda c=choose: TacBaseline(c)) for name, choose in BASELINES.items()}

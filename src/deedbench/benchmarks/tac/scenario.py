@@ -100,7 +100,8 @@ def load_scenarios(path: Path | None = None) -> list[Scenario]:
     path = path or BUILTIN_DIR
     if not path.exists():
         raise BenchmarkError(f"{path}: no such file or directory")
-    files = sorted(path.glob("*.json")) if path.is_dir() else [path]
+    # a folder named like a file is no scenario file
+    files = sorted(p for p in path.glob("*.json") if not p.is_dir()) if path.is_dir() else [path]
     if not files:
         raise BenchmarkError(f"{path}: no *.json scenario files in this directory")
     scenarios: list[Scenario] = []
@@ -119,9 +120,20 @@ def load_scenarios(path: Path | None = None) -> list[Scenario]:
 
 def _load_file(file: Path) -> list[Scenario]:
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
+        text = file.read_text(encoding="utf-8-sig")  # a byte-order mark is no error
+    except UnicodeDecodeError as exc:
+        raise BenchmarkError(
+            f"{file}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start}); "
+            "save it as UTF-8"
+        ) from None
+    except OSError as exc:
+        raise BenchmarkError(f"{file}: cannot be read: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise BenchmarkError(f"{file}: not valid JSON: {exc}") from None
+    except RecursionError:
+        raise BenchmarkError(f"{file}: not a scenario file: JSON nested too deeply") from None
     if isinstance(data, dict) and "scenarios" in data:
         unknown = sorted(set(data) - set(FILE_FIELDS))
         if unknown:
