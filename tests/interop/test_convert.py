@@ -7,12 +7,14 @@ import pytest
 pytest.importorskip("inspect_ai", reason="Inspect AI is not installed (the 'inspect' extra)")
 
 from inspect_ai.model import ChatMessageTool, ModelUsage
-from inspect_ai.tool import ToolCallError
+from inspect_ai.tool import ToolCallError, ToolInfo, ToolParams
 
-from deedbench.engine import Message, ToolCall, Usage
+from deedbench.benchmarks.tac.tools import TOOLS
+from deedbench.engine import Message, Tool, ToolCall, Usage
 from deedbench.interop.convert import (
     from_inspect,
     to_inspect,
+    tool_spec_from_inspect,
     usage_from_inspect,
     usage_to_inspect,
 )
@@ -69,3 +71,11 @@ def test_usage_counts_cached_prompt_tokens_inside_input_tokens() -> None:
     assert usage == Usage(input_tokens=100, output_tokens=9, cached_input_tokens=30, calls=2)
     back = usage_to_inspect(usage)
     assert (back.input_tokens, back.input_tokens_cache_read, back.total_tokens) == (70, 30, 109)
+
+
+@pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.name)
+def test_an_inspect_tool_info_gives_back_the_spec_deedbench_gives_agents(tool: Tool) -> None:
+    """Inspect describes deedbench's tools with their own schema; read back, it is the spec."""
+    parameters = ToolParams.model_validate(tool.parameters)
+    info = ToolInfo(name=tool.name, description=tool.description, parameters=parameters)
+    assert tool_spec_from_inspect(info) == tool.spec

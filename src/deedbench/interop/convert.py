@@ -1,4 +1,4 @@
-"""Messages and token counts between deedbench and Inspect.
+"""Messages, tool specs and token counts between deedbench and Inspect.
 
 One deedbench message is one Inspect chat message, both ways, so a transcript keeps
 what deedbench's scorers read (tool calls, their arguments, which results were
@@ -9,6 +9,7 @@ dict in Inspect; text that is not a JSON object travels as Inspect's `parse_erro
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from inspect_ai.model import (
     ChatMessage,
@@ -21,11 +22,17 @@ from inspect_ai.model import (
     ModelUsage,
 )
 from inspect_ai.tool import ToolCall as InspectToolCall
-from inspect_ai.tool import ToolCallError
+from inspect_ai.tool import ToolCallError, ToolInfo
 
 from deedbench.engine import Message, ToolCall, Usage
 
-__all__ = ["from_inspect", "to_inspect", "usage_from_inspect", "usage_to_inspect"]
+__all__ = [
+    "from_inspect",
+    "to_inspect",
+    "tool_spec_from_inspect",
+    "usage_from_inspect",
+    "usage_to_inspect",
+]
 
 _ERROR_PREFIX = "Error: "  # how deedbench's tool errors begin, and how Inspect shows one
 
@@ -76,6 +83,18 @@ def from_inspect(message: ChatMessage, usage: Usage | None = None) -> Message:
             error=message.error is not None,
         )
     return Message(role=message.role, content=message.text)
+
+
+def tool_spec_from_inspect(info: ToolInfo) -> dict[str, Any]:
+    """The OpenAI-style function spec deedbench gives agents (`Tool.spec`) for an Inspect tool."""
+    return {
+        "type": "function",
+        "function": {
+            "name": info.name,
+            "description": info.description,
+            "parameters": info.parameters.model_dump(exclude_none=True),
+        },
+    }
 
 
 def usage_from_inspect(usage: ModelUsage, calls: int = 1) -> Usage:

@@ -1,7 +1,8 @@
 """deedbench's benchmarks as Inspect tasks: ``inspect eval deedbench/tac --model ...``.
 
 Registered with Inspect through the ``inspect_ai`` entry point, so Inspect finds
-``deedbench/tac``, ``deedbench/tac_welfare`` and ``deedbench/retail`` by name.
+``deedbench/tac``, ``deedbench/tac_welfare`` and ``deedbench/retail`` by name, and the
+TAC baselines as models, ``--model deedbench/relevance`` (`inspect_model`, imported here).
 
 What runs is deedbench's, so the numbers match a deedbench run of the same agent:
 
@@ -50,6 +51,7 @@ from deedbench.engine import (
     run_episode,
 )
 from deedbench.interop.convert import from_inspect, to_inspect, usage_from_inspect
+from deedbench.interop.inspect_model import SEED_KEY  # and registers the deedbench/ models
 from deedbench.scoring import Score
 
 __all__ = [
@@ -64,7 +66,6 @@ __all__ = [
 ]
 
 SCORER_NAME = "deedbench"
-SEED_KEY = "deedbench_seed"  # in each sample's store: the episode seed deedbench derived
 TERMINATION_KEY = "deedbench_termination"  # ... and why deedbench's episode loop ended
 
 
