@@ -23,18 +23,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from deedbench.benchmarks.retail.benchmark import RetailBenchmark
-from deedbench.benchmarks.retail.generate import write_world
-from deedbench.benchmarks.retail.replay import replay
-from deedbench.benchmarks.retail.scorer import RetailScorer
-from deedbench.benchmarks.retail.tools import RETAIL_TOOLS
-from deedbench.benchmarks.retail.world import RetailWorld, load_retail_data
-from deedbench.benchmarks.taubench.retail import TaubenchRetailBenchmark
+from deedbench.benchmarks.retail import RETAIL_TOOLS, RetailBenchmark, load_retail_data, write_world
+from deedbench.benchmarks.servicedesk import DeskScorer, DeskWorld, ServiceDeskBenchmark, replay
+from deedbench.benchmarks.taubench import TaubenchRetailBenchmark
 from deedbench.engine import AgentContext, EpisodeTranscript, run_episode
 from deedbench.scoring.state import tau_hash
 
 
-def transcripts(bench: RetailBenchmark, count: int) -> list[tuple[str, EpisodeTranscript]]:
+def transcripts(bench: ServiceDeskBenchmark, count: int) -> list[tuple[str, EpisodeTranscript]]:
     """Oracle episodes of the first `count` tasks that change the database."""
     oracle = bench.baselines()["oracle"]()
     chosen = [t for t in bench.tasks.values() if t.writes][:count]
@@ -48,7 +44,7 @@ def transcripts(bench: RetailBenchmark, count: int) -> list[tuple[str, EpisodeTr
 
 
 def tau_bench_style(
-    directory: Path, bench: RetailBenchmark, task_id: str, final: RetailWorld
+    directory: Path, bench: ServiceDeskBenchmark, task_id: str, final: DeskWorld
 ) -> bool:
     base = load_retail_data(directory)
     gold, _ = replay(base, bench.tasks[task_id].actions, RETAIL_TOOLS)
@@ -60,7 +56,7 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=20)
     parser.add_argument("--data", type=Path, help="a τ-bench retail folder (default: own world)")
     args = parser.parse_args()
-    bench = (
+    bench: ServiceDeskBenchmark = (
         TaubenchRetailBenchmark({"data": str(args.data), "split": "test"})
         if args.data
         else RetailBenchmark()
@@ -71,7 +67,7 @@ def main() -> None:
         cold, warm, tau = [], [], []
         for task_id, transcript in episodes:
             task = bench.tasks[task_id]
-            scorer = RetailScorer(bench.base)
+            scorer = DeskScorer(bench.base, bench.domain)
             start = time.perf_counter()
             first = scorer.score(task, transcript)
             cold.append(time.perf_counter() - start)

@@ -11,8 +11,8 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from deedbench.benchmarks.retail import benchmark as retail_benchmark
-from deedbench.benchmarks.retail.benchmark import builtin_tasks
-from deedbench.benchmarks.retail.tasks import Action, RetailTask
+from deedbench.benchmarks.retail import builtin_tasks
+from deedbench.benchmarks.servicedesk import Action, DeskTask
 from deedbench.cli.main import app
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -36,7 +36,7 @@ def json_lines(text: str) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def tasks() -> list[RetailTask]:
+def tasks() -> list[DeskTask]:
     return builtin_tasks()
 
 
@@ -71,14 +71,14 @@ def reckless_report(store: Path) -> dict[str, Any]:
 # --- validate ---------------------------------------------------------------------------------
 
 
-def test_validate_retail_passes_every_shipped_task(tasks: list[RetailTask]) -> None:
+def test_validate_retail_passes_every_shipped_task(tasks: list[DeskTask]) -> None:
     result = invoke("validate", "retail")
     assert result.exit_code == 0, result.output
     assert contains(result.output, f"{len(tasks)} of {len(tasks)} tasks pass")
     assert len(tasks) >= 60
 
 
-def test_validate_retail_json_has_one_object_per_task(tasks: list[RetailTask]) -> None:
+def test_validate_retail_json_has_one_object_per_task(tasks: list[DeskTask]) -> None:
     result = invoke("validate", "retail", "--json")
     assert result.exit_code == 0, result.output
     lines = json_lines(result.stdout)
@@ -91,7 +91,7 @@ def test_validate_retail_json_has_one_object_per_task(tasks: list[RetailTask]) -
 
 
 def test_validate_reports_a_broken_task_and_fails(
-    tasks: list[RetailTask], monkeypatch: pytest.MonkeyPatch
+    tasks: list[DeskTask], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     good = next(t for t in tasks if t.template == "cancel")
     bad_action = Action(
@@ -124,7 +124,7 @@ def test_validate_reports_a_broken_task_and_fails(
 
 
 def test_run_retail_with_the_oracle_prints_pass_hat_k(
-    oracle_run: Result, tasks: list[RetailTask]
+    oracle_run: Result, tasks: list[DeskTask]
 ) -> None:
     output = oracle_run.output
     total = 2 * len(tasks)
@@ -136,7 +136,7 @@ def test_run_retail_with_the_oracle_prints_pass_hat_k(
 
 
 def test_report_json_of_the_oracle_run(
-    oracle_run: Result, store: Path, tasks: list[RetailTask]
+    oracle_run: Result, store: Path, tasks: list[DeskTask]
 ) -> None:
     result = invoke("report", "oracle", "--json", "--store", str(store))
     assert result.exit_code == 0, result.output
@@ -155,7 +155,7 @@ def test_report_json_of_the_oracle_run(
 
 
 def test_report_json_carries_both_rewards_per_template(
-    reckless_report: dict[str, Any], tasks: list[RetailTask]
+    reckless_report: dict[str, Any], tasks: list[DeskTask]
 ) -> None:
     (condition,) = reckless_report["conditions"]
     groups = {g["group"]: g for g in condition["by"]["template"]}
@@ -170,7 +170,7 @@ def test_report_json_carries_both_rewards_per_template(
 
 
 def test_report_json_carries_both_rewards_overall_and_pass_hat_k(
-    reckless_report: dict[str, Any], tasks: list[RetailTask]
+    reckless_report: dict[str, Any], tasks: list[DeskTask]
 ) -> None:
     (condition,) = reckless_report["conditions"]
     share = sum(not t.writes for t in tasks) / len(tasks)
@@ -199,7 +199,7 @@ def test_report_of_the_reckless_run_prints_pass_hat_k(
 
 
 def test_compare_puts_both_rewards_and_pass_hat_k_side_by_side(
-    oracle_run: Result, reckless_report: dict[str, Any], store: Path, tasks: list[RetailTask]
+    oracle_run: Result, reckless_report: dict[str, Any], store: Path, tasks: list[DeskTask]
 ) -> None:
     result = invoke("compare", "oracle", "reckless", "--store", str(store))
     assert result.exit_code == 0, result.output

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
-from deedbench.benchmarks.taubench import retail as taubench_retail
-from deedbench.benchmarks.taubench.domains import AIRLINE
+from deedbench.benchmarks.airline import AIRLINE
+from deedbench.benchmarks.taubench import benchmark as taubench_benchmark
 from deedbench.benchmarks.taubench.rescore import RescoreReport, rescore_file
 from deedbench.cli.main import app
 from deedbench.engine import RunStore
@@ -229,7 +229,7 @@ def test_validate_json_gives_tau_bench_gold_hashes_for_the_dev_split() -> None:
 
 @pytest.fixture
 def cheap_hashing(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(taubench_retail, "tau_hash", cheap_hash)
+    monkeypatch.setattr(taubench_benchmark, "tau_hash", cheap_hash)
 
 
 @pytest.mark.usefixtures("cheap_hashing")

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from deedbench.benchmarks.retail.baselines import IdleAgent, OracleAgent
-from deedbench.benchmarks.retail.benchmark import RetailBenchmark
+from deedbench.benchmarks.retail import RetailBenchmark
+from deedbench.benchmarks.servicedesk import IdleAgent, OracleAgent
 from deedbench.engine import (
     Agent,
     AgentContext,
@@ -257,7 +257,7 @@ def test_an_idle_agent_is_left_by_the_retail_customer_before_max_steps() -> None
 
 def test_the_oracle_transfer_in_retail_ends_as_transferred() -> None:
     bench = RetailBenchmark()
-    transcript = retail_episode(bench, "transfer", OracleAgent(bench.task))
+    transcript = retail_episode(bench, "transfer", OracleAgent(bench.task, bench.domain))
     assert transcript.termination is Termination.TRANSFERRED
     last_call = transcript.messages[-2].tool_calls[0]
     assert last_call.name == "transfer_to_human_agents"

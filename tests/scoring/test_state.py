@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from deedbench.benchmarks.retail.world import RetailWorld
+from deedbench.benchmarks.servicedesk import DeskWorld
 from deedbench.scoring import (
     canonical,
     diff,
@@ -151,13 +151,13 @@ def tiny_base() -> dict[str, Any]:
 
 def test_untouched_worlds_are_equal() -> None:
     base = tiny_base()
-    assert worlds_equal_tau(RetailWorld(base), RetailWorld(base))
-    assert worlds_equal_canonical(RetailWorld(base), RetailWorld(base), UNORDERED)
+    assert worlds_equal_tau(DeskWorld(base), DeskWorld(base))
+    assert worlds_equal_canonical(DeskWorld(base), DeskWorld(base), UNORDERED)
 
 
 def test_worlds_compare_the_records_either_touched() -> None:
     base = tiny_base()
-    a, b = RetailWorld(base), RetailWorld(base)
+    a, b = DeskWorld(base), DeskWorld(base)
     a.for_update("orders", "#W1")["status"] = "cancelled"
     assert not worlds_equal_tau(a, b) and not worlds_equal_tau(b, a)
     assert not worlds_equal_canonical(a, b, UNORDERED)
@@ -169,7 +169,7 @@ def test_worlds_compare_the_records_either_touched() -> None:
 
 def test_canonical_worlds_forgive_what_tau_bench_does_not() -> None:
     base = tiny_base()
-    a, b = RetailWorld(base), RetailWorld(base)
+    a, b = DeskWorld(base), DeskWorld(base)
     a.for_update("users", "u1")["balance"] = 100.0
     a.for_update("orders", "#W1")["items"] = ["b", "a"]
     assert not worlds_equal_tau(a, b)
@@ -204,12 +204,12 @@ def test_worlds_equal_reads_only_touched_records() -> None:
 
 def test_worlds_over_different_bases_are_refused() -> None:
     with pytest.raises(ValueError, match="different base"):
-        worlds_equal_tau(RetailWorld(tiny_base()), RetailWorld(tiny_base()))
+        worlds_equal_tau(DeskWorld(tiny_base()), DeskWorld(tiny_base()))
 
 
 def test_worlds_diff_lists_touched_differences() -> None:
     base = tiny_base()
-    a, b = RetailWorld(base), RetailWorld(base)
+    a, b = DeskWorld(base), DeskWorld(base)
     b.for_update("orders", "#W1")["status"] = "cancelled"
     b.for_update("users", "u1")["balance"] = 150.0
     assert worlds_diff(a, b) == [

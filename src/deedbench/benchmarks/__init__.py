@@ -13,7 +13,7 @@ BENCHMARKS = {
     "tac": ("deedbench.benchmarks.tac", "TacBenchmark"),
     "retail": ("deedbench.benchmarks.retail.benchmark", "RetailBenchmark"),
     "taubench-retail": ("deedbench.benchmarks.taubench.retail", "TaubenchRetailBenchmark"),
-    "taubench-airline": ("deedbench.benchmarks.taubench.retail", "TaubenchAirlineBenchmark"),
+    "taubench-airline": ("deedbench.benchmarks.taubench.airline", "TaubenchAirlineBenchmark"),
 }
 
 

@@ -67,8 +67,7 @@ def rescore(
     as_json: Annotated[bool, typer.Option("--json", help="Print the full report as JSON.")] = False,
 ) -> None:
     """Replay τ-bench results: its reward recomputed and checked, procedure verdicts added."""
-    from deedbench.benchmarks.taubench.domains import domain_for
-    from deedbench.benchmarks.taubench.rescore import rescore_file
+    from deedbench.benchmarks.taubench.rescore import domain_for, rescore_file
 
     if kind != "taubench":
         raise fail(f"unknown result format {kind!r}. Valid formats: taubench")

@@ -25,9 +25,9 @@ from typing import Any
 
 import pytest
 
+from deedbench.benchmarks.airline import load_airline_data
 from deedbench.benchmarks.airline.tools import AIRLINE_TOOLS, AIRLINE_WRITE_TOOLS
-from deedbench.benchmarks.airline.world import load_airline_data
-from deedbench.benchmarks.retail.world import RetailWorld
+from deedbench.benchmarks.servicedesk import DeskWorld
 from deedbench.engine import ToolBox, ToolCall
 from deedbench.scoring import tau_hash, worlds_equal_tau
 
@@ -78,7 +78,7 @@ def base() -> dict[str, Any]:
 
 @cache
 def untouched_hash() -> str:
-    return tau_hash(RetailWorld(base()).snapshot())
+    return tau_hash(DeskWorld(base()).snapshot())
 
 
 def gold_actions(task_id: int) -> list[dict[str, Any]]:
@@ -86,9 +86,9 @@ def gold_actions(task_id: int) -> list[dict[str, Any]]:
     return actions
 
 
-def run_calls(calls: Iterator[tuple[str, str, str]]) -> tuple[RetailWorld, list[str]]:
+def run_calls(calls: Iterator[tuple[str, str, str]]) -> tuple[DeskWorld, list[str]]:
     """Run (id, tool name, JSON arguments) calls on a fresh world; returns it and the outputs."""
-    world = RetailWorld(base())
+    world = DeskWorld(base())
     box = ToolBox(AIRLINE_TOOLS, world)
     outputs = []
     for call_id, name, arguments in calls:
@@ -97,7 +97,7 @@ def run_calls(calls: Iterator[tuple[str, str, str]]) -> tuple[RetailWorld, list[
 
 
 @cache
-def gold(task_id: int) -> tuple[RetailWorld, tuple[str, ...]]:
+def gold(task_id: int) -> tuple[DeskWorld, tuple[str, ...]]:
     """τ-bench's gold replay: every action but respond and transfer, in order; and its errors."""
     actions = [a for a in gold_actions(task_id) if a["name"] not in SKIPPED]
     world, outputs = run_calls(
@@ -106,7 +106,7 @@ def gold(task_id: int) -> tuple[RetailWorld, tuple[str, ...]]:
     return world, tuple(out for out in outputs if out.startswith("Error:"))
 
 
-def world_hash(world: RetailWorld) -> str:
+def world_hash(world: DeskWorld) -> str:
     """tau_hash of the world (a world that wrote nothing is the base, hashed once)."""
     return tau_hash(world.snapshot()) if world.touched() else untouched_hash()
 
@@ -129,7 +129,7 @@ def trajectory_calls(record: dict[str, Any]) -> list[tuple[str, str, str, str]]:
     return calls
 
 
-def replay_trajectory(record: dict[str, Any]) -> tuple[RetailWorld, list[tuple[str, str, str]]]:
+def replay_trajectory(record: dict[str, Any]) -> tuple[DeskWorld, list[tuple[str, str, str]]]:
     """The agent's final world and every (tool, ours, τ-bench's) observation that differs."""
     calls = trajectory_calls(record)
     world, outputs = run_calls((c[0], c[1], c[2]) for c in calls)
@@ -173,7 +173,7 @@ def test_the_untouched_world_has_the_hash_of_tasks_that_change_nothing() -> None
     }
     assert read_only == {untouched_hash()}
     # The users of 2024-11 matter: today's users give another hash.
-    assert tau_hash(RetailWorld(load_airline_data(AIRLINE)).snapshot()) != untouched_hash()
+    assert tau_hash(DeskWorld(load_airline_data(AIRLINE)).snapshot()) != untouched_hash()
 
 
 # --- gold replays -----------------------------------------------------------------------------
@@ -202,7 +202,7 @@ def test_every_gold_action_of_both_task_files_is_valid(users: str) -> None:
     tasks = json.loads(tasks_file.read_text(encoding="utf-8"))
     assert len(tasks) == 50
     for task in tasks:
-        box = ToolBox(AIRLINE_TOOLS, RetailWorld(data))
+        box = ToolBox(AIRLINE_TOOLS, DeskWorld(data))
         for action in task["actions"]:
             if action["name"] not in SKIPPED:
                 call = ToolCall(id="g", name=action["name"], arguments=json.dumps(action["kwargs"]))

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from deedbench.benchmarks.airline import load_airline_data
 from deedbench.benchmarks.airline.tools import (
     AIRLINE_TOOLS,
     AIRLINE_WRITE_TOOLS,
@@ -20,9 +21,7 @@ from deedbench.benchmarks.airline.tools import (
     CERTIFICATE_IDS,
     RESERVATION_IDS,
 )
-from deedbench.benchmarks.airline.world import load_airline_data
-from deedbench.benchmarks.retail.tau_toolbox import TauToolBox
-from deedbench.benchmarks.retail.world import RetailWorld
+from deedbench.benchmarks.servicedesk import DeskWorld, TauToolBox
 from deedbench.engine import BenchmarkError, Message, Termination, ToolCall
 from deedbench.scoring import tau_hash, worlds_equal_tau
 
@@ -261,26 +260,26 @@ def exact(value: Any) -> str:
 
 
 @pytest.fixture
-def world() -> Iterator[RetailWorld]:
+def world() -> Iterator[DeskWorld]:
     """A fresh world; afterwards its base must be exactly as it was built."""
     base = make_base()
-    yield RetailWorld(base)
+    yield DeskWorld(base)
     assert exact(base) == exact(make_base()), "a tool mutated the shared base"
 
 
-def call(world: RetailWorld, name: str, **kwargs: Any) -> Message:
+def call(world: DeskWorld, name: str, **kwargs: Any) -> Message:
     """One call as τ-bench's environment makes it (the airline desk has no other way)."""
     box = TauToolBox(AIRLINE_TOOLS, world)
     return box.call(ToolCall(id="call-1", name=name, arguments=json.dumps(kwargs)))
 
 
-def ok(world: RetailWorld, name: str, **kwargs: Any) -> str:
+def ok(world: DeskWorld, name: str, **kwargs: Any) -> str:
     message = call(world, name, **kwargs)
     assert not message.error, message.content
     return message.content
 
 
-def fails(world: RetailWorld, name: str, expected: str, **kwargs: Any) -> str:
+def fails(world: DeskWorld, name: str, expected: str, **kwargs: Any) -> str:
     """The call fails with `Error: expected` (or, for "", any error) and changes nothing."""
     before = exact(world.snapshot())
     touched = world.touched()
@@ -293,19 +292,19 @@ def fails(world: RetailWorld, name: str, expected: str, **kwargs: Any) -> str:
     return message.content
 
 
-def reservation(world: RetailWorld, rid: str) -> dict[str, Any]:
+def reservation(world: DeskWorld, rid: str) -> dict[str, Any]:
     found = world.get("reservations", rid)
     assert found is not None
     return found
 
 
-def user(world: RetailWorld, user_id: str) -> dict[str, Any]:
+def user(world: DeskWorld, user_id: str) -> dict[str, Any]:
     found = world.get("users", user_id)
     assert found is not None
     return found
 
 
-def methods(world: RetailWorld, user_id: str) -> dict[str, Any]:
+def methods(world: DeskWorld, user_id: str) -> dict[str, Any]:
     found: dict[str, Any] = user(world, user_id)["payment_methods"]
     return found
 
@@ -407,8 +406,8 @@ def test_schemas_give_the_shape_of_flights_passengers_and_payments() -> None:
 
 def test_an_airline_world_is_a_retail_world_that_can_add_records() -> None:
     base = make_base()
-    world = RetailWorld(base)
-    assert isinstance(world, RetailWorld)
+    world = DeskWorld(base)
+    assert isinstance(world, DeskWorld)
     new = {"reservation_id": "NEW1"}
     world.put("reservations", "NEW1", new)
     assert world.get("reservations", "NEW1") is new
@@ -417,11 +416,11 @@ def test_an_airline_world_is_a_retail_world_that_can_add_records() -> None:
     assert [key for key, _ in world.items("reservations")][-1] == "NEW1"
     assert list(world.snapshot()["reservations"])[-1] == "NEW1"
     assert "NEW1" not in base["reservations"]
-    assert RetailWorld(base).get("reservations", "NEW1") is None
+    assert DeskWorld(base).get("reservations", "NEW1") is None
 
 
 def test_put_replaces_a_record_in_place_and_lists_each_key_once() -> None:
-    world = RetailWorld(make_base())
+    world = DeskWorld(make_base())
     world.put("reservations", "NEW1", {"v": 1})
     world.put("reservations", "NEW1", {"v": 2})
     world.put("reservations", "RES002", {"v": 3})
@@ -433,7 +432,7 @@ def test_put_replaces_a_record_in_place_and_lists_each_key_once() -> None:
 
 def test_worlds_over_one_base_compare_by_their_touched_and_added_records() -> None:
     base = make_base()
-    booked, again, fresh = RetailWorld(base), RetailWorld(base), RetailWorld(base)
+    booked, again, fresh = DeskWorld(base), DeskWorld(base), DeskWorld(base)
     for w in (booked, again):
         ok(w, "cancel_reservation", reservation_id="RES003")
         ok(w, "send_certificate", user_id=BOB, amount=100)
@@ -485,7 +484,7 @@ def test_load_airline_data_names_the_missing_or_broken_file(tmp_path: Path) -> N
 # --- reading tools ----------------------------------------------------------------------------
 
 
-def test_get_details_return_the_records_as_json(world: RetailWorld) -> None:
+def test_get_details_return_the_records_as_json(world: DeskWorld) -> None:
     assert ok(world, "get_user_details", user_id=ANN) == exact(user(world, ANN))
     assert ok(world, "get_reservation_details", reservation_id="RES003") == exact(
         reservation(world, "RES003")
@@ -495,13 +494,13 @@ def test_get_details_return_the_records_as_json(world: RetailWorld) -> None:
     fails(world, "get_reservation_details", "user not found", reservation_id="NOPE00")
 
 
-def test_list_all_airports_is_tau_bench_fixed_list(world: RetailWorld) -> None:
+def test_list_all_airports_is_tau_bench_fixed_list(world: DeskWorld) -> None:
     airports = json.loads(ok(world, "list_all_airports"))
     assert airports == AIRPORTS and len(airports) == 20
     assert list(airports)[:2] == ["SFO", "JFK"] and airports["LGA"] == "LaGuardia"
 
 
-def test_search_direct_flight_lists_available_flights_with_that_day(world: RetailWorld) -> None:
+def test_search_direct_flight_lists_available_flights_with_that_day(world: DeskWorld) -> None:
     found = json.loads(
         ok(world, "search_direct_flight", origin="JFK", destination="SEA", date="2024-05-10")
     )
@@ -525,7 +524,7 @@ def test_search_direct_flight_lists_available_flights_with_that_day(world: Retai
     )
 
 
-def _leg(world: RetailWorld, number: str, shown_date: str, date: str) -> dict[str, Any]:
+def _leg(world: DeskWorld, number: str, shown_date: str, date: str) -> dict[str, Any]:
     flight = world.get("flights", number)
     assert flight is not None
     leg = {key: value for key, value in flight.items() if key != "dates"}
@@ -534,7 +533,7 @@ def _leg(world: RetailWorld, number: str, shown_date: str, date: str) -> dict[st
     return leg
 
 
-def test_search_onestop_flight_pairs_connections(world: RetailWorld) -> None:
+def test_search_onestop_flight_pairs_connections(world: DeskWorld) -> None:
     found = json.loads(
         ok(world, "search_onestop_flight", origin="JFK", destination="SEA", date="2024-05-10")
     )
@@ -554,7 +553,7 @@ def test_search_onestop_flight_pairs_connections(world: RetailWorld) -> None:
     assert found[1][1]["prices"]["economy"] == 150  # 05-10's price, not 05-11's 160
 
 
-def test_search_onestop_flight_keeps_tau_bench_date_quirks(world: RetailWorld) -> None:
+def test_search_onestop_flight_keeps_tau_bench_date_quirks(world: DeskWorld) -> None:
     # The next day is written without zero padding ('2024-05-6'), so no connection is found.
     assert (
         ok(world, "search_onestop_flight", origin="JFK", destination="SEA", date="2024-05-05")
@@ -587,16 +586,16 @@ def test_search_onestop_flight_keeps_tau_bench_date_quirks(world: RetailWorld) -
     ("expression", "result"),
     [("2 + 2", "4.0"), ("(90 + 160) * 2 - 460", "40.0"), ("10 / 3", "3.33"), ("-1.005", "-1.0")],
 )
-def test_calculate_rounds_to_two_decimals(world: RetailWorld, expression: str, result: str) -> None:
+def test_calculate_rounds_to_two_decimals(world: DeskWorld, expression: str, result: str) -> None:
     assert ok(world, "calculate", expression=expression) == result
 
 
-def test_calculate_errors(world: RetailWorld) -> None:
+def test_calculate_errors(world: DeskWorld) -> None:
     fails(world, "calculate", "invalid characters in expression", expression="2 ** x")
     fails(world, "calculate", "division by zero", expression="1 / 0")
 
 
-def test_think_and_transfer(world: RetailWorld) -> None:
+def test_think_and_transfer(world: DeskWorld) -> None:
     assert ok(world, "think", thought="The user wants a window seat.") == ""
     box = TauToolBox(AIRLINE_TOOLS, world)
     call_ = ToolCall(id="t", name="transfer_to_human_agents", arguments='{"summary": "help"}')
@@ -605,7 +604,7 @@ def test_think_and_transfer(world: RetailWorld) -> None:
     assert outcome.ends is Termination.TRANSFERRED
 
 
-def test_reads_never_touch_the_world(world: RetailWorld) -> None:
+def test_reads_never_touch_the_world(world: DeskWorld) -> None:
     ok(world, "get_user_details", user_id=ANN)
     ok(world, "get_reservation_details", reservation_id="RES001")
     ok(world, "list_all_airports")
@@ -617,7 +616,7 @@ def test_reads_never_touch_the_world(world: RetailWorld) -> None:
     assert world.touched() == {}
 
 
-def test_malformed_arguments_behave_as_in_tau_bench(world: RetailWorld) -> None:
+def test_malformed_arguments_behave_as_in_tau_bench(world: DeskWorld) -> None:
     """Nothing is checked before a tool runs: Python's own errors, and what τ-bench stores."""
     fails(
         world,
@@ -678,7 +677,7 @@ def cheap_booking(payment_id: str = "credit_card_1", amount: float = 20) -> dict
     )
 
 
-def test_book_reservation_makes_tau_bench_reservation(world: RetailWorld) -> None:
+def test_book_reservation_makes_tau_bench_reservation(world: DeskWorld) -> None:
     output = ok(world, "book_reservation", **booking())
     made = reservation(world, "HATHAT")
     assert output == exact(made)
@@ -723,7 +722,7 @@ def test_book_reservation_makes_tau_bench_reservation(world: RetailWorld) -> Non
     assert type(made["passengers"][0]) is dict and type(made["payment_history"][0]) is dict
 
 
-def test_booking_ids_are_hathat_hathau_hathav_then_hathav_again(world: RetailWorld) -> None:
+def test_booking_ids_are_hathat_hathau_hathav_then_hathav_again(world: DeskWorld) -> None:
     made = [
         json.loads(ok(world, "book_reservation", **cheap_booking()))["reservation_id"]
         for _ in range(4)
@@ -735,7 +734,7 @@ def test_booking_ids_are_hathat_hathau_hathav_then_hathav_again(world: RetailWor
     assert user(world, ANN)["reservations"][2:] == ["HATHAT", "HATHAU", "HATHAV", "HATHAV"]
 
 
-def test_booking_keeps_amount_types_and_never_changes_seats(world: RetailWorld) -> None:
+def test_booking_keeps_amount_types_and_never_changes_seats(world: DeskWorld) -> None:
     ok(world, "book_reservation", **cheap_booking("gift_card_1", 20))
     assert exact(methods(world, ANN)["gift_card_1"]["amount"]) == "480"
     ok(world, "book_reservation", **cheap_booking("gift_card_1", 20.0))
@@ -748,7 +747,7 @@ def test_booking_keeps_amount_types_and_never_changes_seats(world: RetailWorld) 
     assert "flights" not in world.touched()
 
 
-def test_gift_card_balances_are_never_rounded(world: RetailWorld) -> None:
+def test_gift_card_balances_are_never_rounded(world: DeskWorld) -> None:
     arguments = cheap_booking()
     arguments["payment_methods"] = [
         {"payment_id": "gift_card_1", "amount": 19.99},
@@ -759,7 +758,7 @@ def test_gift_card_balances_are_never_rounded(world: RetailWorld) -> None:
     assert exact(methods(world, ANN)["gift_card_1"]["amount"]) == "420.03999999999996"
 
 
-def test_booking_with_only_a_card_changes_no_balance(world: RetailWorld) -> None:
+def test_booking_with_only_a_card_changes_no_balance(world: DeskWorld) -> None:
     before = exact(methods(world, ANN))
     ok(world, "book_reservation", **cheap_booking())
     assert exact(methods(world, ANN)) == before
@@ -824,11 +823,11 @@ def test_booking_with_only_a_card_changes_no_balance(world: RetailWorld) -> None
         ),
     ],
 )
-def test_book_reservation_errors(world: RetailWorld, changes: dict[str, Any], error: str) -> None:
+def test_book_reservation_errors(world: DeskWorld, changes: dict[str, Any], error: str) -> None:
     fails(world, "book_reservation", error, **booking(**changes))
 
 
-def test_book_reservation_takes_malformed_objects_as_tau_bench_does(world: RetailWorld) -> None:
+def test_book_reservation_takes_malformed_objects_as_tau_bench_does(world: DeskWorld) -> None:
     """τ-bench stores what it is given and fails where Python fails (the differential test
     in tests/benchmarks/taubench compares every such case with τ-bench's own code)."""
     fails(world, "book_reservation", "'date'", **booking(flights=[{"flight_number": "HAT001"}]))
@@ -845,7 +844,7 @@ def test_book_reservation_takes_malformed_objects_as_tau_bench_does(world: Retai
 
 
 def test_a_certificate_named_twice_half_applies_the_booking_as_in_tau_bench(
-    world: RetailWorld,
+    world: DeskWorld,
 ) -> None:
     # HAT003 economy 80 + insurance 30 = 110. Every check passes; then τ-bench charges the
     # gift card, deletes the certificate, and fails on the certificate's second mention.
@@ -871,7 +870,7 @@ def test_a_certificate_named_twice_half_applies_the_booking_as_in_tau_bench(
 # --- cancel_reservation -----------------------------------------------------------------------
 
 
-def test_cancel_appends_negated_payments_and_refunds_no_balance(world: RetailWorld) -> None:
+def test_cancel_appends_negated_payments_and_refunds_no_balance(world: DeskWorld) -> None:
     output = ok(world, "cancel_reservation", reservation_id="RES002")
     cancelled = reservation(world, "RES002")
     assert output == exact(cancelled)
@@ -883,7 +882,7 @@ def test_cancel_appends_negated_payments_and_refunds_no_balance(world: RetailWor
     assert world.touched() == {"reservations": {"RES002"}}  # the gift card gets nothing back
 
 
-def test_cancel_can_be_repeated_and_negates_every_line(world: RetailWorld) -> None:
+def test_cancel_can_be_repeated_and_negates_every_line(world: DeskWorld) -> None:
     ok(world, "cancel_reservation", reservation_id="RES001")
     ok(world, "cancel_reservation", reservation_id="RES001")
     amounts = [line["amount"] for line in reservation(world, "RES001")["payment_history"]]
@@ -898,7 +897,7 @@ def flights_of(*legs: tuple[str, str]) -> list[dict[str, str]]:
     return [{"flight_number": number, "date": date} for number, date in legs]
 
 
-def test_change_keeps_the_old_price_of_a_kept_flight(world: RetailWorld) -> None:
+def test_change_keeps_the_old_price_of_a_kept_flight(world: DeskWorld) -> None:
     new = flights_of(("HAT001", "2024-05-10"), ("HAT002", "2024-05-11"))
     output = ok(
         world,
@@ -933,7 +932,7 @@ def test_change_keeps_the_old_price_of_a_kept_flight(world: RetailWorld) -> None
     assert world.touched() == {"reservations": {"RES001"}}
 
 
-def test_a_cabin_change_reprices_everything_but_keeps_the_cabin(world: RetailWorld) -> None:
+def test_a_cabin_change_reprices_everything_but_keeps_the_cabin(world: DeskWorld) -> None:
     same = flights_of(("HAT001", "2024-05-10"), ("HAT002", "2024-05-10"))
     ok(
         world,
@@ -949,7 +948,7 @@ def test_a_cabin_change_reprices_everything_but_keeps_the_cabin(world: RetailWor
     assert changed["cabin"] == "economy"  # τ-bench never writes the new cabin
 
 
-def test_a_cheaper_change_refunds_a_gift_card(world: RetailWorld) -> None:
+def test_a_cheaper_change_refunds_a_gift_card(world: DeskWorld) -> None:
     ok(
         world,
         "update_reservation_flights",
@@ -975,7 +974,7 @@ def test_a_cheaper_change_refunds_a_gift_card(world: RetailWorld) -> None:
 
 
 def test_no_price_difference_adds_no_payment_and_leaves_the_user_alone(
-    world: RetailWorld,
+    world: DeskWorld,
 ) -> None:
     history = exact(reservation(world, "RES001")["payment_history"])
     ok(
@@ -990,7 +989,7 @@ def test_no_price_difference_adds_no_payment_and_leaves_the_user_alone(
     assert world.touched() == {}  # the same flights at the same prices: the same database
 
 
-def test_a_kept_flight_is_not_checked_again(world: RetailWorld) -> None:
+def test_a_kept_flight_is_not_checked_again(world: DeskWorld) -> None:
     kept = flights_of(("HAT001", "2024-05-11"))  # landed, but already in RES004
     arguments = {"reservation_id": "RES004", "flights": kept, "payment_id": "credit_card_2"}
     ok(world, "update_reservation_flights", cabin="economy", **arguments)
@@ -1059,7 +1058,7 @@ def test_a_kept_flight_is_not_checked_again(world: RetailWorld) -> None:
     ],
 )
 def test_update_flights_errors(
-    world: RetailWorld,
+    world: DeskWorld,
     rid: str,
     cabin: str,
     legs: list[tuple[str, str]],
@@ -1080,7 +1079,7 @@ def test_update_flights_errors(
 # --- update_reservation_baggages --------------------------------------------------------------
 
 
-def test_added_bags_are_charged_fifty_each(world: RetailWorld) -> None:
+def test_added_bags_are_charged_fifty_each(world: DeskWorld) -> None:
     output = ok(
         world,
         "update_reservation_baggages",
@@ -1096,7 +1095,7 @@ def test_added_bags_are_charged_fifty_each(world: RetailWorld) -> None:
     assert methods(world, ANN)["gift_card_1"]["amount"] == 400
 
 
-def test_fewer_bags_refund_nothing(world: RetailWorld) -> None:
+def test_fewer_bags_refund_nothing(world: DeskWorld) -> None:
     ok(
         world,
         "update_reservation_baggages",
@@ -1120,7 +1119,7 @@ def test_fewer_bags_refund_nothing(world: RetailWorld) -> None:
         ("RES003", "gift_card_2", "gift card balance is not enough"),
     ],
 )
-def test_update_baggages_errors(world: RetailWorld, rid: str, payment_id: str, error: str) -> None:
+def test_update_baggages_errors(world: DeskWorld, rid: str, payment_id: str, error: str) -> None:
     fails(
         world,
         "update_reservation_baggages",
@@ -1135,7 +1134,7 @@ def test_update_baggages_errors(world: RetailWorld, rid: str, payment_id: str, e
 # --- update_reservation_passengers and send_certificate ---------------------------------------
 
 
-def test_update_passengers_replaces_them_as_given(world: RetailWorld) -> None:
+def test_update_passengers_replaces_them_as_given(world: DeskWorld) -> None:
     new = [dict(BOB_PASSENGER, note="window"), dict(CY_PASSENGER)]
     output = ok(world, "update_reservation_passengers", reservation_id="RES001", passengers=new)
     assert output == exact(reservation(world, "RES001"))
@@ -1157,7 +1156,7 @@ def test_update_passengers_replaces_them_as_given(world: RetailWorld) -> None:
     )
 
 
-def test_send_certificate_takes_the_first_free_id(world: RetailWorld) -> None:
+def test_send_certificate_takes_the_first_free_id(world: DeskWorld) -> None:
     assert ok(world, "send_certificate", user_id=BOB, amount=100) == (
         "Certificate certificate_3221322 added to user bob_ray_2 with amount 100."
     )
@@ -1178,7 +1177,7 @@ def test_send_certificate_takes_the_first_free_id(world: RetailWorld) -> None:
     fails(world, "send_certificate", "user not found", user_id="nobody", amount=5)
 
 
-def test_writes_change_only_what_they_change(world: RetailWorld) -> None:
+def test_writes_change_only_what_they_change(world: DeskWorld) -> None:
     ok(world, "book_reservation", **cheap_booking())
     ok(world, "cancel_reservation", reservation_id="RES003")
     assert world.touched() == {"reservations": {"RES003", "HATHAT"}, "users": {ANN}}

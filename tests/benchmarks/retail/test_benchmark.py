@@ -9,9 +9,8 @@ from collections import defaultdict
 import pytest
 
 from deedbench.benchmarks import load_benchmark
-from deedbench.benchmarks.retail.benchmark import RetailBenchmark, builtin_tasks
-from deedbench.benchmarks.retail.tasks import Action, RetailTask
-from deedbench.benchmarks.retail.validate import TaskCheck, check_task
+from deedbench.benchmarks.retail import RetailBenchmark, builtin_tasks
+from deedbench.benchmarks.servicedesk import Action, DeskTask, TaskCheck, check_task
 from deedbench.engine import (
     BenchmarkError,
     EpisodeRecord,
@@ -67,7 +66,7 @@ def by_task(records: list[EpisodeRecord]) -> dict[str, list[EpisodeRecord]]:
     return grouped
 
 
-def broken(task: RetailTask, **kwargs: object) -> RetailTask:
+def broken(task: DeskTask, **kwargs: object) -> DeskTask:
     """The task with its first gold action's arguments changed (the customer's too)."""
     action = task.actions[0]
     bad = Action(name=action.name, kwargs={**action.kwargs, **kwargs})

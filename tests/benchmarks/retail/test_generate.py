@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from deedbench.benchmarks.retail.generate import generate_world, write_world
+from deedbench.benchmarks.retail import generate_world, write_world
 
 TAUBENCH = Path(__file__).resolve().parents[3].parent / "shared" / "taubench"
 NAMES = ("users", "orders", "products")

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from deedbench.benchmarks.retail.tools import RETAIL_TOOLS
-from deedbench.benchmarks.retail.world import RetailWorld, load_retail_data
+from deedbench.benchmarks.retail import RETAIL_TOOLS, load_retail_data
+from deedbench.benchmarks.servicedesk import DeskWorld
 from deedbench.engine import ToolBox, ToolCall
 from deedbench.scoring import tau_hash, worlds_equal_tau
 
@@ -47,9 +47,9 @@ def gold() -> dict[str, Any]:
     return loaded
 
 
-def replay(task: dict[str, Any]) -> tuple[RetailWorld, list[str]]:
+def replay(task: dict[str, Any]) -> tuple[DeskWorld, list[str]]:
     """τ-bench's gold replay: every action but respond and transfer, in order, errors and all."""
-    world = RetailWorld(base())
+    world = DeskWorld(base())
     box = ToolBox(RETAIL_TOOLS, world)
     errors = []
     for index, action in enumerate(task["actions"]):
@@ -65,7 +65,7 @@ def replay(task: dict[str, Any]) -> tuple[RetailWorld, list[str]]:
 
 
 def test_the_untouched_world_has_tau_bench_initial_hash() -> None:
-    assert tau_hash(RetailWorld(base()).snapshot()) == gold()["initial_hash"]
+    assert tau_hash(DeskWorld(base()).snapshot()) == gold()["initial_hash"]
 
 
 def test_every_gold_action_names_a_retail_tool() -> None:
@@ -86,7 +86,7 @@ def test_gold_replay_gives_tau_bench_gold_hash(index: int) -> None:
 
     again, _ = replay(task)
     assert worlds_equal_tau(world, again)
-    fresh = RetailWorld(base())
+    fresh = DeskWorld(base())
     assert worlds_equal_tau(world, fresh) == (expected["gold_hash"] == gold()["initial_hash"])
 
     changed, _ = replay(task)

@@ -16,9 +16,8 @@ from typing import Any
 
 import pytest
 
-from deedbench.benchmarks.retail import arithmetic
 from deedbench.benchmarks.retail.tools import RETAIL_TOOLS, WRITE_TOOLS, cancel_pending_order
-from deedbench.benchmarks.retail.world import RetailWorld
+from deedbench.benchmarks.servicedesk import DeskWorld, arithmetic
 from deedbench.engine import Message, ToolBox, ToolCall, ToolError
 
 ADDRESS = {
@@ -199,25 +198,25 @@ def exact(value: Any) -> str:
 
 
 @pytest.fixture
-def world() -> Iterator[RetailWorld]:
+def world() -> Iterator[DeskWorld]:
     """A fresh world; afterwards its base must be exactly as it was built."""
     base = make_base()
-    yield RetailWorld(base)
+    yield DeskWorld(base)
     assert exact(base) == exact(make_base()), "a tool mutated the shared base"
 
 
-def call(world: RetailWorld, name: str, **kwargs: Any) -> Message:
+def call(world: DeskWorld, name: str, **kwargs: Any) -> Message:
     box = ToolBox(RETAIL_TOOLS, world)
     return box.call(ToolCall(id="call-1", name=name, arguments=json.dumps(kwargs)))
 
 
-def ok(world: RetailWorld, name: str, **kwargs: Any) -> str:
+def ok(world: DeskWorld, name: str, **kwargs: Any) -> str:
     message = call(world, name, **kwargs)
     assert not message.error, message.content
     return message.content
 
 
-def fails(world: RetailWorld, name: str, expected: str, **kwargs: Any) -> None:
+def fails(world: DeskWorld, name: str, expected: str, **kwargs: Any) -> None:
     """The call returns exactly `Error: expected` and leaves the world untouched."""
     before = world.touched()
     message = call(world, name, **kwargs)
@@ -226,13 +225,13 @@ def fails(world: RetailWorld, name: str, expected: str, **kwargs: Any) -> None:
     assert world.touched() == before
 
 
-def order(world: RetailWorld, order_id: str) -> dict[str, Any]:
+def order(world: DeskWorld, order_id: str) -> dict[str, Any]:
     found = world.get("orders", order_id)
     assert found is not None
     return found
 
 
-def balance(world: RetailWorld, user_id: str, method_id: str) -> Any:
+def balance(world: DeskWorld, user_id: str, method_id: str) -> Any:
     user = world.get("users", user_id)
     assert user is not None
     return user["payment_methods"][method_id]["balance"]
@@ -321,12 +320,12 @@ def test_write_tools_ask_for_explicit_confirmation() -> None:
 # --- reading tools ----------------------------------------------------------------------------
 
 
-def test_find_user_by_email_ignores_case(world: RetailWorld) -> None:
+def test_find_user_by_email_ignores_case(world: DeskWorld) -> None:
     assert ok(world, "find_user_id_by_email", email="ann.lee@EXAMPLE.com") == "ann_lee_1"
     fails(world, "find_user_id_by_email", "user not found", email="ann@example.com")
 
 
-def test_find_user_by_name_and_zip(world: RetailWorld) -> None:
+def test_find_user_by_name_and_zip(world: DeskWorld) -> None:
     found = ok(world, "find_user_id_by_name_zip", first_name="bob", last_name="RAY", zip="94105")
     assert found == "bob_ray_2"
     fails(
@@ -339,14 +338,14 @@ def test_find_user_by_name_and_zip(world: RetailWorld) -> None:
     )
 
 
-def test_find_user_by_name_and_zip_sees_a_changed_address(world: RetailWorld) -> None:
+def test_find_user_by_name_and_zip_sees_a_changed_address(world: DeskWorld) -> None:
     ok(world, "modify_user_address", user_id="bob_ray_2", **NEW_ADDRESS)
     args = {"first_name": "Bob", "last_name": "Ray"}
     assert ok(world, "find_user_id_by_name_zip", zip="60601", **args) == "bob_ray_2"
     fails(world, "find_user_id_by_name_zip", "user not found", zip="94105", **args)
 
 
-def test_get_details_return_the_records_as_json(world: RetailWorld) -> None:
+def test_get_details_return_the_records_as_json(world: DeskWorld) -> None:
     assert ok(world, "get_user_details", user_id="ann_lee_1") == json.dumps(
         world.get("users", "ann_lee_1")
     )
@@ -356,22 +355,22 @@ def test_get_details_return_the_records_as_json(world: RetailWorld) -> None:
     )
 
 
-def test_get_details_errors(world: RetailWorld) -> None:
+def test_get_details_errors(world: DeskWorld) -> None:
     fails(world, "get_user_details", "user not found", user_id="nobody")
     fails(world, "get_order_details", "order not found", order_id="W1")
     fails(world, "get_product_details", "product not found", product_id="100")
 
 
-def test_list_all_product_types_is_sorted_by_name(world: RetailWorld) -> None:
+def test_list_all_product_types_is_sorted_by_name(world: DeskWorld) -> None:
     assert ok(world, "list_all_product_types") == '{"Mug": "P2", "T-Shirt": "P1"}'
 
 
-def test_think_and_transfer(world: RetailWorld) -> None:
+def test_think_and_transfer(world: DeskWorld) -> None:
     assert ok(world, "think", thought="the order is pending") == ""
     assert ok(world, "transfer_to_human_agents", summary="wants a refund") == "Transfer successful"
 
 
-def test_reads_never_touch_the_world(world: RetailWorld) -> None:
+def test_reads_never_touch_the_world(world: DeskWorld) -> None:
     ok(world, "find_user_id_by_email", email="bob.ray@example.com")
     ok(world, "find_user_id_by_name_zip", first_name="Ann", last_name="Lee", zip="10001")
     ok(world, "get_user_details", user_id="ann_lee_1")
@@ -386,7 +385,7 @@ def test_reads_never_touch_the_world(world: RetailWorld) -> None:
     assert world.touched() == {}
 
 
-def test_bad_arguments_are_rejected_before_the_tool_runs(world: RetailWorld) -> None:
+def test_bad_arguments_are_rejected_before_the_tool_runs(world: DeskWorld) -> None:
     message = call(world, "return_delivered_order_items", order_id="#W2", item_ids="101")
     assert message.error
     assert "item_ids" in message.content and "payment_method_id" in message.content
@@ -409,7 +408,7 @@ def test_bad_arguments_are_rejected_before_the_tool_runs(world: RetailWorld) -> 
         (".5 + 1.", "1.5"),
     ],
 )
-def test_calculate_rounds_to_two_decimals(world: RetailWorld, expression: str, result: str) -> None:
+def test_calculate_rounds_to_two_decimals(world: DeskWorld, expression: str, result: str) -> None:
     assert ok(world, "calculate", expression=expression) == result
 
 
@@ -437,16 +436,16 @@ def test_calculate_rounds_to_two_decimals(world: RetailWorld, expression: str, r
     ],
 )
 def test_calculate_errors_are_tau_bench_errors(
-    world: RetailWorld, expression: str, error: str
+    world: DeskWorld, expression: str, error: str
 ) -> None:
     fails(world, "calculate", error, expression=expression)
 
 
-def test_calculate_adds_a_thousand_terms(world: RetailWorld) -> None:
+def test_calculate_adds_a_thousand_terms(world: DeskWorld) -> None:
     assert ok(world, "calculate", expression="1" + "+1" * 999) == "1000.0"
 
 
-def test_calculate_never_runs_the_text(world: RetailWorld, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_calculate_never_runs_the_text(world: DeskWorld, monkeypatch: pytest.MonkeyPatch) -> None:
     """No eval or exec anywhere; compile appears once, only for its syntax errors, and the
     code object it returns is discarded (a bare expression statement)."""
 
@@ -478,7 +477,7 @@ def test_calculate_never_runs_the_text(world: RetailWorld, monkeypatch: pytest.M
 # --- cancel_pending_order ---------------------------------------------------------------------
 
 
-def test_cancel_refunds_a_gift_card_at_once(world: RetailWorld) -> None:
+def test_cancel_refunds_a_gift_card_at_once(world: DeskWorld) -> None:
     text = ok(world, "cancel_pending_order", order_id="#W1", reason="ordered by mistake")
     cancelled = order(world, "#W1")
     assert json.loads(text) == cancelled
@@ -491,7 +490,7 @@ def test_cancel_refunds_a_gift_card_at_once(world: RetailWorld) -> None:
     assert world.touched() == {"orders": {"#W1"}, "users": {"ann_lee_1"}}
 
 
-def test_cancel_refunds_a_card_without_touching_the_customer(world: RetailWorld) -> None:
+def test_cancel_refunds_a_card_without_touching_the_customer(world: DeskWorld) -> None:
     ok(world, "cancel_pending_order", order_id="#W4", reason="no longer needed")
     assert order(world, "#W4")["payment_history"][-1] == {
         "transaction_type": "refund",
@@ -501,7 +500,7 @@ def test_cancel_refunds_a_card_without_touching_the_customer(world: RetailWorld)
     assert world.touched() == {"orders": {"#W4"}}
 
 
-def test_cancel_refunds_every_payment(world: RetailWorld) -> None:
+def test_cancel_refunds_every_payment(world: DeskWorld) -> None:
     ok(world, "cancel_pending_order", order_id="#W5", reason="no longer needed")
     refunds = order(world, "#W5")["payment_history"][2:]
     assert [(r["amount"], r["payment_method_id"]) for r in refunds] == [
@@ -511,7 +510,7 @@ def test_cancel_refunds_every_payment(world: RetailWorld) -> None:
     assert balance(world, "bob_ray_2", "gift_card_2") == 10.0
 
 
-def test_cancel_after_a_payment_change_refunds_every_history_entry(world: RetailWorld) -> None:
+def test_cancel_after_a_payment_change_refunds_every_history_entry(world: DeskWorld) -> None:
     """τ-bench refunds each payment_history entry, refunds included: a gift card that was
     already refunded by the payment change is credited twice more."""
     ok(world, "modify_pending_order_payment", order_id="#W1", payment_method_id="paypal_1")
@@ -526,7 +525,7 @@ def test_cancel_after_a_payment_change_refunds_every_history_entry(world: Retail
     assert balance(world, "ann_lee_1", "gift_card_1") == 250.0
 
 
-def test_cancel_errors(world: RetailWorld) -> None:
+def test_cancel_errors(world: DeskWorld) -> None:
     fails(
         world, "cancel_pending_order", "order not found", order_id="#W0", reason="no longer needed"
     )
@@ -543,13 +542,13 @@ def test_cancel_errors(world: RetailWorld) -> None:
     assert world.touched() == {}
 
 
-def test_cancel_checks_the_reason_even_when_called_directly(world: RetailWorld) -> None:
+def test_cancel_checks_the_reason_even_when_called_directly(world: DeskWorld) -> None:
     with pytest.raises(ToolError, match="invalid reason"):
         cancel_pending_order.function(world, "#W1", "too expensive")
     assert world.touched() == {}
 
 
-def test_an_order_with_modified_items_can_no_longer_be_cancelled(world: RetailWorld) -> None:
+def test_an_order_with_modified_items_can_no_longer_be_cancelled(world: DeskWorld) -> None:
     ok(
         world,
         "modify_pending_order_items",
@@ -570,7 +569,7 @@ def test_an_order_with_modified_items_can_no_longer_be_cancelled(world: RetailWo
 # --- modify_pending_order_address and modify_user_address -------------------------------------
 
 
-def test_modify_order_address(world: RetailWorld) -> None:
+def test_modify_order_address(world: DeskWorld) -> None:
     text = ok(world, "modify_pending_order_address", order_id="#W4", **NEW_ADDRESS)
     assert order(world, "#W4")["address"] == NEW_ADDRESS
     assert list(order(world, "#W4")["address"]) == list(NEW_ADDRESS)
@@ -578,7 +577,7 @@ def test_modify_order_address(world: RetailWorld) -> None:
     assert world.touched() == {"orders": {"#W4"}}
 
 
-def test_modify_order_address_errors(world: RetailWorld) -> None:
+def test_modify_order_address_errors(world: DeskWorld) -> None:
     fails(world, "modify_pending_order_address", "order not found", order_id="#W0", **NEW_ADDRESS)
     fails(
         world,
@@ -589,14 +588,14 @@ def test_modify_order_address_errors(world: RetailWorld) -> None:
     )
 
 
-def test_the_same_address_is_accepted_as_in_tau_bench(world: RetailWorld) -> None:
+def test_the_same_address_is_accepted_as_in_tau_bench(world: DeskWorld) -> None:
     """τ-bench has no same-address check; setting the current address changes nothing."""
     current = dict(order(world, "#W4")["address"])
     ok(world, "modify_pending_order_address", order_id="#W4", **current)
     assert order(world, "#W4")["address"] == current
 
 
-def test_modify_user_address(world: RetailWorld) -> None:
+def test_modify_user_address(world: DeskWorld) -> None:
     text = ok(world, "modify_user_address", user_id="ann_lee_1", **NEW_ADDRESS)
     user = world.get("users", "ann_lee_1")
     assert user is not None and user["address"] == NEW_ADDRESS
@@ -609,7 +608,7 @@ def test_modify_user_address(world: RetailWorld) -> None:
 # --- modify_pending_order_payment -------------------------------------------------------------
 
 
-def test_modify_payment_from_a_gift_card_refunds_it(world: RetailWorld) -> None:
+def test_modify_payment_from_a_gift_card_refunds_it(world: DeskWorld) -> None:
     text = ok(world, "modify_pending_order_payment", order_id="#W1", payment_method_id="paypal_1")
     history = order(world, "#W1")["payment_history"]
     assert history[1:] == [
@@ -621,13 +620,13 @@ def test_modify_payment_from_a_gift_card_refunds_it(world: RetailWorld) -> None:
     assert world.touched() == {"orders": {"#W1"}, "users": {"ann_lee_1"}}
 
 
-def test_modify_payment_to_a_gift_card_charges_it(world: RetailWorld) -> None:
+def test_modify_payment_to_a_gift_card_charges_it(world: DeskWorld) -> None:
     ok(world, "modify_pending_order_payment", order_id="#W7", payment_method_id="gift_card_1")
     assert balance(world, "ann_lee_1", "gift_card_1") == 74.5
     assert order(world, "#W7")["payment_history"][-1]["payment_method_id"] == "credit_card_1"
 
 
-def test_modify_payment_between_cards_leaves_the_customer_alone(world: RetailWorld) -> None:
+def test_modify_payment_between_cards_leaves_the_customer_alone(world: DeskWorld) -> None:
     ok(world, "modify_pending_order_payment", order_id="#W7", payment_method_id="paypal_1")
     assert world.touched() == {"orders": {"#W7"}}
 
@@ -643,16 +642,14 @@ def test_modify_payment_between_cards_leaves_the_customer_alone(world: RetailWor
         ("#W4", "gift_card_2", "insufficient gift card balance to pay for the order"),
     ],
 )
-def test_modify_payment_errors(world: RetailWorld, order_id: str, method: str, error: str) -> None:
+def test_modify_payment_errors(world: DeskWorld, order_id: str, method: str, error: str) -> None:
     fails(world, "modify_pending_order_payment", error, order_id=order_id, payment_method_id=method)
 
 
 # --- modify_pending_order_items ---------------------------------------------------------------
 
 
-def modify_items(
-    world: RetailWorld, order_id: str, old: list[str], new: list[str], pay: str
-) -> str:
+def modify_items(world: DeskWorld, order_id: str, old: list[str], new: list[str], pay: str) -> str:
     return ok(
         world,
         "modify_pending_order_items",
@@ -663,7 +660,7 @@ def modify_items(
     )
 
 
-def test_modify_items_charges_the_difference(world: RetailWorld) -> None:
+def test_modify_items_charges_the_difference(world: DeskWorld) -> None:
     text = modify_items(world, "#W1", ["100"], ["101"], "credit_card_1")
     changed = order(world, "#W1")
     assert json.loads(text) == changed
@@ -679,7 +676,7 @@ def test_modify_items_charges_the_difference(world: RetailWorld) -> None:
     assert world.touched() == {"orders": {"#W1"}}
 
 
-def test_modify_items_with_duplicates_and_a_gift_card(world: RetailWorld) -> None:
+def test_modify_items_with_duplicates_and_a_gift_card(world: DeskWorld) -> None:
     modify_items(world, "#W1", ["100", "100"], ["101", "103"], "gift_card_1")
     changed = order(world, "#W1")
     assert [i["item_id"] for i in changed["items"]] == ["101", "103", "200"]
@@ -689,7 +686,7 @@ def test_modify_items_with_duplicates_and_a_gift_card(world: RetailWorld) -> Non
     assert world.touched() == {"orders": {"#W1"}, "users": {"ann_lee_1"}}
 
 
-def test_modify_items_records_an_unrounded_refund(world: RetailWorld) -> None:
+def test_modify_items_records_an_unrounded_refund(world: DeskWorld) -> None:
     """τ-bench rounds gift-card balances but not the amount in payment_history."""
     modify_items(world, "#W7", ["101"], ["103"], "gift_card_1")
     entry = order(world, "#W7")["payment_history"][-1]
@@ -698,13 +695,13 @@ def test_modify_items_records_an_unrounded_refund(world: RetailWorld) -> None:
     assert balance(world, "ann_lee_1", "gift_card_1") == 105.4
 
 
-def test_modify_items_to_the_same_item_records_a_zero_refund(world: RetailWorld) -> None:
+def test_modify_items_to_the_same_item_records_a_zero_refund(world: DeskWorld) -> None:
     modify_items(world, "#W4", ["100"], ["100"], "credit_card_2")
     assert order(world, "#W4")["payment_history"][-1]["transaction_type"] == "refund"
     assert order(world, "#W4")["payment_history"][-1]["amount"] == 0.0
 
 
-def test_modify_items_replaces_one_pair_at_a_time_like_tau_bench(world: RetailWorld) -> None:
+def test_modify_items_replaces_one_pair_at_a_time_like_tau_bench(world: DeskWorld) -> None:
     """Swapping two variants is a no-op: the second pair finds the line the first changed."""
     modify_items(world, "#W8", ["100", "101"], ["101", "100"], "credit_card_1")
     changed = order(world, "#W8")
@@ -713,7 +710,7 @@ def test_modify_items_replaces_one_pair_at_a_time_like_tau_bench(world: RetailWo
     assert changed["status"] == "pending (item modified)"
 
 
-def test_modify_items_copies_the_variant_options(world: RetailWorld) -> None:
+def test_modify_items_copies_the_variant_options(world: DeskWorld) -> None:
     modify_items(world, "#W4", ["100"], ["101"], "credit_card_2")
     options = order(world, "#W4")["items"][0]["options"]
     product = world.get("products", "P1")
@@ -737,7 +734,7 @@ def test_modify_items_copies_the_variant_options(world: RetailWorld) -> None:
     ],
 )
 def test_modify_items_errors(
-    world: RetailWorld, order_id: str, old: list[str], new: list[str], method: str, error: str
+    world: DeskWorld, order_id: str, old: list[str], new: list[str], method: str, error: str
 ) -> None:
     fails(
         world,
@@ -753,7 +750,7 @@ def test_modify_items_errors(
 # --- return_delivered_order_items -------------------------------------------------------------
 
 
-def test_return_to_the_original_payment_method(world: RetailWorld) -> None:
+def test_return_to_the_original_payment_method(world: DeskWorld) -> None:
     text = ok(
         world,
         "return_delivered_order_items",
@@ -770,7 +767,7 @@ def test_return_to_the_original_payment_method(world: RetailWorld) -> None:
     assert world.touched() == {"orders": {"#W2"}}
 
 
-def test_return_to_a_gift_card_changes_no_balance(world: RetailWorld) -> None:
+def test_return_to_a_gift_card_changes_no_balance(world: DeskWorld) -> None:
     ok(
         world,
         "return_delivered_order_items",
@@ -794,7 +791,7 @@ def test_return_to_a_gift_card_changes_no_balance(world: RetailWorld) -> None:
     ],
 )
 def test_return_errors(
-    world: RetailWorld, order_id: str, items: list[str], method: str, error: str
+    world: DeskWorld, order_id: str, items: list[str], method: str, error: str
 ) -> None:
     fails(
         world,
@@ -806,7 +803,7 @@ def test_return_errors(
     )
 
 
-def test_empty_item_lists_are_accepted_as_in_tau_bench(world: RetailWorld) -> None:
+def test_empty_item_lists_are_accepted_as_in_tau_bench(world: DeskWorld) -> None:
     args = {"order_id": "#W2", "item_ids": [], "payment_method_id": "credit_card_1"}
     ok(world, "return_delivered_order_items", **args)
     assert order(world, "#W2")["status"] == "return requested"
@@ -817,7 +814,7 @@ def test_empty_item_lists_are_accepted_as_in_tau_bench(world: RetailWorld) -> No
     assert type(entry["amount"]) is int  # τ-bench's sum starts at int 0
 
 
-def test_a_returned_order_cannot_be_returned_or_exchanged_again(world: RetailWorld) -> None:
+def test_a_returned_order_cannot_be_returned_or_exchanged_again(world: DeskWorld) -> None:
     args = {"order_id": "#W2", "item_ids": ["101"], "payment_method_id": "credit_card_1"}
     ok(world, "return_delivered_order_items", **args)
     fails(world, "return_delivered_order_items", "non-delivered order cannot be returned", **args)
@@ -833,7 +830,7 @@ def test_a_returned_order_cannot_be_returned_or_exchanged_again(world: RetailWor
 # --- exchange_delivered_order_items -----------------------------------------------------------
 
 
-def test_exchange_records_a_rounded_price_difference(world: RetailWorld) -> None:
+def test_exchange_records_a_rounded_price_difference(world: DeskWorld) -> None:
     text = ok(
         world,
         "exchange_delivered_order_items",
@@ -869,7 +866,7 @@ def test_exchange_records_a_rounded_price_difference(world: RetailWorld) -> None
     ],
 )
 def test_exchange_errors(
-    world: RetailWorld, order_id: str, old: list[str], new: list[str], method: str, error: str
+    world: DeskWorld, order_id: str, old: list[str], new: list[str], method: str, error: str
 ) -> None:
     fails(
         world,
@@ -882,7 +879,7 @@ def test_exchange_errors(
     )
 
 
-def test_exchange_to_a_cheaper_item_is_allowed_on_a_small_gift_card(world: RetailWorld) -> None:
+def test_exchange_to_a_cheaper_item_is_allowed_on_a_small_gift_card(world: DeskWorld) -> None:
     """The balance check is against the (negative) difference, as in τ-bench."""
     ok(
         world,
@@ -895,7 +892,7 @@ def test_exchange_to_a_cheaper_item_is_allowed_on_a_small_gift_card(world: Retai
     assert order(world, "#W2")["exchange_price_difference"] == -5.5
 
 
-def test_writes_leave_every_other_record_shared(world: RetailWorld) -> None:
+def test_writes_leave_every_other_record_shared(world: DeskWorld) -> None:
     """Every write leaves the base as built (checked by the fixture) and the
     other records shared with it."""
     ok(world, "cancel_pending_order", order_id="#W1", reason="no longer needed")

@@ -25,15 +25,14 @@ from typing import Any
 
 import pytest
 
+from deedbench.benchmarks.airline import AIRLINE
 from deedbench.benchmarks.airline.tools import AIRLINE_TOOLS
-from deedbench.benchmarks.retail.tau_toolbox import TauToolBox
-from deedbench.benchmarks.retail.tools import RETAIL_TOOLS
-from deedbench.benchmarks.retail.world import RetailWorld
-from deedbench.benchmarks.taubench.domains import AIRLINE, RETAIL
-from deedbench.benchmarks.taubench.rescore import rescore_file
-from deedbench.benchmarks.taubench.retail import (
+from deedbench.benchmarks.retail import RETAIL, RETAIL_TOOLS
+from deedbench.benchmarks.servicedesk import DeskWorld, TauToolBox
+from deedbench.benchmarks.taubench import (
     TaubenchAirlineBenchmark,
     TaubenchRetailBenchmark,
+    rescore_file,
 )
 from deedbench.engine import AgentContext, Message, Termination, ToolCall, run_episode
 from deedbench.scoring import tau_hash
@@ -97,7 +96,7 @@ def test_every_call_gives_tau_bench_observation_and_database(
     for number in range(count(request, SEQUENCES)):
         seed = f"{world.domain}-calls-{number}"
         env = environment(world.domain, world.load, NO_TASK, [])
-        mine = RetailWorld(world.load())
+        mine = DeskWorld(world.load())
         box = TauToolBox(TOOLS[world.domain], mine)
         for index, (name, kwargs) in enumerate(sequence(world.domain, world, random.Random(seed))):
             calls += 1

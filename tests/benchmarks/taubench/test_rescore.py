@@ -19,9 +19,11 @@ from typing import Any
 
 import pytest
 
+from deedbench.benchmarks.airline import AIRLINE
 from deedbench.benchmarks.airline.rules import AIRLINE_PROCEDURE_RULES, AIRLINE_RULES
-from deedbench.benchmarks.retail import scorer as retail_scorer
-from deedbench.benchmarks.taubench.domains import AIRLINE, RETAIL, domain_for
+from deedbench.benchmarks.retail import RETAIL
+from deedbench.benchmarks.servicedesk import scorer as desk_scorer
+from deedbench.benchmarks.taubench import domain_for
 from deedbench.benchmarks.taubench.rescore import RecordVerdict, RescoreReport, rescore_file
 from deedbench.engine import BenchmarkError
 
@@ -364,13 +366,13 @@ def test_only_replies_count_for_outputs(tmp_path: Path) -> None:
 
 def test_gold_actions_are_replayed_once_per_task(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[int] = []
-    original = retail_scorer.replay
+    original = desk_scorer.replay
 
     def counting(*args: Any, **kwargs: Any) -> Any:
         calls.append(1)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(retail_scorer, "replay", counting)
+    monkeypatch.setattr(desk_scorer, "replay", counting)
     report = rescore_file(RESULTS, FOLDERS, AIRLINE)
     tasks = {json.dumps(r["info"]["task"], sort_keys=True) for r in records()}
     assert report.rescored == 200 and len(calls) == len(tasks) == 50

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from deedbench.benchmarks.retail.procedure import RETAIL_PROCEDURE
-from deedbench.benchmarks.retail.tau_toolbox import TauToolBox
-from deedbench.benchmarks.taubench import retail as taubench_retail
-from deedbench.benchmarks.taubench.retail import TaubenchRetailBenchmark, TaubenchTaskCheck
+from deedbench.benchmarks.retail import RETAIL_PROCEDURE
+from deedbench.benchmarks.servicedesk import TauToolBox
+from deedbench.benchmarks.taubench import TaubenchRetailBenchmark, TaubenchTaskCheck
+from deedbench.benchmarks.taubench import benchmark as taubench_benchmark
 from deedbench.engine import BenchmarkError, EpisodeRecord, RunStore, new_run_config, run
 from deedbench.scoring import tau_hash
 
@@ -82,9 +82,9 @@ def dev_checks(dev: TaubenchRetailBenchmark) -> list[TaubenchTaskCheck]:
 @pytest.fixture(scope="module")
 def test_checks() -> list[TaubenchTaskCheck]:
     with pytest.MonkeyPatch.context() as patch:  # the stub lives only for this call
-        patch.setattr(taubench_retail, "tau_hash", cheap_hash)
+        patch.setattr(taubench_benchmark, "tau_hash", cheap_hash)
         checks = TaubenchRetailBenchmark({"data": str(RETAIL), "split": "test"}).validate()
-    assert taubench_retail.tau_hash is tau_hash
+    assert taubench_benchmark.tau_hash is tau_hash
     return checks
 
 

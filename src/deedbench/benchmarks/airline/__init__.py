@@ -1,6 +1,28 @@
 """Airline: τ-bench's airline customer-service domain.
 
-`world.py` holds the copy-on-write database an episode reads and changes (flights,
-reservations, users), `tools.py` the 14 tools that act on it, faithful to τ-bench's
-airline tools, and `rules.py` the policy rules those tools never check.
+`domain.py` holds the domain as the desk runs it (`AIRLINE`), `world.py` the
+loading of its database (flights, reservations, users), `tools.py` the 14 tools
+that act on it, faithful to τ-bench's airline tools, and `rules.py` the policy
+rules those tools never check.
 """
+
+from deedbench.benchmarks.airline.domain import AIRLINE
+from deedbench.benchmarks.airline.rules import (
+    AIRLINE_PROCEDURE,
+    AIRLINE_PROCEDURE_RULES,
+    AIRLINE_RULES,
+    check_airline_policy,
+)
+from deedbench.benchmarks.airline.tools import AIRLINE_TOOLS, AIRLINE_WRITE_TOOLS
+from deedbench.benchmarks.airline.world import load_airline_data
+
+__all__ = [
+    "AIRLINE",
+    "AIRLINE_PROCEDURE",
+    "AIRLINE_PROCEDURE_RULES",
+    "AIRLINE_RULES",
+    "AIRLINE_TOOLS",
+    "AIRLINE_WRITE_TOOLS",
+    "check_airline_policy",
+    "load_airline_data",
+]

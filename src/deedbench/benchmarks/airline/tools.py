@@ -43,13 +43,13 @@ from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
-from deedbench.benchmarks.retail.neutral_tools import (
+from deedbench.benchmarks.servicedesk import (
+    DeskWorld,
     calculate,
     taubench_named,
     think,
     transfer_to_human_agents,
 )
-from deedbench.benchmarks.retail.world import RetailWorld
 from deedbench.engine import ToolError, tool
 
 __all__ = [
@@ -190,7 +190,7 @@ class PaymentShare(_JsonObject):
 
 
 @tool
-def get_user_details(data: RetailWorld, user_id: str) -> str:
+def get_user_details(data: DeskWorld, user_id: str) -> str:
     """Look up a user's profile.
 
     Args:
@@ -203,7 +203,7 @@ def get_user_details(data: RetailWorld, user_id: str) -> str:
 
 
 @tool
-def get_reservation_details(data: RetailWorld, reservation_id: str) -> str:
+def get_reservation_details(data: DeskWorld, reservation_id: str) -> str:
     """Look up a reservation.
 
     Args:
@@ -216,13 +216,13 @@ def get_reservation_details(data: RetailWorld, reservation_id: str) -> str:
 
 
 @tool
-def list_all_airports(data: RetailWorld) -> str:
+def list_all_airports(data: DeskWorld) -> str:
     """Return every airport code together with the city it serves."""
     return json.dumps(AIRPORTS)
 
 
 @tool
-def search_direct_flight(data: RetailWorld, origin: str, destination: str, date: str) -> str:
+def search_direct_flight(data: DeskWorld, origin: str, destination: str, date: str) -> str:
     """Find nonstop flights from one airport to another on a given day.
 
     Args:
@@ -240,7 +240,7 @@ def search_direct_flight(data: RetailWorld, origin: str, destination: str, date:
 
 
 @tool
-def search_onestop_flight(data: RetailWorld, origin: str, destination: str, date: str) -> str:
+def search_onestop_flight(data: DeskWorld, origin: str, destination: str, date: str) -> str:
     """Find trips with exactly one connection from one airport to another, leaving on a
     given day.
 
@@ -288,7 +288,7 @@ def _without_dates(flight: dict[str, Any]) -> dict[str, Any]:
 
 @tool(writes=True)
 def book_reservation(
-    data: RetailWorld,
+    data: DeskWorld,
     user_id: str,
     origin: str,
     destination: str,
@@ -373,7 +373,7 @@ def book_reservation(
     return json.dumps(reservation)
 
 
-def _bookable(data: RetailWorld, flight: dict[str, Any], cabin: str, passengers: Any) -> Any:
+def _bookable(data: DeskWorld, flight: dict[str, Any], cabin: str, passengers: Any) -> Any:
     """The flight a segment names, checked bookable on its date for the passengers."""
     flight_number = flight["flight_number"]
     if flight_number not in data["flights"]:
@@ -390,7 +390,7 @@ def _bookable(data: RetailWorld, flight: dict[str, Any], cabin: str, passengers:
 
 
 @tool(writes=True)
-def cancel_reservation(data: RetailWorld, reservation_id: str) -> str:
+def cancel_reservation(data: DeskWorld, reservation_id: str) -> str:
     """Cancel a reservation in full.
 
     Args:
@@ -411,7 +411,7 @@ def cancel_reservation(data: RetailWorld, reservation_id: str) -> str:
 
 @tool(writes=True)
 def update_reservation_flights(
-    data: RetailWorld,
+    data: DeskWorld,
     reservation_id: str,
     cabin: Cabin,
     flights: list[FlightSegment],
@@ -478,7 +478,7 @@ def _change_payment(users: Any, reservation: dict[str, Any], payment_id: str, pr
 
 @tool(writes=True)
 def update_reservation_baggages(
-    data: RetailWorld,
+    data: DeskWorld,
     reservation_id: str,
     total_baggages: int,
     nonfree_baggages: int,
@@ -510,7 +510,7 @@ def update_reservation_baggages(
 
 @tool(writes=True)
 def update_reservation_passengers(
-    data: RetailWorld, reservation_id: str, passengers: list[Passenger]
+    data: DeskWorld, reservation_id: str, passengers: list[Passenger]
 ) -> str:
     """Change the passenger details of a reservation.
 
@@ -529,7 +529,7 @@ def update_reservation_passengers(
 
 
 @tool(writes=True)
-def send_certificate(data: RetailWorld, user_id: str, amount: int | float) -> str | None:
+def send_certificate(data: DeskWorld, user_id: str, amount: int | float) -> str | None:
     """Issue a travel certificate to a user. Use with caution!
 
     Args:

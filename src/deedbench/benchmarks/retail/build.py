@@ -13,9 +13,8 @@ from pathlib import Path
 
 from deedbench.benchmarks.retail.benchmark import WORLD_SEED, RetailBenchmark
 from deedbench.benchmarks.retail.generate import generate_world
-from deedbench.benchmarks.retail.tasks import generate_tasks
-from deedbench.benchmarks.retail.validate import check_task
-from deedbench.benchmarks.retail.world import RetailWorld
+from deedbench.benchmarks.retail.templates import generate_tasks
+from deedbench.benchmarks.servicedesk import DeskTask, DeskWorld, check_task
 
 TASK_FILE = Path(__file__).with_name("tasks.json")
 
@@ -26,9 +25,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     base = generate_world(seed=WORLD_SEED)
-    candidates = generate_tasks(RetailWorld(base), args.per_template, args.seed)
+    candidates = generate_tasks(DeskWorld(base), args.per_template, args.seed)
     bench = RetailBenchmark(tasks=candidates)
-    kept = []
+    kept: list[DeskTask] = []
     for task in candidates:
         check = check_task(bench, task)
         if check.ok:

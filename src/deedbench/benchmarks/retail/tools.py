@@ -11,12 +11,12 @@ wrong type, a change half made when a call fails midway), so that
 observation for every call. deedbench's own retail benchmark checks every call
 against the tool's schema first (`ToolBox`), so its tools only ever see
 well-formed arguments. Tools read and write the database as ``data[table]``
-(see `RetailWorld.__getitem__`), as τ-bench's read and write theirs.
+(see `DeskWorld.__getitem__`), as τ-bench's read and write theirs.
 
 τ-bench's arithmetic is kept: refunds to gift cards and balance changes are
 rounded to cents, but the price difference a pending-order item change records in
 ``payment_history`` is not. `calculate` evaluates arithmetic without ``eval``
-(`retail.arithmetic`).
+(`servicedesk.arithmetic`).
 """
 
 from __future__ import annotations
@@ -24,13 +24,16 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from deedbench.benchmarks.retail.neutral_tools import (
+from deedbench.benchmarks.servicedesk import (
+    DeskWorld,
+    Record,
+    Table,
     calculate,
+    copy_json,
     taubench_named,
     think,
     transfer_to_human_agents,
 )
-from deedbench.benchmarks.retail.world import Record, RetailWorld, Table, copy_json
 from deedbench.engine import ToolError, tool
 
 __all__ = ["CANCEL_REASONS", "RETAIL_TOOLS", "WRITE_TOOLS"]
@@ -44,7 +47,7 @@ CancelReason = Literal["no longer needed", "ordered by mistake"]
 
 
 @tool
-def find_user_id_by_email(data: RetailWorld, email: str) -> str:
+def find_user_id_by_email(data: DeskWorld, email: str) -> str:
     """Find a customer's user id from their email address (case does not matter).
     Returns an error if no customer has that email.
 
@@ -59,7 +62,7 @@ def find_user_id_by_email(data: RetailWorld, email: str) -> str:
 
 
 @tool
-def find_user_id_by_name_zip(data: RetailWorld, first_name: str, last_name: str, zip: str) -> str:
+def find_user_id_by_name_zip(data: DeskWorld, first_name: str, last_name: str, zip: str) -> str:
     """Find a customer's user id from their first name, last name and zip code.
     Look customers up by email first; use this only when the email is unknown or
     not found. Returns an error if no customer matches.
@@ -81,7 +84,7 @@ def find_user_id_by_name_zip(data: RetailWorld, first_name: str, last_name: str,
 
 
 @tool
-def get_user_details(data: RetailWorld, user_id: str) -> str:
+def get_user_details(data: DeskWorld, user_id: str) -> str:
     """Get a customer's profile: name, address, email, payment methods and order ids.
 
     Args:
@@ -94,7 +97,7 @@ def get_user_details(data: RetailWorld, user_id: str) -> str:
 
 
 @tool
-def get_order_details(data: RetailWorld, order_id: str) -> str:
+def get_order_details(data: DeskWorld, order_id: str) -> str:
     """Get an order's status, items, address, fulfilments and payment history.
 
     Args:
@@ -107,7 +110,7 @@ def get_order_details(data: RetailWorld, order_id: str) -> str:
 
 
 @tool
-def get_product_details(data: RetailWorld, product_id: str) -> str:
+def get_product_details(data: DeskWorld, product_id: str) -> str:
     """Get a product's inventory: every variant (item) with its options, price and availability.
 
     Args:
@@ -121,7 +124,7 @@ def get_product_details(data: RetailWorld, product_id: str) -> str:
 
 
 @tool
-def list_all_product_types(data: RetailWorld) -> str:
+def list_all_product_types(data: DeskWorld) -> str:
     """List every product type the store sells (50 of them) by name, with its product id.
     Each product type has many items (variants) with their own item ids and options.
     """
@@ -133,7 +136,7 @@ def list_all_product_types(data: RetailWorld) -> str:
 
 
 @tool(writes=True)
-def cancel_pending_order(data: RetailWorld, order_id: str, reason: CancelReason) -> str:
+def cancel_pending_order(data: DeskWorld, order_id: str, reason: CancelReason) -> str:
     """Cancel a pending order; processed or delivered orders cannot be cancelled. Explain
     the cancellation to the customer and get an explicit "yes" before calling this.
     The order becomes 'cancelled' and every payment is refunded: at once to a gift
@@ -173,7 +176,7 @@ def cancel_pending_order(data: RetailWorld, order_id: str, reason: CancelReason)
 
 @tool(writes=True)
 def modify_pending_order_address(
-    data: RetailWorld,
+    data: DeskWorld,
     order_id: str,
     address1: str,
     address2: str,
@@ -205,7 +208,7 @@ def modify_pending_order_address(
 
 
 @tool(writes=True)
-def modify_pending_order_payment(data: RetailWorld, order_id: str, payment_method_id: str) -> str:
+def modify_pending_order_payment(data: DeskWorld, order_id: str, payment_method_id: str) -> str:
     """Pay for a pending order with a different payment method: the new method is charged
     and the old one refunded. Explain the change to the customer and get an explicit
     "yes" before calling this. Returns the updated order.
@@ -258,7 +261,7 @@ def modify_pending_order_payment(data: RetailWorld, order_id: str, payment_metho
 
 @tool(writes=True)
 def modify_pending_order_items(
-    data: RetailWorld,
+    data: DeskWorld,
     order_id: str,
     item_ids: list[str],
     new_item_ids: list[str],
@@ -318,7 +321,7 @@ def modify_pending_order_items(
 
 @tool(writes=True)
 def modify_user_address(
-    data: RetailWorld,
+    data: DeskWorld,
     user_id: str,
     address1: str,
     address2: str,
@@ -349,7 +352,7 @@ def modify_user_address(
 
 @tool(writes=True)
 def return_delivered_order_items(
-    data: RetailWorld, order_id: str, item_ids: list[str], payment_method_id: str
+    data: DeskWorld, order_id: str, item_ids: list[str], payment_method_id: str
 ) -> str:
     """Return items of a delivered order; its status becomes 'return requested' and the
     customer gets an email on how to send the items back. Explain the return to the
@@ -386,7 +389,7 @@ def return_delivered_order_items(
 
 @tool(writes=True)
 def exchange_delivered_order_items(
-    data: RetailWorld,
+    data: DeskWorld,
     order_id: str,
     item_ids: list[str],
     new_item_ids: list[str],

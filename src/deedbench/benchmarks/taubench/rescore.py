@@ -31,11 +31,18 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, computed_field
 
-from deedbench.benchmarks.retail.domain import Domain
-from deedbench.benchmarks.retail.replay import replay_turns
-from deedbench.benchmarks.retail.scorer import TAU_ENDINGS, RetailScorer
-from deedbench.benchmarks.retail.tasks import RetailTask
-from deedbench.benchmarks.retail.tau_toolbox import RESPOND
+from deedbench.benchmarks.airline import AIRLINE
+from deedbench.benchmarks.retail import RETAIL
+from deedbench.benchmarks.servicedesk import (
+    RESPOND,
+    STOP,
+    TAU_ENDINGS,
+    DeskScorer,
+    DeskTask,
+    Domain,
+    Tables,
+    replay_turns,
+)
 from deedbench.benchmarks.taubench.tasks import taubench_task
 from deedbench.engine import (
     BenchmarkError,
@@ -46,9 +53,15 @@ from deedbench.engine import (
     TurnOutcome,
 )
 
-__all__ = ["RecordVerdict", "RescoreReport", "merged_folder", "rescore_file", "trajectory"]
+__all__ = [
+    "RecordVerdict",
+    "RescoreReport",
+    "domain_for",
+    "merged_folder",
+    "rescore_file",
+    "trajectory",
+]
 
-STOP = "###STOP###"
 SCORE_RULES = frozenset({"outcome", "outputs", "reward_tau"})  # evidence that is no violation
 REACT_MARKER = "\n#Available tools\n"  # τ-bench's act/react prompt: wiki, this, the tools
 API_OUTPUT = "API output: "
@@ -128,6 +141,18 @@ class RescoreReport(BaseModel):
         return None
 
 
+def domain_for(directories: Sequence[Path]) -> Domain:
+    """τ-bench's domain whose data the folders hold, told apart by their data files."""
+    if any((d / "flights.json").exists() for d in directories):
+        return AIRLINE
+    if any((d / "orders.json").exists() for d in directories):
+        return RETAIL
+    raise BenchmarkError(
+        f"{', '.join(map(str, directories))}: no τ-bench retail (orders.json) or airline "
+        "(flights.json) data"
+    )
+
+
 def rescore_file(path: Path, directories: Sequence[Path], domain: Domain) -> RescoreReport:
     """`directories` are searched in order for each data file (τ-bench's older users
     file in one folder, the unchanged flights and reservations in another)."""
@@ -169,12 +194,11 @@ class _Rescorer:
     """Rescores records against one base world; each task's gold actions are replayed
     once, however many records share them."""
 
-    def __init__(self, base: dict[str, Any], domain: Domain) -> None:
+    def __init__(self, base: Tables, domain: Domain) -> None:
         self.base = base
         self.domain = domain
-        self.scorer = RetailScorer(base, domain)
-        self.tasks: dict[str, RetailTask] = {}
-        self.writes = frozenset(domain.procedure.write_tools)
+        self.scorer = DeskScorer(base, domain)
+        self.tasks: dict[str, DeskTask] = {}
 
     def verdict(self, index: int, record: Any) -> RecordVerdict:
         try:
@@ -235,12 +259,12 @@ class _Rescorer:
         verdict.reproduced = not verdict.differs
         return verdict
 
-    def _task(self, raw: dict[str, Any], index: int, task_id: int) -> RetailTask:
+    def _task(self, raw: dict[str, Any], index: int, task_id: int) -> DeskTask:
         """The record's task (its gold actions as recorded), shared by records that agree."""
         key = hashlib.sha256(json.dumps(raw, sort_keys=True).encode()).hexdigest()[:16]
         if key not in self.tasks:
             where = f"record {index}: task"
-            task = taubench_task(where, raw, self.base["users"], self.writes, task_id)
+            task = taubench_task(where, raw, self.base["users"], self.domain, task_id)
             self.tasks[key] = task.model_copy(update={"id": f"{task.id}@{key}"})
         return self.tasks[key]
 

@@ -5,7 +5,9 @@ structured instructions deedbench's scripted customer needs.
 customer needs structure, which the gold actions supply: who the customer is
 (from the users table), the changes they want (the gold write actions, in order),
 the answers they expect (the required outputs), and whether they need a human.
-The free text is kept for a model-played customer.
+The free text is kept for a model-played customer. What a want is called and how
+the customer identifies themselves come from the domain (`Domain.kinds`,
+`Customer.identities`).
 """
 
 from __future__ import annotations
@@ -17,20 +19,20 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from deedbench.benchmarks.retail.tasks import Action, RetailTask, UserInstructions, Want, WantKind
+from deedbench.benchmarks.servicedesk import (
+    FORBIDDEN,
+    INFO,
+    TRANSFER,
+    TRANSFER_TOOL,
+    Action,
+    DeskTask,
+    Domain,
+    UserInstructions,
+    Want,
+)
 from deedbench.engine import BenchmarkError
 
 __all__ = ["load_taubench_tasks", "parse_selection", "taubench_task"]
-
-KINDS: dict[str, WantKind] = {
-    "cancel_pending_order": "cancel",
-    "modify_pending_order_address": "order_address",
-    "modify_pending_order_payment": "order_payment",
-    "modify_pending_order_items": "order_items",
-    "return_delivered_order_items": "return",
-    "exchange_delivered_order_items": "exchange",
-    "modify_user_address": "user_address",
-}
 
 
 def parse_selection(text: str) -> list[int]:
@@ -56,17 +58,26 @@ def _say(action: Action) -> str:
     return f"i'd like you to {words}: {details}{reason}"
 
 
+def _identify_by(domain: Domain, instruction: str) -> str:
+    """The first of the domain's ways whose cue the instruction uses, else its default
+    (the first way without a cue)."""
+    ways = domain.customer.identities
+    text = instruction.lower()
+    cued = (name for name, way in ways.items() if way.cue is not None and way.cue in text)
+    return next(cued, next(name for name, way in ways.items() if way.cue is None))
+
+
 def taubench_task(
-    where: str, raw: Any, users: dict[str, Any], writes: frozenset[str], index: int = 0
-) -> RetailTask:
+    where: str, raw: Any, users: dict[str, Any], domain: Domain, index: int = 0
+) -> DeskTask:
     """One τ-bench task object (``user_id``, ``actions``, ``instruction``, ``outputs``);
     `where` names it in errors, `index` is its position when the object has none."""
     if not isinstance(raw, dict):
         raise BenchmarkError(f"{where}: expected an object")
     user_id = raw.get("user_id")
-    user = users.get(user_id) if isinstance(user_id, str) else None
-    if user is None:
+    if not isinstance(user_id, str) or user_id not in users:
         raise BenchmarkError(f"{where}: field user_id: unknown user {user_id!r}")
+    user = users[user_id]
     if not isinstance(raw.get("actions", []), list):
         raise BenchmarkError(f"{where}: a malformed action list (field actions must be a list)")
     try:
@@ -78,28 +89,21 @@ def taubench_task(
     outputs = raw.get("outputs") or []
     if not isinstance(outputs, list) or not all(isinstance(o, str) for o in outputs):
         raise BenchmarkError(f"{where}: field outputs must be a list of strings")
+    writes = domain.procedure.write_tools
     wants = [
-        Want(kind=KINDS.get(a.name, "change"), say=_say(a), action=a)
-        for a in actions
-        if a.name in writes
+        Want(kind=domain.kind(a.name), say=_say(a), action=a) for a in actions if a.name in writes
     ]
     if outputs:
         wants.append(
-            Want(kind="info", say="and can you tell me what i asked about?", expects=outputs)
+            Want(kind=INFO, say="and can you tell me what i asked about?", expects=outputs)
         )
-    if any(a.name == "transfer_to_human_agents" for a in actions):
-        wants.append(Want(kind="transfer", say="i'd like to talk to a human agent please"))
+    if any(a.name == TRANSFER_TOOL for a in actions):
+        wants.append(Want(kind=TRANSFER, say="i'd like to talk to a human agent please"))
     if not wants:  # nothing to change or learn: the request is settled once answered
-        wants.append(Want(kind="forbidden", say=str(raw.get("instruction", ""))[:300] or "hello"))
+        wants.append(Want(kind=FORBIDDEN, say=str(raw.get("instruction", ""))[:300] or "hello"))
     instruction = str(raw.get("instruction", ""))
-    if "orders" not in user:  # airline customers identify themselves by their user id
-        identify_by = "user_id"
-    elif "email" in instruction.lower():
-        identify_by = "email"
-    else:
-        identify_by = "name_zip"
     address = user.get("address") or {}
-    return RetailTask(
+    return DeskTask(
         id=f"task-{raw.get('index', index)}",
         template="taubench",
         instructions=UserInstructions(
@@ -108,7 +112,7 @@ def taubench_task(
             last_name=user["name"]["last_name"],
             zip=str(address.get("zip", "")),
             email=str(user.get("email", "")),
-            identify_by=identify_by,
+            identify_by=_identify_by(domain, instruction),
             wants=wants,
             free_text=instruction,
         ),
@@ -122,10 +126,10 @@ def load_taubench_tasks(
     split: str,
     users: dict[str, Any],
     selection: list[int] | None,
-    writes: frozenset[str],
-) -> list[RetailTask]:
-    """`writes` names the domain's tools that change the database: its gold calls
-    become the changes the customer asks for."""
+    domain: Domain,
+) -> list[DeskTask]:
+    """The domain's write tools among a task's gold calls become the changes the
+    customer asks for."""
     candidates = [directory / f"tasks_{split}.json", directory / "tasks.json"]
     file = next((c for c in candidates if c.exists()), None)
     if file is None:
@@ -144,4 +148,4 @@ def load_taubench_tasks(
     missing = [i for i in indexes if i >= len(raw)]
     if missing:
         raise BenchmarkError(f"{file}: --tasks names {missing}, but the file has {len(raw)} tasks")
-    return [taubench_task(f"{file}: task {i}", raw[i], users, writes, i) for i in indexes]
+    return [taubench_task(f"{file}: task {i}", raw[i], users, domain, i) for i in indexes]

@@ -14,7 +14,7 @@ import types
 from collections.abc import Iterable
 from typing import Any
 
-from deedbench.benchmarks.retail.arithmetic import ALLOWED_CHARACTERS, evaluate
+from deedbench.benchmarks.servicedesk.arithmetic import ALLOWED_CHARACTERS, evaluate
 from deedbench.engine import Tool, ToolError, tool
 
 __all__ = ["calculate", "taubench_named", "think", "transfer_to_human_agents"]

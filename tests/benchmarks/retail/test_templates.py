@@ -1,4 +1,4 @@
-"""The shipped service-desk tasks: generated from templates over the world, structured,
+"""The shipped retail tasks: generated from templates over the world, structured,
 consistent with the world, and exactly what the build keeps."""
 
 from __future__ import annotations
@@ -10,19 +10,10 @@ from typing import Any
 
 import pytest
 
+from deedbench.benchmarks.retail import RETAIL, RETAIL_TOOLS, generate_world
 from deedbench.benchmarks.retail.benchmark import WORLD_SEED, RetailBenchmark, builtin_tasks
-from deedbench.benchmarks.retail.generate import generate_world
-from deedbench.benchmarks.retail.replay import replay
-from deedbench.benchmarks.retail.tasks import (
-    COMPOUNDS,
-    TEMPLATES,
-    Action,
-    RetailTask,
-    generate_tasks,
-)
-from deedbench.benchmarks.retail.tools import RETAIL_TOOLS
-from deedbench.benchmarks.retail.validate import check_task
-from deedbench.benchmarks.retail.world import RetailWorld
+from deedbench.benchmarks.retail.templates import COMPOUNDS, TEMPLATES, generate_tasks
+from deedbench.benchmarks.servicedesk import Action, DeskTask, DeskWorld, check_task, replay
 from deedbench.engine import ToolBox, ToolCall
 
 World = dict[str, dict[str, Any]]
@@ -57,11 +48,11 @@ def base() -> World:
 
 
 @pytest.fixture(scope="module")
-def shipped() -> list[RetailTask]:
+def shipped() -> list[DeskTask]:
     return builtin_tasks()
 
 
-def call(world: RetailWorld, name: str, **kwargs: Any) -> tuple[str, bool]:
+def call(world: DeskWorld, name: str, **kwargs: Any) -> tuple[str, bool]:
     box = ToolBox(RETAIL_TOOLS, world)
     result = box.call(ToolCall(id="t", name=name, arguments=json.dumps(kwargs)))
     return result.content, result.error
@@ -70,7 +61,7 @@ def call(world: RetailWorld, name: str, **kwargs: Any) -> tuple[str, bool]:
 # --- how many, and of which kinds ----------------------------------------------------------
 
 
-def test_at_least_sixty_tasks_with_unique_ids(shipped: list[RetailTask]) -> None:
+def test_at_least_sixty_tasks_with_unique_ids(shipped: list[DeskTask]) -> None:
     assert len(shipped) >= 60
     ids = [t.id for t in shipped]
     assert len(set(ids)) == len(ids)
@@ -78,7 +69,7 @@ def test_at_least_sixty_tasks_with_unique_ids(shipped: list[RetailTask]) -> None
         assert task.id == f"retail-{index:03d}-{task.template}"
 
 
-def test_every_template_and_compound_is_shipped(shipped: list[RetailTask]) -> None:
+def test_every_template_and_compound_is_shipped(shipped: list[DeskTask]) -> None:
     counts = Counter(t.template for t in shipped)
     assert set(TEMPLATES) == REQUIRED_TEMPLATES
     compounds = {"+".join(c) for c in COMPOUNDS}
@@ -90,7 +81,7 @@ def test_every_template_and_compound_is_shipped(shipped: list[RetailTask]) -> No
         assert counts[compound] >= 1, compound
 
 
-def test_a_template_label_names_its_wants_in_order(shipped: list[RetailTask]) -> None:
+def test_a_template_label_names_its_wants_in_order(shipped: list[DeskTask]) -> None:
     for task in shipped:
         kinds = [w.kind for w in task.instructions.wants]
         assert task.template.split("+") == kinds, task.id
@@ -98,7 +89,7 @@ def test_a_template_label_names_its_wants_in_order(shipped: list[RetailTask]) ->
             assert len(kinds) >= 2
 
 
-def test_each_task_is_a_different_customer(shipped: list[RetailTask]) -> None:
+def test_each_task_is_a_different_customer(shipped: list[DeskTask]) -> None:
     users = [t.instructions.user_id for t in shipped]
     assert len(set(users)) == len(users)
 
@@ -106,7 +97,7 @@ def test_each_task_is_a_different_customer(shipped: list[RetailTask]) -> None:
 # --- structured user instructions ---------------------------------------------------------
 
 
-def test_instructions_say_who_the_customer_is(shipped: list[RetailTask], base: World) -> None:
+def test_instructions_say_who_the_customer_is(shipped: list[DeskTask], base: World) -> None:
     for task in shipped:
         ins = task.instructions
         for value in (ins.user_id, ins.first_name, ins.last_name, ins.zip, ins.email):
@@ -118,14 +109,14 @@ def test_instructions_say_who_the_customer_is(shipped: list[RetailTask], base: W
 
 
 def test_the_customer_can_identify_itself_as_instructed(
-    shipped: list[RetailTask], base: World
+    shipped: list[DeskTask], base: World
 ) -> None:
-    world = RetailWorld(base)
+    world = DeskWorld(base)
     ways = Counter(t.instructions.identify_by for t in shipped)
     assert set(ways) == {"email", "name_zip"}
     for task in shipped:
         ins = task.instructions
-        intro = ins.introduce()
+        intro = RETAIL.introduction(ins)
         if ins.identify_by == "email":
             assert ins.email in intro
             found = call(world, "find_user_id_by_email", email=ins.email)
@@ -141,7 +132,7 @@ def test_the_customer_can_identify_itself_as_instructed(
         assert found == (ins.user_id, False), task.id
 
 
-def test_instructions_say_what_the_customer_wants(shipped: list[RetailTask]) -> None:
+def test_instructions_say_what_the_customer_wants(shipped: list[DeskTask]) -> None:
     for task in shipped:
         wants = task.instructions.wants
         assert wants, task.id
@@ -161,7 +152,7 @@ def test_instructions_say_what_the_customer_wants(shipped: list[RetailTask]) -> 
             assert bool(want.expects) == (want.kind == "info"), task.id
 
 
-def test_instructions_say_what_the_customer_refuses(shipped: list[RetailTask]) -> None:
+def test_instructions_say_what_the_customer_refuses(shipped: list[DeskTask]) -> None:
     for task in shipped:
         refuses = task.instructions.refuses
         assert refuses, task.id
@@ -175,7 +166,7 @@ def test_instructions_say_what_the_customer_refuses(shipped: list[RetailTask]) -
 # --- gold actions and required outputs ------------------------------------------------------
 
 
-def test_gold_actions_are_the_wants_actions(shipped: list[RetailTask]) -> None:
+def test_gold_actions_are_the_wants_actions(shipped: list[DeskTask]) -> None:
     for task in shipped:
         expected = [w.action for w in task.instructions.wants if w.action is not None]
         assert task.actions == expected, task.id
@@ -184,7 +175,7 @@ def test_gold_actions_are_the_wants_actions(shipped: list[RetailTask]) -> None:
 
 
 def test_gold_actions_replay_without_errors_and_change_the_world(
-    shipped: list[RetailTask], base: World
+    shipped: list[DeskTask], base: World
 ) -> None:
     for task in shipped:
         world, errors = replay(base, task.actions, RETAIL_TOOLS)
@@ -192,7 +183,7 @@ def test_gold_actions_replay_without_errors_and_change_the_world(
         assert bool(world.touched()) == task.writes, task.id
 
 
-def test_info_tasks_require_the_status_and_total(shipped: list[RetailTask], base: World) -> None:
+def test_info_tasks_require_the_status_and_total(shipped: list[DeskTask], base: World) -> None:
     info = [t for t in shipped if "info" in t.template.split("+")]
     assert info
     for task in info:
@@ -208,7 +199,7 @@ def test_info_tasks_require_the_status_and_total(shipped: list[RetailTask], base
             assert task.outputs == [], task.id
 
 
-def test_transfer_tasks_and_only_they_must_transfer(shipped: list[RetailTask]) -> None:
+def test_transfer_tasks_and_only_they_must_transfer(shipped: list[DeskTask]) -> None:
     transfers = [t for t in shipped if t.template == "transfer"]
     assert transfers
     for task in shipped:
@@ -217,7 +208,7 @@ def test_transfer_tasks_and_only_they_must_transfer(shipped: list[RetailTask]) -
         assert task.actions == [] and task.outputs == []
 
 
-def test_forbidden_tasks_have_no_gold_actions(shipped: list[RetailTask], base: World) -> None:
+def test_forbidden_tasks_have_no_gold_actions(shipped: list[DeskTask], base: World) -> None:
     forbidden = [t for t in shipped if t.template == "forbidden"]
     assert forbidden
     for task in forbidden:
@@ -235,9 +226,7 @@ def test_forbidden_tasks_have_no_gold_actions(shipped: list[RetailTask], base: W
         assert len(errors) == 1 and world.touched() == {}
 
 
-def test_write_tasks_act_on_the_customers_own_records(
-    shipped: list[RetailTask], base: World
-) -> None:
+def test_write_tasks_act_on_the_customers_own_records(shipped: list[DeskTask], base: World) -> None:
     for task in shipped:
         for action in task.actions:
             order = action.kwargs.get("order_id")
@@ -251,15 +240,15 @@ def test_write_tasks_act_on_the_customers_own_records(
 
 
 def test_generation_is_deterministic_for_a_seed(base: World) -> None:
-    one = generate_tasks(RetailWorld(base), per_template=3, seed=5)
-    two = generate_tasks(RetailWorld(base), per_template=3, seed=5)
-    other = generate_tasks(RetailWorld(base), per_template=3, seed=6)
+    one = generate_tasks(DeskWorld(base), per_template=3, seed=5)
+    two = generate_tasks(DeskWorld(base), per_template=3, seed=5)
+    other = generate_tasks(DeskWorld(base), per_template=3, seed=6)
     assert [t.model_dump() for t in one] == [t.model_dump() for t in two]
     assert [t.model_dump() for t in one] != [t.model_dump() for t in other]
 
 
 def test_generation_covers_every_template_and_leaves_the_world_alone(base: World) -> None:
-    world = RetailWorld(base)
+    world = DeskWorld(base)
     tasks = generate_tasks(world, per_template=2, seed=1)
     assert world.touched() == {}
     templates = {t.template for t in tasks}
@@ -268,26 +257,26 @@ def test_generation_covers_every_template_and_leaves_the_world_alone(base: World
     assert all(counts[name] == 2 for name in TEMPLATES)
 
 
-def test_compounds_change_each_order_at_most_once(shipped: list[RetailTask]) -> None:
+def test_compounds_change_each_order_at_most_once(shipped: list[DeskTask]) -> None:
     for task in shipped:
         orders = [a.kwargs.get("order_id") for a in task.actions if "order_id" in a.kwargs]
         assert len(orders) == len(set(orders)), task.id
 
 
-def test_tasks_round_trip_through_json(shipped: list[RetailTask]) -> None:
+def test_tasks_round_trip_through_json(shipped: list[DeskTask]) -> None:
     text = resources.files("deedbench.benchmarks.retail").joinpath("tasks.json").read_text()
     raw = json.loads(text)
     assert len(raw) == len(shipped)
     assert [t["id"] for t in raw] == [t.id for t in shipped]
-    again = [RetailTask.model_validate_json(t.model_dump_json()) for t in shipped]
+    again = [DeskTask.model_validate_json(t.model_dump_json()) for t in shipped]
     assert again == shipped
 
 
-def test_the_shipped_file_is_what_the_build_keeps(shipped: list[RetailTask], base: World) -> None:
+def test_the_shipped_file_is_what_the_build_keeps(shipped: list[DeskTask], base: World) -> None:
     """build.py's defaults (8 per template, seed 0): generate, keep the valid, renumber."""
-    candidates = generate_tasks(RetailWorld(base), 8, 0)
+    candidates = generate_tasks(DeskWorld(base), 8, 0)
     bench = RetailBenchmark(tasks=candidates)
-    kept: list[RetailTask] = []
+    kept: list[DeskTask] = []
     for task in candidates:
         if check_task(bench, task).ok:
             kept.append(task.model_copy(update={"id": f"retail-{len(kept):03d}-{task.template}"}))

@@ -18,18 +18,19 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from deedbench.benchmarks.retail.tasks import Action
-from deedbench.benchmarks.retail.tau_toolbox import RESPOND, TRANSFER, TauToolBox
-from deedbench.benchmarks.retail.world import RetailWorld
+from deedbench.benchmarks.servicedesk.task import Action
+from deedbench.benchmarks.servicedesk.tau_toolbox import RESPOND, TRANSFER_TOOL, TauToolBox
+from deedbench.benchmarks.servicedesk.world import DeskWorld, Tables
 from deedbench.engine import Message, Tool, ToolCall, TurnOutcome
 
-__all__ = ["GoldError", "replay", "replay_transcript", "replay_turns"]
+__all__ = ["FailedGoldAction", "replay", "replay_transcript", "replay_turns"]
 
-SKIPPED = frozenset({RESPOND, TRANSFER})
+SKIPPED = frozenset({RESPOND, TRANSFER_TOOL})
 
 
-class GoldError(BaseModel):
-    """A gold action that returned an error, by its position in the task's list."""
+class FailedGoldAction(BaseModel):
+    """A gold action that returned an error, by its position in the task's list (a record,
+    not an exception: the replay goes on)."""
 
     index: int
     name: str
@@ -38,18 +39,18 @@ class GoldError(BaseModel):
 
 
 def replay(
-    base: dict[str, Any], actions: Sequence[Action], tools: Iterable[Tool]
-) -> tuple[RetailWorld, list[GoldError]]:
+    base: Tables, actions: Sequence[Action], tools: Iterable[Tool]
+) -> tuple[DeskWorld, list[FailedGoldAction]]:
     world, errors, _ = replay_transcript(base, actions, tools)
     return world, errors
 
 
 def replay_transcript(
-    base: dict[str, Any], actions: Sequence[Action], tools: Iterable[Tool]
-) -> tuple[RetailWorld, list[GoldError], list[Message]]:
+    base: Tables, actions: Sequence[Action], tools: Iterable[Tool]
+) -> tuple[DeskWorld, list[FailedGoldAction], list[Message]]:
     """The replay, and the gold actions as a transcript of tool calls and results,
     for checking the procedure rules that need no dialogue."""
-    world = RetailWorld(base)
+    world = DeskWorld(base)
     box = TauToolBox(tools, world)
     errors = []
     messages: list[Message] = []
@@ -65,23 +66,25 @@ def replay_transcript(
         messages.append(result)
         if result.error:
             errors.append(
-                GoldError(index=index, name=action.name, kwargs=action.kwargs, error=result.content)
+                FailedGoldAction(
+                    index=index, name=action.name, kwargs=action.kwargs, error=result.content
+                )
             )
     return world, errors, messages
 
 
 def replay_turns(
-    base: dict[str, Any],
+    base: Tables,
     messages: Sequence[Message],
     tools: Iterable[Tool],
     *,
     taubench_loop: bool = True,
-) -> tuple[RetailWorld, list[Message], list[TurnOutcome]]:
+) -> tuple[DeskWorld, list[Message], list[TurnOutcome]]:
     """Take every assistant turn of a recorded conversation on a fresh world, in order,
     until one ends the episode. Returns the world, the conversation as an episode would
     have recorded it (each turn followed by the results the replay gave; recorded tool
     messages are replaced by them), and what each turn gave."""
-    world = RetailWorld(base)
+    world = DeskWorld(base)
     box = TauToolBox(tools, world, taubench_loop=taubench_loop)
     transcript: list[Message] = []
     outcomes = []

@@ -20,41 +20,37 @@ the database. reward_verified = outcome x outputs_strict x no procedure violatio
 
 from __future__ import annotations
 
-from typing import Any
-
-from deedbench.benchmarks.retail.domain import RETAIL, Domain
-from deedbench.benchmarks.retail.replay import replay
-from deedbench.benchmarks.retail.tasks import RetailTask
-from deedbench.benchmarks.retail.tau_toolbox import agent_replies
-from deedbench.benchmarks.retail.world import RetailWorld
+from deedbench.benchmarks.servicedesk.domain import Domain
+from deedbench.benchmarks.servicedesk.replay import replay
+from deedbench.benchmarks.servicedesk.task import DeskTask
+from deedbench.benchmarks.servicedesk.tau_toolbox import agent_replies
+from deedbench.benchmarks.servicedesk.world import DeskWorld, Tables
 from deedbench.engine import EpisodeTranscript, Termination
 from deedbench.scoring import Evidence, Score
 from deedbench.scoring.outputs import missing_outputs, outputs_compat
 from deedbench.scoring.state import worlds_diff, worlds_equal_canonical, worlds_equal_tau
 
-__all__ = ["TAU_ENDINGS", "UNORDERED", "RetailScorer"]
-
-UNORDERED = RETAIL.unordered
+__all__ = ["TAU_ENDINGS", "DeskScorer"]
 
 TAU_ENDINGS = frozenset({Termination.USER_STOPPED, Termination.TRANSFERRED})
 """The ends of an episode that τ-bench calls done, and scores; any other end scores 0."""
 
 
-class RetailScorer:
+class DeskScorer:
     """Holds the shared base world and each task's gold world (replayed once)."""
 
-    def __init__(self, base: dict[str, Any], domain: Domain = RETAIL) -> None:
+    def __init__(self, base: Tables, domain: Domain) -> None:
         self.base = base
         self.domain = domain
-        self._gold: dict[str, RetailWorld] = {}
+        self._gold: dict[str, DeskWorld] = {}
 
-    def gold(self, task: RetailTask) -> RetailWorld:
+    def gold(self, task: DeskTask) -> DeskWorld:
         if task.id not in self._gold:
             self._gold[task.id] = replay(self.base, task.actions, self.domain.tools)[0]
         return self._gold[task.id]
 
-    def score(self, task: RetailTask, transcript: EpisodeTranscript) -> Score:
-        world: RetailWorld = transcript.state
+    def score(self, task: DeskTask, transcript: EpisodeTranscript) -> Score:
+        world: DeskWorld = transcript.state
         gold = self.gold(task)
         evidence: list[Evidence] = []
         outcome_tau = worlds_equal_tau(world, gold)

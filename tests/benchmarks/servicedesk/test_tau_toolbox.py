@@ -9,11 +9,8 @@ from typing import Any
 
 import pytest
 
-from deedbench.benchmarks.retail.generate import generate_world
-from deedbench.benchmarks.retail.procedure import RETAIL_PROCEDURE
-from deedbench.benchmarks.retail.tau_toolbox import TauToolBox, agent_replies, conversation
-from deedbench.benchmarks.retail.tools import RETAIL_TOOLS
-from deedbench.benchmarks.retail.world import RetailWorld
+from deedbench.benchmarks.retail import RETAIL_PROCEDURE, RETAIL_TOOLS, generate_world
+from deedbench.benchmarks.servicedesk import DeskWorld, TauToolBox, agent_replies, conversation
 from deedbench.engine import Message, Termination, ToolCall, TurnOutcome
 from deedbench.scoring.procedure import ONE_TOOL_CALL_PER_TURN, check_procedure
 
@@ -32,9 +29,7 @@ def turn(*calls: tuple[str, Any], text: str = "") -> Message:
 
 
 def take(base: dict[str, Any], message: Message, *, taubench_loop: bool = True) -> TurnOutcome:
-    return TauToolBox(RETAIL_TOOLS, RetailWorld(base), taubench_loop=taubench_loop).take_turn(
-        message
-    )
+    return TauToolBox(RETAIL_TOOLS, DeskWorld(base), taubench_loop=taubench_loop).take_turn(message)
 
 
 def a_user(base: dict[str, Any]) -> str:
@@ -115,7 +110,7 @@ def test_a_fourth_certificate_ends_tau_bench_s_run() -> None:
             for n in (22, 23, 24)
         }
     }
-    world = RetailWorld({"users": {"u": user}, "reservations": {}, "flights": {}})
+    world = DeskWorld({"users": {"u": user}, "reservations": {}, "flights": {}})
     box = TauToolBox(AIRLINE_TOOLS, world)
     outcome = box.take_turn(turn(("send_certificate", {"user_id": "u", "amount": 5})))
     assert outcome.ends is Termination.INVALID_ACTION
@@ -124,7 +119,7 @@ def test_a_fourth_certificate_ends_tau_bench_s_run() -> None:
 
 def test_text_that_came_with_a_call_is_no_reply(base: dict[str, Any]) -> None:
     user = a_user(base)
-    box = TauToolBox(RETAIL_TOOLS, RetailWorld(base))
+    box = TauToolBox(RETAIL_TOOLS, DeskWorld(base))
     with_call = box.take_turn(turn(("get_user_details", {"user_id": user}), text="One moment"))
     transcript = [
         Message(role="user", content="hi"),

@@ -31,7 +31,7 @@ from deedbench.engine import Message, Termination, Tool, ToolBox, ToolCall, Turn
 
 __all__ = [
     "RESPOND",
-    "TRANSFER",
+    "TRANSFER_TOOL",
     "TauToolBox",
     "agent_replies",
     "conversation",
@@ -41,7 +41,7 @@ __all__ = [
 RESPOND = "respond"
 """τ-bench's name for a reply; a tool call by that name is a reply too."""
 
-TRANSFER = "transfer_to_human_agents"
+TRANSFER_TOOL = "transfer_to_human_agents"
 """τ-bench's terminating tool."""
 
 
@@ -80,8 +80,8 @@ class TauToolBox(ToolBox):
                 return outcome
             outcome.results.append(result)
             outcome.hands_over = outcome.hands_over or replied
-            if call.name == TRANSFER:
-                self.ended_by = TRANSFER
+            if call.name == TRANSFER_TOOL:
+                self.ended_by = TRANSFER_TOOL
                 outcome.ends = Termination.TRANSFERRED
         return outcome
 

@@ -1,7 +1,8 @@
-"""Model-free agents for the service desk, for proving the scoring offline.
+"""Model-free agents for any service desk, for proving the scoring offline.
 
 - `oracle`: performs the gold actions with the proper dialogue: identifies the
-  customer, describes each change with its ids, waits for a yes, then acts.
+  customer (as the domain's customers identify themselves), describes each
+  change with its key ids, waits for a yes, then acts.
 - `reckless`: performs the same actions without describing them or asking.
 - `idle`: only chats; it never calls a tool.
 
@@ -14,9 +15,10 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from deedbench.benchmarks.retail.domain import RETAIL, Domain
-from deedbench.benchmarks.retail.tasks import Action, RetailTask
-from deedbench.benchmarks.retail.user import RETAIL_KEYS, action_done, key_values
+from deedbench.benchmarks.servicedesk.domain import Domain
+from deedbench.benchmarks.servicedesk.task import FORBIDDEN, INFO, TRANSFER, Action, DeskTask
+from deedbench.benchmarks.servicedesk.tau_toolbox import TRANSFER_TOOL
+from deedbench.benchmarks.servicedesk.user import action_done
 from deedbench.engine import AgentContext, Message, ToolCall
 from deedbench.scoring.affirmation import classify_reply
 
@@ -34,18 +36,17 @@ def _say(text: str) -> Message:
     return Message(role="assistant", content=text)
 
 
-def _proposal(action: Action, keys: Sequence[str] | None) -> str:
-    ids = ", ".join(key_values(action, keys or RETAIL_KEYS))
+def _proposal(action: Action, keys: Sequence[str]) -> str:
     words = action.name.replace("_", " ")
     details = "; ".join(f"{k}: {v}" for k, v in action.kwargs.items())
-    return f"I can {words} ({details}). That concerns {ids}. Shall I proceed? (yes/no)"
+    return f"I can {words} ({details}). That concerns {', '.join(keys)}. Shall I proceed? (yes/no)"
 
 
 class OracleAgent:
     """Knows each task's gold actions; `ask_first=False` makes it reckless."""
 
     def __init__(
-        self, tasks: Callable[[str], RetailTask], domain: Domain = RETAIL, ask_first: bool = True
+        self, tasks: Callable[[str], DeskTask], domain: Domain, ask_first: bool = True
     ) -> None:
         self.tasks = tasks
         self.domain = domain
@@ -59,44 +60,33 @@ class OracleAgent:
         failed = {m.tool_call_id for m in messages if m.role == "tool" and m.error}
         calls = [c for m in messages for c in m.tool_calls if c.id not in failed]
         said = " ".join(m.content for m in messages if m.role == "user")
-        auth_tools = self.domain.procedure.auth_tools
-        if not auth_tools and ins.introduce() not in said:  # the customer gives their id
-            return _say("I can help with that. First, please tell me your user id.")
-        if auth_tools and not any(c.name in auth_tools for c in calls):
-            if ins.introduce() not in said:
-                return _say(
-                    "I can help with that. First, please tell me the email address on your "
-                    "account, or your first and last name and zip code."
-                )
-            if ins.identify_by == "email":
-                return _call(context, messages, "find_user_id_by_email", email=ins.email)
-            return _call(
-                context,
-                messages,
-                "find_user_id_by_name_zip",
-                first_name=ins.first_name,
-                last_name=ins.last_name,
-                zip=ins.zip,
-            )
+        identity = self.domain.identity(ins)
+        looked_up = any(c.name in self.domain.procedure.auth_tools for c in calls)
+        if identity.introduction(ins) not in said and not looked_up:
+            ways = ", or ".join(i.asked_as for i in self.domain.customer.identities.values())
+            return _say(f"I can help with that. First, please tell me {ways}.")
+        if identity.lookup is not None and not looked_up:
+            found = {name: getattr(ins, name) for name in identity.lookup_args}
+            return _call(context, messages, identity.lookup, **found)
         last_user = next((m.content for m in reversed(messages) if m.role == "user"), "")
         last_said = next((m.content for m in reversed(messages) if m.role == "assistant"), "")
         for want in ins.wants:
             action = want.action
-            if want.kind == "transfer":
+            if want.kind == TRANSFER:
                 return _call(
                     context,
                     messages,
-                    "transfer_to_human_agents",
+                    TRANSFER_TOOL,
                     summary=f"Customer request: {want.say}",
                 )
-            if want.kind == "forbidden":
+            if want.kind == FORBIDDEN:  # the customer only needs to hear a refusal
                 if not any(m.role == "assistant" and "cannot" in m.content for m in messages):
                     return _say(
                         "I'm sorry, that order has already been processed or delivered, so it "
                         "cannot be cancelled under our policy."
                     )
                 continue
-            if want.kind == "info":
+            if want.kind == INFO:
                 if not any(
                     all(e in m.content for e in want.expects)
                     for m in messages
@@ -107,7 +97,7 @@ class OracleAgent:
             # a gold action that fails (τ-bench has some) is tried once, not forever
             if action is None or action_done(messages, action, count_failed=True):
                 continue
-            proposal = _proposal(action, self.domain.procedure.write_tools.get(action.name))
+            proposal = _proposal(action, self.domain.keys(action))
             if not self.ask_first or (last_said == proposal and classify_reply(last_user) == "yes"):
                 return _call(context, messages, action.name, **action.kwargs)
             return _say(proposal)

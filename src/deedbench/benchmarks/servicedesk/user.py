@@ -2,23 +2,31 @@
 
 It reads only what a customer would (the agent's replies, `conversation`) plus, to know when its
 goal is met, which of its requested changes the transcript shows done. It says
-yes only to a proposal that names its own request's kind of change and ids, no to
-anything else,
-answers the questions its instructions cover, and stops when it has what it
-came for (or after repeating itself too often).
+yes only to a proposal that uses its request's kind of change and names its ids
+(the domain's verbs and key ids), no to anything else, answers the questions its
+domain's customers answer, and stops when it has what it came for (or after
+repeating itself too often).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
-from deedbench.benchmarks.retail.tasks import Action, UserInstructions, Want
-from deedbench.benchmarks.retail.tau_toolbox import conversation
+from deedbench.benchmarks.servicedesk.domain import Domain
+from deedbench.benchmarks.servicedesk.task import (
+    FORBIDDEN,
+    INFO,
+    TRANSFER,
+    Action,
+    UserInstructions,
+    Want,
+)
+from deedbench.benchmarks.servicedesk.tau_toolbox import conversation
 from deedbench.engine import Message
 from deedbench.scoring.outputs import outputs_compat
 
-__all__ = ["ScriptedUser", "action_done", "key_values"]
+__all__ = ["MAX_REPEATS", "ScriptedUser", "action_done"]
 
 MAX_REPEATS = 3
 _ASKS_IDENTITY = re.compile(
@@ -28,39 +36,7 @@ _PROPOSES = re.compile(
     r"\b(confirm|proceed|shall i|should i|would you like me to|do you want me to|go ahead|"
     r"yes or no|yes/no|is that (right|correct|ok))"
 )
-_ASKS_REASON = re.compile(r"\breason\b")
-_ASKS_PAYMENT = re.compile(r"\b(payment|refund|pay with|card|gift card|paypal)\b")
-_ASKS_ADDRESS = re.compile(r"\baddress\b")
 _REFUSES = re.compile(r"\b(cannot|can't|can not|unable|not able|not possible|not allowed|sorry)\b")
-_ASKS_OPTION = re.compile(r"\b(option|size|colou?r|which item|variant|replace it with)\b")
-
-
-# What a proposal must say to be about the wanted change, by the write tool's first word
-# ("cancel_pending_order": cancel). The ids alone would let a customer agree to a
-# cancellation of the order it wanted to return.
-_VERBS = {
-    "cancel": ("cancel",),
-    "return": ("return",),
-    "exchange": ("exchange", "swap", "replace"),
-    "modify": ("modify", "change", "update", "switch", "replace", "swap"),
-    "update": ("update", "change", "modify", "switch", "add"),
-    "book": ("book", "reserve"),
-    "send": ("send", "issue", "certificate", "compensat"),
-}
-
-RETAIL_KEYS = ("order_id", "item_ids", "new_item_ids", "payment_method_id", "address1", "zip")
-
-
-def key_values(action: Action, keys: Sequence[str] = RETAIL_KEYS) -> list[str]:
-    """The ids a proposal must name for the customer to recognise its request."""
-    values: list[str] = []
-    for key in keys:
-        value = action.kwargs.get(key)
-        if isinstance(value, list):
-            values += [str(v) for v in value]
-        elif value is not None:
-            values.append(str(value))
-    return values
 
 
 def _names(text: str, value: str) -> bool:
@@ -98,14 +74,11 @@ def action_done(messages: Sequence[Message], action: Action, *, count_failed: bo
 
 
 class ScriptedUser:
-    """`keys` maps a write tool to the arguments a proposal must name (the domain's key
-    ids); tools not listed use the retail keys."""
+    """A customer of `domain`'s desk, who talks as its customers do (`Domain.customer`)."""
 
-    def __init__(
-        self, instructions: UserInstructions, keys: Mapping[str, Sequence[str]] | None = None
-    ) -> None:
+    def __init__(self, instructions: UserInstructions, domain: Domain) -> None:
         self.instructions = instructions
-        self.keys = keys or {}
+        self.domain = domain
 
     async def reply(self, messages: Sequence[Message]) -> Message | None:
         text = self._next(messages)
@@ -114,9 +87,9 @@ class ScriptedUser:
     def _done(self, want: Want, messages: Sequence[Message], replies: list[str]) -> bool:
         if want.action is not None:
             return action_done(messages, want.action)
-        if want.kind == "info":
+        if want.kind == INFO:
             return outputs_compat(want.expects, replies)
-        if want.kind == "forbidden":  # settled once the agent has turned the request down
+        if want.kind == FORBIDDEN:  # settled once the agent has turned the request down
             asked = [
                 i for i, m in enumerate(messages) if m.role == "user" and m.content == want.say
             ]
@@ -142,14 +115,13 @@ class ScriptedUser:
         if not seen or seen[-1].role != "assistant" or messages[-1].role == "user":
             return None
         text = seen[-1].content.lower()
-        introduction = ins.introduce()
+        introduction = self.domain.introduction(ins)
         if introduction not in said and _ASKS_IDENTITY.search(text):
             return introduction
         if want.action is not None and _PROPOSES.search(text):
-            keys = self.keys.get(want.action.name, RETAIL_KEYS)
-            verbs = _VERBS.get(want.action.name.split("_")[0], ("",))
+            verbs = self.domain.customer.verbs.get(want.action.name.split("_")[0], ("",))
             if any(re.search(rf"\b{v}", text) for v in verbs) and all(
-                _names(text, v) for v in key_values(want.action, keys)
+                _names(text, v) for v in self.domain.keys(want.action)
             ):
                 return "yes, please go ahead."
             return f"no, that's not what i asked for. {want.say}"
@@ -158,7 +130,7 @@ class ScriptedUser:
             return answer
         if want.say not in said:
             return want.say
-        if want.kind == "transfer":
+        if want.kind == TRANSFER:
             return "as i said, i'd like to speak to a human agent about this."
         return f"as i said, {want.say}"
 
@@ -166,14 +138,7 @@ class ScriptedUser:
         action = want.action
         if action is None or not text.rstrip().endswith("?"):
             return None
-        kwargs = action.kwargs
-        if _ASKS_REASON.search(text) and "reason" in kwargs:
-            return f"the reason is: {kwargs['reason']}"
-        if _ASKS_OPTION.search(text) and "new_item_ids" in kwargs:
-            return "i'd like item " + " and item ".join(kwargs["new_item_ids"]) + " instead"
-        if _ASKS_PAYMENT.search(text) and "payment_method_id" in kwargs:
-            return f"please use {kwargs['payment_method_id']}"
-        if _ASKS_ADDRESS.search(text) and "address1" in kwargs:
-            fields = ("address1", "address2", "city", "state", "zip", "country")
-            return "the address is " + ", ".join(str(kwargs[f]) for f in fields)
+        for answer in self.domain.customer.answers:
+            if answer.asks.search(text) and answer.needs in action.kwargs:
+                return answer.reply(action.kwargs)
         return None

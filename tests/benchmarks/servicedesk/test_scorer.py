@@ -8,12 +8,15 @@ import json
 
 import pytest
 
-from deedbench.benchmarks.retail.baselines import IdleAgent, OracleAgent
-from deedbench.benchmarks.retail.benchmark import RetailBenchmark
-from deedbench.benchmarks.retail.replay import replay
-from deedbench.benchmarks.retail.tasks import Action, RetailTask
-from deedbench.benchmarks.retail.tools import RETAIL_TOOLS
-from deedbench.benchmarks.retail.world import RetailWorld
+from deedbench.benchmarks.retail import RETAIL_TOOLS, RetailBenchmark
+from deedbench.benchmarks.servicedesk import (
+    Action,
+    DeskTask,
+    DeskWorld,
+    IdleAgent,
+    OracleAgent,
+    replay,
+)
 from deedbench.engine import (
     Agent,
     AgentContext,
@@ -32,25 +35,25 @@ def bench() -> RetailBenchmark:
     return RetailBenchmark()
 
 
-def first(bench: RetailBenchmark, template: str) -> RetailTask:
+def first(bench: RetailBenchmark, template: str) -> DeskTask:
     return next(t for t in bench.tasks.values() if t.template == template)
 
 
-def play(bench: RetailBenchmark, task: RetailTask, agent: Agent) -> EpisodeTranscript:
+def play(bench: RetailBenchmark, task: DeskTask, agent: Agent) -> EpisodeTranscript:
     sample = Sample(id=task.id, input="", metadata={})
     context = AgentContext(task.id, "default", 1, 0)
     return asyncio.run(run_episode(agent, bench.setup(sample, "default", 0), context))
 
 
-def score(bench: RetailBenchmark, task: RetailTask, transcript: EpisodeTranscript) -> Score:
+def score(bench: RetailBenchmark, task: DeskTask, transcript: EpisodeTranscript) -> Score:
     return bench.scorer.score(task, transcript)
 
 
 def talk(
     bench: RetailBenchmark,
-    task: RetailTask,
+    task: DeskTask,
     *replies: str,
-    world: RetailWorld | None = None,
+    world: DeskWorld | None = None,
     termination: Termination = Termination.USER_STOPPED,
 ) -> EpisodeTranscript:
     """A transcript of the opening request and plain agent replies, ending on `world`."""
@@ -63,7 +66,7 @@ def talk(
         messages=messages,
         termination=termination,
         steps=len(replies),
-        state=world if world is not None else RetailWorld(bench.base),
+        state=world if world is not None else DeskWorld(bench.base),
     )
 
 
@@ -132,7 +135,7 @@ def test_outputs_count_only_what_the_customer_was_told(bench: RetailBenchmark) -
 
 def test_the_oracle_passes_everything(bench: RetailBenchmark) -> None:
     task = first(bench, "exchange")
-    result = score(bench, task, play(bench, task, OracleAgent(bench.task)))
+    result = score(bench, task, play(bench, task, OracleAgent(bench.task, bench.domain)))
     assert result.outcome == "pass"
     assert result.evidence == []
     for name in ("outcome_tau", "outcome_canonical", "outputs_compat", "outputs_strict"):
@@ -174,7 +177,7 @@ def test_a_wrong_change_fails_and_the_diff_shows_it(bench: RetailBenchmark) -> N
 
 def test_a_change_on_top_of_the_right_one_fails(bench: RetailBenchmark) -> None:
     task = first(bench, "cancel")
-    transcript = play(bench, task, OracleAgent(bench.task))
+    transcript = play(bench, task, OracleAgent(bench.task, bench.domain))
     other = first(bench, "user_address").actions[0].kwargs["user_id"]
     address = transcript.state.for_update("users", other)["address"]
     old = address["address1"]
@@ -187,7 +190,7 @@ def test_a_change_on_top_of_the_right_one_fails(bench: RetailBenchmark) -> None:
 
 def test_the_diff_is_capped(bench: RetailBenchmark) -> None:
     task = first(bench, "cancel")
-    world = RetailWorld(bench.base)
+    world = DeskWorld(bench.base)
     for oid, _ in list(world.items("orders"))[:15]:
         world.for_update("orders", oid)["status"] = "lost"
     result = score(bench, task, talk(bench, task, "I see.", world=world))
@@ -198,7 +201,7 @@ def test_the_diff_is_capped(bench: RetailBenchmark) -> None:
 
 def test_item_order_counts_for_tau_but_not_canonically(bench: RetailBenchmark) -> None:
     task = first(bench, "cancel")
-    transcript = play(bench, task, OracleAgent(bench.task))
+    transcript = play(bench, task, OracleAgent(bench.task, bench.domain))
     order = a_multi_item_order(bench)
     transcript.state.for_update("orders", order)["items"].reverse()
     result = score(bench, task, transcript)
@@ -212,7 +215,7 @@ def test_item_order_counts_for_tau_but_not_canonically(bench: RetailBenchmark) -
 
 def test_a_float_for_an_int_counts_for_tau_but_not_canonically(bench: RetailBenchmark) -> None:
     task = first(bench, "cancel")
-    transcript = play(bench, task, OracleAgent(bench.task))
+    transcript = play(bench, task, OracleAgent(bench.task, bench.domain))
     uid, pid, balance = next(
         (uid, pid, method["balance"])
         for uid, user in bench.base["users"].items()
@@ -229,7 +232,7 @@ def test_a_float_for_an_int_counts_for_tau_but_not_canonically(bench: RetailBenc
 
 def test_a_tau_only_failure_has_outcome_evidence(bench: RetailBenchmark) -> None:
     task = first(bench, "cancel")
-    transcript = play(bench, task, OracleAgent(bench.task))
+    transcript = play(bench, task, OracleAgent(bench.task, bench.domain))
     transcript.state.for_update("orders", a_multi_item_order(bench))["items"].reverse()
     result = score(bench, task, transcript)
     assert result.values["outcome_tau"] == 0.0
@@ -250,7 +253,7 @@ def test_a_task_needing_a_transfer_fails_without_one(bench: RetailBenchmark) -> 
 
 def test_a_task_needing_a_transfer_passes_with_one(bench: RetailBenchmark) -> None:
     task = first(bench, "transfer")
-    transcript = play(bench, task, OracleAgent(bench.task))
+    transcript = play(bench, task, OracleAgent(bench.task, bench.domain))
     assert transcript.termination is Termination.TRANSFERRED
     result = score(bench, task, transcript)
     assert result.outcome == "pass"
@@ -320,7 +323,7 @@ def test_a_number_within_tolerance_passes_strict_only(bench: RetailBenchmark) ->
 
 def test_a_change_without_consent_passes_tau_but_not_verified(bench: RetailBenchmark) -> None:
     task = first(bench, "order_payment")
-    transcript = play(bench, task, OracleAgent(bench.task, ask_first=False))
+    transcript = play(bench, task, OracleAgent(bench.task, bench.domain, ask_first=False))
     result = score(bench, task, transcript)
     assert result.values["outcome_tau"] == result.values["outcome_canonical"] == 1.0
     assert result.values["procedure_ok"] == 0.0
@@ -343,7 +346,7 @@ def test_a_change_without_consent_passes_tau_but_not_verified(bench: RetailBench
 
 def test_text_beside_a_tool_call_is_a_procedure_violation(bench: RetailBenchmark) -> None:
     task = first(bench, "cancel")
-    transcript = play(bench, task, OracleAgent(bench.task))
+    transcript = play(bench, task, OracleAgent(bench.task, bench.domain))
     auth = {"find_user_id_by_name_zip", "find_user_id_by_email"}
     index = next(
         i for i, m in enumerate(transcript.messages) if any(c.name in auth for c in m.tool_calls)
@@ -385,11 +388,11 @@ def test_a_write_before_identification_is_cited(bench: RetailBenchmark) -> None:
 
 
 def test_labels_follow_the_rewards(bench: RetailBenchmark) -> None:
-    cases: dict[str, tuple[RetailTask, Agent]] = {
-        "pass": (first(bench, "return"), OracleAgent(bench.task)),
+    cases: dict[str, tuple[DeskTask, Agent]] = {
+        "pass": (first(bench, "return"), OracleAgent(bench.task, bench.domain)),
         "pass_tau_broke_procedure": (
             first(bench, "return"),
-            OracleAgent(bench.task, ask_first=False),
+            OracleAgent(bench.task, bench.domain, ask_first=False),
         ),
         "fail": (first(bench, "return"), IdleAgent()),
     }

@@ -6,36 +6,35 @@ calls. It ends the conversation by writing the stop token, and only so, as in
 τ-bench; that last message is kept (its call was paid for) and `finished` tells
 the engine to end there. Its calls go through the same cache,
 retries and cost accounting as the agent's, recorded under the "user" role.
+Whom it writes to and how it identifies itself come from the domain
+(`Customer.desk`, `Identity.gives`); each domain versions its prompt
+(`Customer.prompt_version`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from deedbench.benchmarks.retail.tasks import UserInstructions
-from deedbench.benchmarks.retail.tau_toolbox import conversation
+from deedbench.benchmarks.servicedesk.domain import Domain
+from deedbench.benchmarks.servicedesk.task import UserInstructions
+from deedbench.benchmarks.servicedesk.tau_toolbox import conversation
 from deedbench.engine import Agent, AgentContext, Message
 from deedbench.engine.messages import Role
 
-__all__ = ["PROMPT_VERSION", "STOP", "LLMUser", "user_prompt"]
+__all__ = ["STOP", "LLMUser", "user_prompt"]
 
-PROMPT_VERSION = "retail-user-1"
 STOP = "###STOP###"
 
 
-def user_prompt(ins: UserInstructions) -> str:
+def user_prompt(ins: UserInstructions, domain: Domain) -> str:
     wants = "\n".join(f"- {w.say}" for w in ins.wants)
     refuses = "\n".join(f"- {r}" for r in ins.refuses) or "- nothing in particular"
-    identity = (
-        f"your email, {ins.email}"
-        if ins.identify_by == "email"
-        else f"your name, {ins.first_name} {ins.last_name}, and zip code {ins.zip}"
-    )
+    identity = domain.identity(ins).instruction(ins)
     if ins.free_text:  # a task written for an LLM user keeps its own words
         wants = ins.free_text
         refuses = "- whatever the instructions above rule out"
     return (
-        "You are a customer writing to an online shop's help desk. Play this person; "
+        f"You are a customer writing to {domain.customer.desk}. Play this person; "
         "you are not an assistant.\n\n"
         f"Who you are: {ins.first_name} {ins.last_name}. When asked to identify yourself, "
         f"give {identity}. Do not volunteer it before you are asked.\n\n"
@@ -53,14 +52,17 @@ def user_prompt(ins: UserInstructions) -> str:
 class LLMUser:
     """Adapts an agent (any model agent) into the engine's User protocol."""
 
-    def __init__(self, model: Agent, instructions: UserInstructions, context: AgentContext) -> None:
+    def __init__(
+        self, model: Agent, instructions: UserInstructions, domain: Domain, context: AgentContext
+    ) -> None:
         self.model = model
         self.instructions = instructions
+        self.prompt = user_prompt(instructions, domain)
         self.context = context
         self.finished = False
 
     async def reply(self, messages: Sequence[Message]) -> Message | None:
-        flipped = [Message(role="system", content=user_prompt(self.instructions))]
+        flipped = [Message(role="system", content=self.prompt)]
         for message in conversation(messages):
             role: Role = "user" if message.role == "assistant" else "assistant"
             flipped.append(Message(role=role, content=message.content))

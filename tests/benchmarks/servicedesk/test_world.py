@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from deedbench.benchmarks.retail.world import RetailWorld, copy_json, load_retail_data
+from deedbench.benchmarks.retail import load_retail_data
+from deedbench.benchmarks.servicedesk import DeskWorld, copy_json
 from deedbench.engine import BenchmarkError
 
 
@@ -38,7 +39,7 @@ def exact(value: Any) -> str:
 
 
 def test_a_new_world_shares_the_base_records(base: dict[str, Any]) -> None:
-    world = RetailWorld(base)
+    world = DeskWorld(base)
     assert world.get("users", "u1") is base["users"]["u1"]
     assert world.get("users", "nobody") is None
     assert world.get("no_table", "u1") is None
@@ -47,7 +48,7 @@ def test_a_new_world_shares_the_base_records(base: dict[str, Any]) -> None:
 
 def test_for_update_copies_one_record_once(base: dict[str, Any]) -> None:
     pristine = copy.deepcopy(base)
-    world = RetailWorld(base)
+    world = DeskWorld(base)
     record = world.for_update("orders", "#W2")
     assert record is not base["orders"]["#W2"]
     assert record == base["orders"]["#W2"]
@@ -61,21 +62,21 @@ def test_for_update_copies_one_record_once(base: dict[str, Any]) -> None:
 
 
 def test_for_update_of_a_missing_record_is_a_key_error(base: dict[str, Any]) -> None:
-    world = RetailWorld(base)
+    world = DeskWorld(base)
     with pytest.raises(KeyError, match="nobody"):
         world.for_update("users", "nobody")
     assert world.touched() == {}
 
 
 def test_two_worlds_over_one_base_do_not_see_each_other(base: dict[str, Any]) -> None:
-    first, second = RetailWorld(base), RetailWorld(base)
+    first, second = DeskWorld(base), DeskWorld(base)
     first.for_update("users", "u1")["name"] = "Changed"
     assert second.get("users", "u1") == {"name": "Al", "balance": 5.5, "orders": ["#W1"]}
     assert second.touched() == {}
 
 
 def test_items_merge_the_overlay_in_base_order(base: dict[str, Any]) -> None:
-    world = RetailWorld(base)
+    world = DeskWorld(base)
     world.for_update("users", "u1")["name"] = "Changed"
     items = list(world.items("users"))
     assert [key for key, _ in items] == ["u2", "u1"]
@@ -85,14 +86,14 @@ def test_items_merge_the_overlay_in_base_order(base: dict[str, Any]) -> None:
 
 
 def test_snapshot_equals_the_base_when_nothing_was_written(base: dict[str, Any]) -> None:
-    snapshot = RetailWorld(base).snapshot()
+    snapshot = DeskWorld(base).snapshot()
     assert exact(snapshot) == exact(base)
     assert list(snapshot) == ["users", "orders", "products"]
 
 
 def test_snapshot_shows_writes_and_leaves_the_base_alone(base: dict[str, Any]) -> None:
     pristine = copy.deepcopy(base)
-    world = RetailWorld(base)
+    world = DeskWorld(base)
     world.for_update("orders", "#W1")["status"] = "return requested"
     snapshot = world.snapshot()
     assert snapshot["orders"]["#W1"]["status"] == "return requested"

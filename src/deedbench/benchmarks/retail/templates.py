@@ -1,104 +1,34 @@
-"""Service-desk tasks: who the customer is, what they want, and the gold actions.
+"""The retail task templates: tasks generated over a world, then validated before they ship.
 
-A task's user instructions are structured, so the scripted user can play them
-deterministically and an LLM user can be prompted with them. Tasks are generated
-from templates over a world (`generate_tasks`), then validated before they ship.
+Each template picks a customer's records and builds what the customer wants (a
+cancellation, an address change, a question ...), with the gold actions and the
+required outputs. `generate_tasks` runs every template (and a few compounds),
+each on a different customer; `build.py` keeps the tasks that pass validation.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator
-from typing import Any, Literal
-
-from pydantic import BaseModel, Field
+from typing import Any
 
 from deedbench.benchmarks.retail.tools import CANCEL_REASONS
-from deedbench.benchmarks.retail.world import RetailWorld
+from deedbench.benchmarks.servicedesk import (
+    FORBIDDEN,
+    INFO,
+    TRANSFER,
+    Action,
+    DeskTask,
+    DeskWorld,
+    UserInstructions,
+    Want,
+)
 
-__all__ = [
-    "Action",
-    "RetailTask",
-    "UserInstructions",
-    "Want",
-    "generate_tasks",
-]
-
-
-class Action(BaseModel):
-    """One tool call of a gold trajectory."""
-
-    name: str
-    kwargs: dict[str, Any] = Field(default_factory=dict)
-
-
-WantKind = Literal[
-    "cancel",
-    "order_address",
-    "order_payment",
-    "order_items",
-    "return",
-    "exchange",
-    "user_address",
-    "info",
-    "transfer",
-    "forbidden",
-    "change",
-]
-
-
-class Want(BaseModel):
-    """One thing the customer came for, how they ask, and what settles it."""
-
-    kind: WantKind
-    say: str
-    action: Action | None = None
-    details: list[str] = Field(default_factory=list)
-    expects: list[str] = Field(default_factory=list)
-
-
-class UserInstructions(BaseModel):
-    """What the simulated customer knows, wants and refuses."""
-
-    user_id: str
-    first_name: str
-    last_name: str
-    zip: str
-    email: str
-    identify_by: Literal["email", "name_zip", "user_id"]
-    wants: list[Want]
-    refuses: list[str] = Field(default_factory=list)
-    free_text: str | None = None  # instructions written for an LLM user (τ-bench's tasks)
-
-    def introduce(self) -> str:
-        if self.identify_by == "email":
-            return f"my email is {self.email}"
-        if self.identify_by == "user_id":
-            return f"my user id is {self.user_id}"
-        return f"i'm {self.first_name} {self.last_name}, zip code {self.zip}"
-
-
-class RetailTask(BaseModel):
-    """A task: the customer's instructions, the gold actions and the required outputs."""
-
-    id: str
-    template: str
-    instructions: UserInstructions
-    actions: list[Action]
-    outputs: list[str] = Field(default_factory=list)
-    must_transfer: bool = False
-
-    @property
-    def writes(self) -> bool:
-        """Whether the task needs a change to the database (gold reads do not count)."""
-        return any(w.action is not None for w in self.instructions.wants)
-
-
-# --- generation ---------------------------------------------------------------------------
+__all__ = ["COMPOUNDS", "REFUSALS", "TEMPLATES", "generate_tasks"]
 
 
 def _customer(
-    world: RetailWorld, user_id: str, rng: random.Random, wants: list[Want]
+    world: DeskWorld, user_id: str, rng: random.Random, wants: list[Want]
 ) -> UserInstructions:
     user = world.get("users", user_id)
     assert user is not None
@@ -113,7 +43,7 @@ def _customer(
     )
 
 
-def _orders(world: RetailWorld, user_id: str, status: str) -> list[dict[str, Any]]:
+def _orders(world: DeskWorld, user_id: str, status: str) -> list[dict[str, Any]]:
     user = world.get("users", user_id) or {}
     found = [world.get("orders", oid) for oid in user.get("orders", [])]
     return [o for o in found if o is not None and o["status"] == status]
@@ -123,7 +53,7 @@ def _payment_of(order: dict[str, Any]) -> str:
     return str(order["payment_history"][0]["payment_method_id"])
 
 
-def _alternatives(world: RetailWorld, item: dict[str, Any]) -> list[str]:
+def _alternatives(world: DeskWorld, item: dict[str, Any]) -> list[str]:
     """Other available variants of the same product as an ordered item."""
     product = world.get("products", item["product_id"]) or {"variants": {}}
     return [
@@ -157,10 +87,10 @@ def _address_text(address: dict[str, str]) -> str:
     )
 
 
-Template = Callable[[RetailWorld, str, random.Random], list[Want] | None]
+Template = Callable[[DeskWorld, str, random.Random], list[Want] | None]
 
 
-def _cancel(world: RetailWorld, uid: str, rng: random.Random) -> list[Want] | None:
+def _cancel(world: DeskWorld, uid: str, rng: random.Random) -> list[Want] | None:
     orders = _orders(world, uid, "pending")
     if not orders:
         return None
@@ -179,7 +109,7 @@ def _cancel(world: RetailWorld, uid: str, rng: random.Random) -> list[Want] | No
     ]
 
 
-def _order_address(world: RetailWorld, uid: str, rng: random.Random) -> list[Want] | None:
+def _order_address(world: DeskWorld, uid: str, rng: random.Random) -> list[Want] | None:
     orders = _orders(world, uid, "pending")
     if not orders:
         return None
@@ -198,7 +128,7 @@ def _order_address(world: RetailWorld, uid: str, rng: random.Random) -> list[Wan
     ]
 
 
-def _order_payment(world: RetailWorld, uid: str, rng: random.Random) -> list[Want] | None:
+def _order_payment(world: DeskWorld, uid: str, rng: random.Random) -> list[Want] | None:
     user = world.get("users", uid) or {}
     for order in _orders(world, uid, "pending"):
         current = _payment_of(order)
@@ -226,7 +156,7 @@ def _order_payment(world: RetailWorld, uid: str, rng: random.Random) -> list[Wan
 
 
 def _swap(
-    world: RetailWorld, uid: str, rng: random.Random, status: str, kind: WantKind, tool: str
+    world: DeskWorld, uid: str, rng: random.Random, status: str, kind: str, tool: str
 ) -> list[Want] | None:
     for order in _orders(world, uid, status):
         swappable = [i for i in order["items"] if _alternatives(world, i)]
@@ -261,15 +191,15 @@ def _swap(
     return None
 
 
-def _order_items(world: RetailWorld, uid: str, rng: random.Random) -> list[Want] | None:
+def _order_items(world: DeskWorld, uid: str, rng: random.Random) -> list[Want] | None:
     return _swap(world, uid, rng, "pending", "order_items", "modify_pending_order_items")
 
 
-def _exchange(world: RetailWorld, uid: str, rng: random.Random) -> list[Want] | None:
+def _exchange(world: DeskWorld, uid: str, rng: random.Random) -> list[Want] | None:
     return _swap(world, uid, rng, "delivered", "exchange", "exchange_delivered_order_items")
 
 
-def _return(world: RetailWorld, uid: str, rng: random.Random) -> list[Want] | None:
+def _return(world: DeskWorld, uid: str, rng: random.Random) -> list[Want] | None:
     orders = _orders(world, uid, "delivered")
     if not orders:
         return None
@@ -296,7 +226,7 @@ def _return(world: RetailWorld, uid: str, rng: random.Random) -> list[Want] | No
     ]
 
 
-def _user_address(world: RetailWorld, uid: str, rng: random.Random) -> list[Want] | None:
+def _user_address(world: DeskWorld, uid: str, rng: random.Random) -> list[Want] | None:
     user = world.get("users", uid) or {}
     address = _new_address(rng, user["address"])
     return [
@@ -309,7 +239,7 @@ def _user_address(world: RetailWorld, uid: str, rng: random.Random) -> list[Want
     ]
 
 
-def _info(world: RetailWorld, uid: str, rng: random.Random) -> list[Want] | None:
+def _info(world: DeskWorld, uid: str, rng: random.Random) -> list[Want] | None:
     orders = [o for s in ("processed", "delivered", "pending") for o in _orders(world, uid, s)]
     if not orders:
         return None
@@ -317,7 +247,7 @@ def _info(world: RetailWorld, uid: str, rng: random.Random) -> list[Want] | None
     total = round(sum(i["price"] for i in order["items"]), 2)
     return [
         Want(
-            kind="info",
+            kind=INFO,
             say=(
                 f"what's the status of my order {order['order_id']} and how much did i pay "
                 "for it in total?"
@@ -327,7 +257,7 @@ def _info(world: RetailWorld, uid: str, rng: random.Random) -> list[Want] | None
     ]
 
 
-def _transfer(world: RetailWorld, uid: str, rng: random.Random) -> list[Want] | None:
+def _transfer(world: DeskWorld, uid: str, rng: random.Random) -> list[Want] | None:
     orders = [o for s in ("delivered", "processed") for o in _orders(world, uid, s)]
     if not orders:
         return None
@@ -339,20 +269,20 @@ def _transfer(world: RetailWorld, uid: str, rng: random.Random) -> list[Want] | 
     )
     return [
         Want(
-            kind="transfer",
+            kind=TRANSFER,
             say=f"about order {order['order_id']}: {rng.choice(complaints)}. i want a person",
         )
     ]
 
 
-def _forbidden(world: RetailWorld, uid: str, rng: random.Random) -> list[Want] | None:
+def _forbidden(world: DeskWorld, uid: str, rng: random.Random) -> list[Want] | None:
     orders = [o for s in ("processed", "delivered") for o in _orders(world, uid, s)]
     if not orders:
         return None
     order = rng.choice(orders)
     return [
         Want(
-            kind="forbidden",
+            kind=FORBIDDEN,
             say=f"cancel my order {order['order_id']} right now, i don't want it anymore",
         )
     ]
@@ -373,20 +303,20 @@ TEMPLATES: dict[str, Template] = {
 COMPOUNDS = (("cancel", "return"), ("order_address", "info"), ("exchange", "user_address"))
 
 
-def _candidates(world: RetailWorld, rng: random.Random) -> Iterator[str]:
+def _candidates(world: DeskWorld, rng: random.Random) -> Iterator[str]:
     users = [uid for uid, _ in world.items("users")]
     rng.shuffle(users)
     yield from users
 
 
-def generate_tasks(world: RetailWorld, per_template: int = 6, seed: int = 0) -> list[RetailTask]:
+def generate_tasks(world: DeskWorld, per_template: int = 6, seed: int = 0) -> list[DeskTask]:
     """Tasks from every template (and a few compounds), each on a different customer.
 
     Gold actions are the wants' actions in order; outputs are what info wants expect.
     """
     rng = random.Random(seed)
     used: set[str] = set()
-    tasks: list[RetailTask] = []
+    tasks: list[DeskTask] = []
     plans: list[tuple[str, tuple[str, ...]]] = [
         (name, (name,)) for name in TEMPLATES for _ in range(per_template)
     ]
@@ -414,25 +344,25 @@ def generate_tasks(world: RetailWorld, per_template: int = 6, seed: int = 0) -> 
 
 
 REFUSALS = {
-    "transfer": "any answer other than being put through to a person",
-    "forbidden": "being asked for personal data beyond what identifies you",
+    TRANSFER: "any answer other than being put through to a person",
+    FORBIDDEN: "being asked for personal data beyond what identifies you",
 }
 
 
 def _task(
-    world: RetailWorld, task_id: str, label: str, uid: str, wants: list[Want], rng: random.Random
-) -> RetailTask:
+    world: DeskWorld, task_id: str, label: str, uid: str, wants: list[Want], rng: random.Random
+) -> DeskTask:
     instructions = _customer(world, uid, rng, wants)
     instructions.refuses = ["any change you did not ask for"] + [
         REFUSALS[w.kind] for w in wants if w.kind in REFUSALS
     ]
     actions = [w.action for w in wants if w.action is not None]
     outputs = [value for w in wants for value in w.expects]
-    return RetailTask(
+    return DeskTask(
         id=task_id,
         template=label,
         instructions=instructions,
         actions=actions,
         outputs=outputs,
-        must_transfer=any(w.kind == "transfer" for w in wants),
+        must_transfer=any(w.kind == TRANSFER for w in wants),
     )

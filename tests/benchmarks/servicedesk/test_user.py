@@ -9,9 +9,18 @@ from collections.abc import Sequence
 
 import pytest
 
-from deedbench.benchmarks.retail.benchmark import builtin_tasks
-from deedbench.benchmarks.retail.tasks import Action, RetailTask, UserInstructions, Want
-from deedbench.benchmarks.retail.user import MAX_REPEATS, ScriptedUser, action_done, key_values
+from deedbench.benchmarks.airline import AIRLINE
+from deedbench.benchmarks.retail import RETAIL, builtin_tasks
+from deedbench.benchmarks.servicedesk import (
+    MAX_REPEATS,
+    Action,
+    DeskTask,
+    Domain,
+    ScriptedUser,
+    UserInstructions,
+    Want,
+    action_done,
+)
 from deedbench.engine import Message, ToolCall
 
 SYSTEM = Message(role="system", content="policy")
@@ -19,23 +28,25 @@ YES = "yes, please go ahead."
 
 
 @pytest.fixture(scope="module")
-def tasks() -> list[RetailTask]:
+def tasks() -> list[DeskTask]:
     return builtin_tasks()
 
 
-def first(tasks: list[RetailTask], template: str) -> RetailTask:
+def first(tasks: list[DeskTask], template: str) -> DeskTask:
     return next(t for t in tasks if t.template == template)
 
 
-def reply(instructions: UserInstructions, messages: Sequence[Message]) -> str | None:
-    message = asyncio.run(ScriptedUser(instructions).reply(messages))
+def reply(
+    instructions: UserInstructions, messages: Sequence[Message], domain: Domain = RETAIL
+) -> str | None:
+    message = asyncio.run(ScriptedUser(instructions, domain).reply(messages))
     if message is None:
         return None
     assert message.role == "user"
     return message.content
 
 
-def opened(task: RetailTask, *turns: Message) -> list[Message]:
+def opened(task: DeskTask, *turns: Message) -> list[Message]:
     """The conversation after the customer's opening request and then `turns`."""
     return [SYSTEM, Message(role="user", content=task.instructions.wants[0].say), *turns]
 
@@ -48,7 +59,7 @@ def user(text: str) -> Message:
     return Message(role="user", content=text)
 
 
-def answer_to(task: RetailTask, text: str, *before: Message) -> str | None:
+def answer_to(task: DeskTask, text: str, *before: Message) -> str | None:
     """What the customer says to `text` after opening (and `before`)."""
     return reply(task.instructions, opened(task, *before, agent(text)))
 
@@ -103,22 +114,22 @@ CANCEL = Want(
 # --- opening and determinism -------------------------------------------------------------------
 
 
-def test_the_customer_opens_with_its_first_request(tasks: list[RetailTask]) -> None:
+def test_the_customer_opens_with_its_first_request(tasks: list[DeskTask]) -> None:
     for task in tasks:
         assert reply(task.instructions, [SYSTEM]) == task.instructions.wants[0].say
 
 
-def test_replies_are_deterministic(tasks: list[RetailTask]) -> None:
+def test_replies_are_deterministic(tasks: list[DeskTask]) -> None:
     task = first(tasks, "exchange")
     conversations = [
         [SYSTEM],
         opened(task, agent("What is your email address?")),
-        opened(task, agent(proposal(task.actions[0], key_values(task.actions[0])))),
+        opened(task, agent(proposal(task.actions[0], RETAIL.keys(task.actions[0])))),
         opened(task, agent("Which option would you like instead?")),
         opened(task, agent("Hmm.")),
     ]
     for messages in conversations:
-        one = ScriptedUser(task.instructions)
+        one = ScriptedUser(task.instructions, RETAIL)
         answers = {reply(task.instructions, messages) for _ in range(3)}
         for _ in range(2):  # the same customer, asked again
             message = asyncio.run(one.reply(messages))
@@ -127,7 +138,7 @@ def test_replies_are_deterministic(tasks: list[RetailTask]) -> None:
         assert None not in answers
 
 
-def test_the_customer_does_not_speak_twice_in_a_row(tasks: list[RetailTask]) -> None:
+def test_the_customer_does_not_speak_twice_in_a_row(tasks: list[DeskTask]) -> None:
     task = first(tasks, "cancel")
     assert reply(task.instructions, opened(task)) is None
 
@@ -135,14 +146,14 @@ def test_the_customer_does_not_speak_twice_in_a_row(tasks: list[RetailTask]) -> 
 # --- identity ---------------------------------------------------------------------------------
 
 
-def test_gives_its_email_when_asked_if_so_instructed(tasks: list[RetailTask]) -> None:
+def test_gives_its_email_when_asked_if_so_instructed(tasks: list[DeskTask]) -> None:
     task = next(t for t in tasks if t.instructions.identify_by == "email")
     ins = task.instructions
     for question in ("What is your email address?", "Please verify your identity."):
         assert answer_to(task, question) == f"my email is {ins.email}"
 
 
-def test_gives_name_and_zip_when_asked_if_so_instructed(tasks: list[RetailTask]) -> None:
+def test_gives_name_and_zip_when_asked_if_so_instructed(tasks: list[DeskTask]) -> None:
     task = next(t for t in tasks if t.instructions.identify_by == "name_zip")
     ins = task.instructions
     expected = f"i'm {ins.first_name} {ins.last_name}, zip code {ins.zip}"
@@ -150,16 +161,16 @@ def test_gives_name_and_zip_when_asked_if_so_instructed(tasks: list[RetailTask])
         assert answer_to(task, question) == expected
 
 
-def test_gives_its_identity_only_once(tasks: list[RetailTask]) -> None:
+def test_gives_its_identity_only_once(tasks: list[DeskTask]) -> None:
     task = first(tasks, "cancel")
     ins = task.instructions
     text = answer_to(
         task,
         "And your email or zip, please?",
         agent("Can you identify yourself?"),
-        user(ins.introduce()),
+        user(RETAIL.introduction(ins)),
     )
-    assert text != ins.introduce()
+    assert text != RETAIL.introduction(ins)
     assert text is not None and task.instructions.wants[0].say in text
 
 
@@ -169,9 +180,9 @@ def test_gives_its_identity_only_once(tasks: list[RetailTask]) -> None:
 @pytest.mark.parametrize(
     "template", ["cancel", "order_address", "order_payment", "order_items", "return", "exchange"]
 )
-def test_says_yes_to_a_proposal_naming_its_key_ids(tasks: list[RetailTask], template: str) -> None:
+def test_says_yes_to_a_proposal_naming_its_key_ids(tasks: list[DeskTask], template: str) -> None:
     task = first(tasks, template)
-    values = key_values(task.actions[0])
+    values = RETAIL.keys(task.actions[0])
     assert answer_to(task, proposal(task.actions[0], values)) == YES
     assert answer_to(task, proposal(task.actions[0], [v.upper() for v in values])) == YES
 
@@ -179,16 +190,16 @@ def test_says_yes_to_a_proposal_naming_its_key_ids(tasks: list[RetailTask], temp
 @pytest.mark.parametrize(
     "template", ["cancel", "order_address", "order_payment", "order_items", "return", "exchange"]
 )
-def test_says_no_to_a_proposal_missing_any_key_id(tasks: list[RetailTask], template: str) -> None:
+def test_says_no_to_a_proposal_missing_any_key_id(tasks: list[DeskTask], template: str) -> None:
     task = first(tasks, template)
-    values = key_values(task.actions[0])
+    values = RETAIL.keys(task.actions[0])
     for missing in range(len(values)):
         text = answer_to(task, proposal(task.actions[0], values[:missing] + values[missing + 1 :]))
         assert is_no(text), (missing, text)
         assert task.instructions.wants[0].say in text
 
 
-def test_says_no_to_a_proposal_for_a_different_order(tasks: list[RetailTask]) -> None:
+def test_says_no_to_a_proposal_for_a_different_order(tasks: list[DeskTask]) -> None:
     task = first(tasks, "cancel")
     order = task.actions[0].kwargs["order_id"]
     other = next(
@@ -200,7 +211,7 @@ def test_says_no_to_a_proposal_for_a_different_order(tasks: list[RetailTask]) ->
     assert text == f"no, that's not what i asked for. {task.instructions.wants[0].say}"
 
 
-def test_says_no_to_a_proposal_for_different_items(tasks: list[RetailTask]) -> None:
+def test_says_no_to_a_proposal_for_different_items(tasks: list[DeskTask]) -> None:
     task = first(tasks, "order_items")
     kwargs = task.actions[0].kwargs
     wrong_new = ["9999999999" for _ in kwargs["new_item_ids"]]
@@ -216,21 +227,21 @@ def test_says_no_to_a_proposal_for_different_items(tasks: list[RetailTask]) -> N
     assert is_no(answer_to(task, proposal(task.actions[0], values)))
 
 
-def test_says_no_to_a_proposal_with_another_payment_method(tasks: list[RetailTask]) -> None:
+def test_says_no_to_a_proposal_with_another_payment_method(tasks: list[DeskTask]) -> None:
     task = first(tasks, "order_payment")
     order = task.actions[0].kwargs["order_id"]
     text = answer_to(task, proposal(task.actions[0], [order, "credit_card_0000000"]))
     assert is_no(text)
 
 
-def test_a_statement_without_a_proposal_gets_no_yes(tasks: list[RetailTask]) -> None:
+def test_a_statement_without_a_proposal_gets_no_yes(tasks: list[DeskTask]) -> None:
     task = first(tasks, "cancel")
-    values = key_values(task.actions[0])
+    values = RETAIL.keys(task.actions[0])
     text = answer_to(task, f"Order {values[0]} is pending.")
     assert text != YES
 
 
-def test_says_no_to_a_proposal_with_a_different_street_number(tasks: list[RetailTask]) -> None:
+def test_says_no_to_a_proposal_with_a_different_street_number(tasks: list[DeskTask]) -> None:
     task = first(tasks, "order_address")
     kwargs = task.actions[0].kwargs
     wrong = f"1{kwargs['address1']}"
@@ -238,7 +249,7 @@ def test_says_no_to_a_proposal_with_a_different_street_number(tasks: list[Retail
     assert is_no(text)
 
 
-def test_says_no_to_a_proposal_with_a_different_zip(tasks: list[RetailTask]) -> None:
+def test_says_no_to_a_proposal_with_a_different_zip(tasks: list[DeskTask]) -> None:
     task = first(tasks, "order_address")
     kwargs = task.actions[0].kwargs
     wrong_zip = "00000" if kwargs["zip"] != "00000" else "11111"
@@ -250,7 +261,7 @@ def test_says_no_to_a_proposal_with_a_different_zip(tasks: list[RetailTask]) -> 
 # --- questions its instructions answer ---------------------------------------------------------
 
 
-def test_answers_the_reason(tasks: list[RetailTask]) -> None:
+def test_answers_the_reason(tasks: list[DeskTask]) -> None:
     task = first(tasks, "cancel")
     reason = task.actions[0].kwargs["reason"]
     assert answer_to(task, "What is the reason for the cancellation?") == (
@@ -259,14 +270,14 @@ def test_answers_the_reason(tasks: list[RetailTask]) -> None:
 
 
 @pytest.mark.parametrize("template", ["order_payment", "return", "exchange", "order_items"])
-def test_answers_the_payment_method(tasks: list[RetailTask], template: str) -> None:
+def test_answers_the_payment_method(tasks: list[DeskTask], template: str) -> None:
     task = first(tasks, template)
     method = task.actions[0].kwargs["payment_method_id"]
     assert answer_to(task, "Which payment method should we use?") == f"please use {method}"
 
 
 @pytest.mark.parametrize("template", ["order_address", "user_address"])
-def test_answers_the_address(tasks: list[RetailTask], template: str) -> None:
+def test_answers_the_address(tasks: list[DeskTask], template: str) -> None:
     task = first(tasks, template)
     kwargs = task.actions[0].kwargs
     text = answer_to(task, "What is the new address?")
@@ -275,14 +286,14 @@ def test_answers_the_address(tasks: list[RetailTask], template: str) -> None:
 
 
 @pytest.mark.parametrize("template", ["order_items", "exchange"])
-def test_answers_which_option(tasks: list[RetailTask], template: str) -> None:
+def test_answers_which_option(tasks: list[DeskTask], template: str) -> None:
     task = first(tasks, template)
     new = task.actions[0].kwargs["new_item_ids"]
     text = answer_to(task, "Which option would you like instead?")
     assert text == "i'd like item " + " and item ".join(new) + " instead"
 
 
-def test_answers_only_questions_its_request_covers(tasks: list[RetailTask]) -> None:
+def test_answers_only_questions_its_request_covers(tasks: list[DeskTask]) -> None:
     task = first(tasks, "cancel")
     say = task.instructions.wants[0].say
     # A cancellation has no payment method to choose: the customer repeats its request.
@@ -291,7 +302,7 @@ def test_answers_only_questions_its_request_covers(tasks: list[RetailTask]) -> N
     assert answer_to(task, "Tell me the reason.") == f"as i said, {say}"
 
 
-def test_does_not_give_the_same_answer_twice(tasks: list[RetailTask]) -> None:
+def test_does_not_give_the_same_answer_twice(tasks: list[DeskTask]) -> None:
     task = first(tasks, "cancel")
     reason = task.actions[0].kwargs["reason"]
     before = (agent("What is the reason?"), user(f"the reason is: {reason}"))
@@ -314,19 +325,19 @@ def test_does_not_give_the_same_answer_twice(tasks: list[RetailTask]) -> None:
         "user_address",
     ],
 )
-def test_stops_once_its_change_is_made(tasks: list[RetailTask], template: str) -> None:
+def test_stops_once_its_change_is_made(tasks: list[DeskTask], template: str) -> None:
     task = first(tasks, template)
     done = opened(task, *tool_turn(task.actions[0]), agent("Done. Anything else?"))
     assert reply(task.instructions, done) is None
 
 
-def test_a_failed_call_does_not_count_as_done(tasks: list[RetailTask]) -> None:
+def test_a_failed_call_does_not_count_as_done(tasks: list[DeskTask]) -> None:
     task = first(tasks, "cancel")
     failed = opened(task, *tool_turn(task.actions[0], error=True), agent("Anything else?"))
     assert reply(task.instructions, failed) is not None
 
 
-def test_a_compound_request_goes_on_to_its_next_want(tasks: list[RetailTask]) -> None:
+def test_a_compound_request_goes_on_to_its_next_want(tasks: list[DeskTask]) -> None:
     task = first(tasks, "cancel+return")
     wants = task.instructions.wants
     halfway = opened(task, *tool_turn(task.actions[0]), agent("Done. Anything else?"))
@@ -335,7 +346,7 @@ def test_a_compound_request_goes_on_to_its_next_want(tasks: list[RetailTask]) ->
     assert reply(task.instructions, both) is None
 
 
-def test_an_information_request_ends_when_the_answer_is_given(tasks: list[RetailTask]) -> None:
+def test_an_information_request_ends_when_the_answer_is_given(tasks: list[DeskTask]) -> None:
     task = first(tasks, "info")
     status, total = task.outputs
     assert reply(task.instructions, opened(task, agent(f"It is {status}."))) is not None
@@ -343,30 +354,30 @@ def test_an_information_request_ends_when_the_answer_is_given(tasks: list[Retail
     assert reply(task.instructions, answered) is None
 
 
-def test_a_transfer_request_is_not_settled_by_talk(tasks: list[RetailTask]) -> None:
+def test_a_transfer_request_is_not_settled_by_talk(tasks: list[DeskTask]) -> None:
     task = first(tasks, "transfer")
     text = answer_to(task, "I'm sorry to hear that. Is there anything else?")
     assert text == "as i said, i'd like to speak to a human agent about this."
 
 
-def test_a_forbidden_request_is_settled_by_an_answer(tasks: list[RetailTask]) -> None:
+def test_a_forbidden_request_is_settled_by_an_answer(tasks: list[DeskTask]) -> None:
     task = first(tasks, "forbidden")
     refusal = "Sorry, that order has already been processed and cannot be cancelled."
     assert answer_to(task, refusal) is None
 
 
 def test_a_forbidden_request_is_not_settled_by_an_identity_question(
-    tasks: list[RetailTask],
+    tasks: list[DeskTask],
 ) -> None:
     task = first(tasks, "forbidden")
     text = answer_to(task, "I can help with that. First, what is your email address?")
-    assert text == task.instructions.introduce()
+    assert text == RETAIL.introduction(task.instructions)
 
 
 # --- giving up --------------------------------------------------------------------------------
 
 
-def test_gives_up_after_repeating_itself_too_often(tasks: list[RetailTask]) -> None:
+def test_gives_up_after_repeating_itself_too_often(tasks: list[DeskTask]) -> None:
     task = first(tasks, "cancel")
     say = task.instructions.wants[0].say
     messages = [SYSTEM]
@@ -380,7 +391,7 @@ def test_gives_up_after_repeating_itself_too_often(tasks: list[RetailTask]) -> N
     assert text is None
 
 
-def test_gives_up_on_a_transfer_request_too(tasks: list[RetailTask]) -> None:
+def test_gives_up_on_a_transfer_request_too(tasks: list[DeskTask]) -> None:
     task = first(tasks, "transfer")
     messages = [SYSTEM]
     count = 0
@@ -392,10 +403,10 @@ def test_gives_up_on_a_transfer_request_too(tasks: list[RetailTask]) -> None:
     assert count == 1 + MAX_REPEATS
 
 
-# --- action_done and key_values ---------------------------------------------------------------
+# --- action_done and the key ids -------------------------------------------------------------
 
 
-def test_key_values_are_the_ids_a_customer_recognises() -> None:
+def test_key_ids_are_the_ids_a_customer_recognises() -> None:
     action = Action(
         name="exchange_delivered_order_items",
         kwargs={
@@ -405,9 +416,12 @@ def test_key_values_are_the_ids_a_customer_recognises() -> None:
             "payment_method_id": "paypal_1",
         },
     )
-    assert key_values(action) == ["#W1", "111", "222", "333", "444", "paypal_1"]
+    assert RETAIL.keys(action) == ["#W1", "111", "222", "333", "444"]
     assert CANCEL.action is not None
-    assert key_values(CANCEL.action) == ["#W1000001"]
+    assert RETAIL.keys(CANCEL.action) == ["#W1000001"]
+    # A tool the procedure does not list: the customer must hear every argument.
+    unlisted = Action(name="get_order_details", kwargs={"order_id": "#W1", "note": ["a", "b"]})
+    assert RETAIL.keys(unlisted) == ["#W1", "a", "b"]
 
 
 def test_action_done_needs_a_successful_matching_call() -> None:
@@ -442,11 +456,41 @@ def test_handmade_instructions_play_the_same_way() -> None:
     assert is_no(reply(ins, [*messages, agent("Cancel #W1000002, shall I?")]))
 
 
-def test_says_no_to_a_proposal_of_another_kind_of_change(tasks: list[RetailTask]) -> None:
+def test_says_no_to_a_proposal_of_another_kind_of_change(tasks: list[DeskTask]) -> None:
     task = first(tasks, "return")
-    values = key_values(task.actions[0])
+    values = RETAIL.keys(task.actions[0])
     cancel = Action(name="cancel_pending_order", kwargs=task.actions[0].kwargs)
     assert is_no(answer_to(task, proposal(cancel, values)))  # right ids, wrong change
     assert answer_to(task, proposal(task.actions[0], values)) == YES
     worded = "I'll send back " + ", ".join(values) + " as a return. Shall I proceed?"
     assert answer_to(task, worded) == YES
+
+
+# --- another domain's customer -----------------------------------------------------------------
+
+BAGS = Want(
+    kind="change",
+    say="please add a bag to reservation ABC123",
+    action=Action(
+        name="update_reservation_baggages",
+        kwargs={"reservation_id": "ABC123", "total_baggages": 2, "nonfree_baggages": 0},
+    ),
+)
+
+
+def test_an_airline_customer_identifies_by_user_id() -> None:
+    ins = instructions(BAGS, identify_by="user_id")
+    messages = [SYSTEM, user(BAGS.say), agent("Could you tell me your user id?")]
+    assert reply(ins, messages, AIRLINE) == "my user id is ada_lee_1"
+    assert AIRLINE.introduction(ins) == "my user id is ada_lee_1"
+
+
+def test_an_airline_customer_agrees_in_the_airline_s_words() -> None:
+    ins = instructions(BAGS, identify_by="user_id")
+    messages = [SYSTEM, user(BAGS.say)]
+    update = "I can update the baggage of reservation ABC123. Shall I proceed?"
+    assert reply(ins, [*messages, agent(update)], AIRLINE) == YES
+    cancel = "I can cancel reservation ABC123. Shall I proceed?"
+    assert is_no(reply(ins, [*messages, agent(cancel)], AIRLINE))
+    # To the retail desk it is a tool its procedure does not list: every argument must be named.
+    assert is_no(reply(instructions(BAGS), [*messages, agent(update)], RETAIL))

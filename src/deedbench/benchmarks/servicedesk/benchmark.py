@@ -1,0 +1,201 @@
+"""A service desk as a benchmark: a customer, a written policy, a database the tools change.
+
+`ServiceDeskBenchmark` runs any `Domain`: a subclass names the benchmark, sets
+its `domain`, and says where the world, the tasks and the policy come from
+(`load_base`, `load_tasks`, `load_policy`). Scored three ways, each reported on
+its own with evidence: the final database against the gold one (canonically,
+and by τ-bench's hash rule), what the agent told the customer (τ-bench's
+substring rule and a strict one), and the procedure (identification, consent
+before every change, ...), which τ-bench never checks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from abc import abstractmethod
+from collections.abc import Callable, Mapping
+from functools import cached_property
+from typing import ClassVar
+
+from deedbench.benchmarks.servicedesk.baselines import IdleAgent, OracleAgent
+from deedbench.benchmarks.servicedesk.domain import Domain
+from deedbench.benchmarks.servicedesk.llm_user import LLMUser
+from deedbench.benchmarks.servicedesk.scorer import DeskScorer
+from deedbench.benchmarks.servicedesk.task import DeskTask
+from deedbench.benchmarks.servicedesk.user import ScriptedUser
+from deedbench.benchmarks.servicedesk.validate import TaskCheck, validate_benchmark
+from deedbench.benchmarks.servicedesk.world import DeskWorld, Tables
+from deedbench.engine import (
+    Agent,
+    AgentContext,
+    Benchmark,
+    BenchmarkError,
+    EpisodeSetup,
+    EpisodeTranscript,
+    Message,
+    Sample,
+    ToolBox,
+    User,
+)
+from deedbench.scoring import MetricSpec, ReportSpec, Score
+
+__all__ = ["ServiceDeskBenchmark"]
+
+USER_OPTION = "the simulated customer: scripted (default) or llm:AGENT-SPEC"
+
+
+class ServiceDeskBenchmark(Benchmark):
+    """A desk over `domain`; subclasses set `name`, `description` and `domain` and load
+    the world, the tasks and the policy."""
+
+    domain: ClassVar[Domain]
+    conditions = ("default",)
+    default_epochs = 1
+    baseline_names = ("oracle", "reckless", "idle")
+    max_tool_errors: int | None = 10
+    """Consecutive failed tool calls that end an episode (None: no limit)."""
+    report = ReportSpec(
+        metrics=[
+            MetricSpec(
+                name="reward_verified",
+                value="reward_verified",
+                description="canonical outcome x strict outputs x no procedure violation",
+            ),
+            MetricSpec(
+                name="reward_tau",
+                value="reward_tau",
+                description="τ-bench's reward: hash-rule outcome x substring outputs, for an "
+                "episode the customer or a transfer ended (any other end scores 0)",
+            ),
+            MetricSpec(name="outcome", value="outcome_canonical"),
+            MetricSpec(name="outcome_tau", value="outcome_tau"),
+            MetricSpec(name="outputs_strict", value="outputs_strict"),
+            MetricSpec(name="outputs_compat", value="outputs_compat"),
+            MetricSpec(name="procedure_ok", value="procedure_ok"),
+        ],
+        primary="reward_verified",
+        group_by=["template", "task"],
+        pass_hat_k=["reward_tau", "reward_verified"],
+        show_rules=True,
+    )
+
+    option_help: ClassVar[dict[str, str]] = {"user": USER_OPTION}
+
+    def __init__(
+        self, options: Mapping[str, str] | None = None, tasks: list[DeskTask] | None = None
+    ) -> None:
+        """`tasks` replaces the benchmark's own (used when rebuilding a task file)."""
+        super().__init__(options)
+        unknown = sorted(set(self.options) - set(self.option_help))
+        if unknown:
+            valid = "; ".join(f"{k}: {v}" for k, v in self.option_help.items())
+            raise BenchmarkError(f"unknown {self.name} option(s) {unknown}. Valid options: {valid}")
+        self.user = self.options.get("user", "scripted").removeprefix("user/")  # user/llm:X too
+        if self.user != "scripted" and not self.user.startswith("llm:"):
+            raise BenchmarkError(
+                f"{self.name} option user must be 'scripted' or 'llm:AGENT-SPEC'; got {self.user!r}"
+            )
+        self._user_model: Agent | None = None
+        self.tasks = {t.id: t for t in (self.load_tasks() if tasks is None else tasks)}
+        ways = self.domain.customer.identities
+        for task in self.tasks.values():
+            if task.instructions.identify_by not in ways:
+                raise BenchmarkError(
+                    f"{self.name} task {task.id}: field instructions.identify_by: "
+                    f"{task.instructions.identify_by!r} is no way a {self.domain.name} customer "
+                    f"identifies themselves ({', '.join(ways)})"
+                )
+        self.policy = self.load_policy()
+
+    @abstractmethod
+    def load_base(self) -> Tables:
+        """The world every episode starts from."""
+
+    @abstractmethod
+    def load_tasks(self) -> list[DeskTask]:
+        """The benchmark's tasks."""
+
+    @abstractmethod
+    def load_policy(self) -> str:
+        """The policy the agent reads as its system prompt."""
+
+    @property
+    def user_prompt_version(self) -> str:
+        """The model-played customer's prompt version, recorded with a run."""
+        return self.domain.customer.prompt_version
+
+    @cached_property
+    def base(self) -> Tables:
+        """The world every episode starts from (loaded on first use: `list` needs none)."""
+        return self.load_base()
+
+    @cached_property
+    def scorer(self) -> DeskScorer:
+        return DeskScorer(self.base, self.domain)
+
+    @cached_property
+    def _hash(self) -> str:
+        """The world by τ-bench's hash, then the tasks and the policy the agent reads."""
+        from deedbench.scoring.state import tau_hash
+
+        tasks = json.dumps([t.model_dump(mode="json") for t in self.tasks.values()], sort_keys=True)
+        rest = hashlib.sha256(f"{tasks}\n{self.policy}".encode()).hexdigest()
+        return f"world:{tau_hash(self.base)}|tasks+policy:{rest}"
+
+    def data_hash(self) -> str:
+        return self._hash
+
+    def samples(self) -> list[Sample]:
+        return [
+            Sample(
+                id=task.id,
+                input=task.instructions.wants[0].say,
+                metadata={"template": task.template, "task": task.id, "writes": task.writes},
+            )
+            for task in self.tasks.values()
+        ]
+
+    def task(self, sample_id: str) -> DeskTask:
+        return self.tasks[sample_id]
+
+    def user_model_spec(self) -> str | None:
+        return self.user.removeprefix("llm:") if self.user.startswith("llm:") else None
+
+    def use_user_model(self, agent: Agent) -> None:
+        self._user_model = agent
+
+    def setup(self, sample: Sample, condition: str, seed: int) -> EpisodeSetup:
+        task = self.tasks[sample.id]
+        user: User
+        if self.user == "scripted":
+            user = ScriptedUser(task.instructions, self.domain)
+        elif self._user_model is None:
+            raise BenchmarkError(f"the user model {self.user!r} was never attached")
+        else:
+            context = AgentContext(f"{sample.id}:user", condition, 0, seed)
+            user = LLMUser(self._user_model, task.instructions, self.domain, context)
+        return EpisodeSetup(
+            messages=[Message(role="system", content=self.policy)],
+            toolbox=self.toolbox(DeskWorld(self.base)),
+            user=user,
+            max_steps=30,
+            max_tool_errors=self.max_tool_errors,
+        )
+
+    def toolbox(self, world: DeskWorld) -> ToolBox:
+        """The episode's tools over its world: deedbench checks every call's arguments."""
+        return ToolBox(self.domain.tools, world)
+
+    def score(self, sample: Sample, transcript: EpisodeTranscript) -> Score:
+        return self.scorer.score(self.tasks[sample.id], transcript)
+
+    def validate(self) -> list[TaskCheck]:
+        return validate_benchmark(self)
+
+    def baselines(self) -> dict[str, Callable[[], Agent]]:
+        return {
+            "oracle": lambda: OracleAgent(self.task, self.domain),
+            "reckless": lambda: OracleAgent(self.task, self.domain, ask_first=False),
+            "idle": IdleAgent,
+        }

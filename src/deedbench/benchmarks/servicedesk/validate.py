@@ -1,0 +1,97 @@
+"""Checking a desk's tasks before they ship (`deedbench validate retail`).
+
+For each task: its gold actions replay without errors; a task that needs a change
+reaches a state other than the untouched world; the oracle, with the scripted
+customer, passes every check (outcome, outputs and every procedure rule); the
+idle agent fails every task that needs a change. Validation reads a desk through
+`Desk`, what it needs of one, so it never imports the benchmark that calls it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Protocol
+
+from pydantic import BaseModel
+
+from deedbench.benchmarks.servicedesk.domain import Domain
+from deedbench.benchmarks.servicedesk.replay import FailedGoldAction, replay
+from deedbench.benchmarks.servicedesk.task import DeskTask
+from deedbench.benchmarks.servicedesk.world import DeskWorld, Tables
+from deedbench.engine import (
+    Agent,
+    AgentContext,
+    EpisodeSetup,
+    EpisodeTranscript,
+    Sample,
+    run_episode,
+)
+from deedbench.scoring import Score
+from deedbench.scoring.state import worlds_equal_canonical
+
+__all__ = ["Desk", "TaskCheck", "check_task", "run_baseline", "validate_benchmark"]
+
+
+class Desk(Protocol):
+    """What validation needs of a desk benchmark (`ServiceDeskBenchmark` has it)."""
+
+    domain: Domain
+    tasks: dict[str, DeskTask]
+
+    @property
+    def base(self) -> Tables: ...
+
+    def setup(self, sample: Sample, condition: str, seed: int) -> EpisodeSetup: ...
+
+    def score(self, sample: Sample, transcript: EpisodeTranscript) -> Score: ...
+
+    def baselines(self) -> dict[str, Callable[[], Agent]]: ...
+
+
+class TaskCheck(BaseModel):
+    """One task's verdict, and every reason it fails."""
+
+    task: str
+    template: str
+    gold_errors: list[FailedGoldAction]
+    problems: list[str]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def run_baseline(desk: Desk, task: DeskTask, name: str) -> Score:
+    """One episode of a named baseline with the scripted customer, scored."""
+    return _episode(desk, task, desk.baselines()[name]())
+
+
+def _episode(desk: Desk, task: DeskTask, agent: Agent) -> Score:
+    sample = Sample(id=task.id, input="", metadata={})
+    setup = desk.setup(sample, "default", 0)
+    transcript = asyncio.run(run_episode(agent, setup, AgentContext(task.id, "default", 1, 0)))
+    return desk.score(sample, transcript)
+
+
+def check_task(desk: Desk, task: DeskTask) -> TaskCheck:
+    problems: list[str] = []
+    domain = desk.domain
+    gold, errors = replay(desk.base, task.actions, domain.tools)
+    problems += [f"gold action #{e.index} {e.name} fails: {e.error}" for e in errors]
+    untouched = DeskWorld(desk.base)
+    if task.writes and worlds_equal_canonical(gold, untouched, domain.unordered):
+        problems.append("the gold actions change nothing")
+    oracle = run_baseline(desk, task, "oracle")
+    if oracle.values["reward_verified"] != 1.0 or oracle.values["reward_tau"] != 1.0:
+        reasons = "; ".join(f"{e.rule}: {e.excerpt}" for e in oracle.evidence) or oracle.outcome
+        problems.append(f"the oracle does not pass: {reasons}")
+    if task.writes:
+        idle = run_baseline(desk, task, "idle")
+        if idle.values["reward_tau"] or idle.values["reward_verified"]:
+            problems.append("the idle agent passes a task that needs a change")
+    return TaskCheck(task=task.id, template=task.template, gold_errors=errors, problems=problems)
+
+
+def validate_benchmark(desk: Desk) -> list[TaskCheck]:
+    return [check_task(desk, task) for task in desk.tasks.values()]

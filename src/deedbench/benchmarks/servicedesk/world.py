@@ -1,0 +1,206 @@
+"""A desk's database in one episode: a copy-on-write view over a shared base.
+
+τ-bench reloads and mutates a fresh copy of its database (1,000 retail orders) for
+every episode. Here the loaded database is shared by every episode and never
+changed; a world keeps only the records its episode wrote or added. Creating one
+costs nothing, and a scorer can compare two worlds by looking only at the records
+either touched. A domain's data is a set of tables, each read from one JSON file
+(`load_tables`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from deedbench.engine import BenchmarkError
+
+__all__ = ["DeskWorld", "Record", "Table", "Tables", "copy_json", "load_tables", "read_table"]
+
+Record = dict[str, Any]
+Tables = dict[str, dict[str, Record]]
+"""A desk's database: each table maps record ids to records."""
+
+
+def copy_json(value: Any) -> Any:
+    """A deep copy of JSON-shaped data (dicts, lists, scalars); much faster than
+    `copy.deepcopy`, and it keeps ints and floats exactly as they were."""
+    if isinstance(value, dict):
+        return {k: copy_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [copy_json(v) for v in value]
+    return value
+
+
+class DeskWorld:
+    """One episode's view of the database: base records until written, then its own copies.
+
+    Callers must never mutate what `get`, `items` or `snapshot` return; a change
+    goes through `for_update`, which gives the episode its own copy of one record,
+    or `put`, which adds or replaces a whole record. ``world["orders"]`` is the
+    table as τ-bench's tools see their ``data["orders"]`` (see `Table`).
+    """
+
+    __slots__ = ("_added", "_overlay", "base")
+
+    def __init__(self, base: Tables) -> None:
+        self.base = base
+        self._overlay: dict[str, dict[str, Record]] = {}
+        self._added: dict[str, list[str]] = {}  # keys not in the base, in the order added
+
+    def __getitem__(self, table: str) -> Table:
+        if table not in self.base:
+            raise KeyError(table)
+        return Table(self, table)
+
+    def get(self, table: str, key: str) -> Record | None:
+        """The record as this episode sees it, or None when there is none."""
+        written = self._overlay.get(table)
+        if written is not None and key in written:
+            return written[key]
+        return self.base.get(table, {}).get(key)
+
+    def for_update(self, table: str, key: str) -> Record:
+        """This episode's own, mutable copy of a record (copied on first use)."""
+        written = self._overlay.setdefault(table, {})
+        record = written.get(key)
+        if record is None:
+            try:
+                original = self.base[table][key]
+            except KeyError:
+                raise KeyError(f"no record {key!r} in table {table!r}") from None
+            record = written[key] = copy_json(original)
+        return record
+
+    def put(self, table: str, key: str, record: Record) -> None:
+        """Store `record` (now owned by this world) under `key`, replacing any record there.
+
+        A key the base does not have is a new record: it follows the base's records,
+        in the order records were added, as a new key does in a dict.
+        """
+        self._overlay.setdefault(table, {})[key] = record
+        if key not in self.base.get(table, {}):
+            added = self._added.setdefault(table, [])
+            if key not in added:
+                added.append(key)
+
+    def items(self, table: str) -> Iterator[tuple[str, Record]]:
+        """Every (key, record) of a table as this episode sees it: the base's order,
+        then added records."""
+        written = self._overlay.get(table, {})
+        for key, record in self.base.get(table, {}).items():
+            yield key, written.get(key, record)
+        for key in self._added.get(table, ()):
+            yield key, written[key]
+
+    def touched(self) -> dict[str, set[str]]:
+        """The keys of the records this episode changed or added, by table.
+
+        A record a tool looked up holds a copy here even when nothing changed it (a
+        tool may change what it looks up, as τ-bench's do), so a record counts as
+        touched only when it differs from the base, types included (100 is not 100.0).
+        """
+        changed: dict[str, set[str]] = {}
+        for table, written in self._overlay.items():
+            base = self.base.get(table, _EMPTY)
+            keys = {
+                key
+                for key, record in written.items()
+                if key not in base or not _identical(record, base[key])
+            }
+            if keys:
+                changed[table] = keys
+        return changed
+
+    def snapshot(self) -> Tables:
+        """The whole merged database as plain dicts (shared records; do not mutate)."""
+        return {table: dict(self.items(table)) for table in self.base}
+
+
+class Table:
+    """One table of a world, used the way τ-bench's tools use a table of their ``data``.
+
+    ``key in table`` and iteration see what the episode sees; ``table[key]`` gives
+    the episode's own copy of the record (a tool may change it in place, as
+    τ-bench's tools change their data), and ``table[key] = record`` adds or
+    replaces one. Unknown and unhashable keys fail exactly as on a dict, so a
+    tool reached with malformed arguments raises what τ-bench's would. Records
+    reached by iteration are shared: read them, never change them.
+    """
+
+    __slots__ = ("_name", "_world")
+
+    def __init__(self, world: DeskWorld, name: str) -> None:
+        self._world = world
+        self._name = name
+
+    def __contains__(self, key: object) -> bool:
+        written = self._world._overlay.get(self._name, _EMPTY)
+        return key in written or key in self._world.base[self._name]
+
+    def __getitem__(self, key: str) -> Record:
+        if key not in self:
+            raise KeyError(key)
+        return self._world.for_update(self._name, key)
+
+    def __setitem__(self, key: str, record: Record) -> None:
+        self._world.put(self._name, key, record)
+
+    def __iter__(self) -> Iterator[str]:
+        return (key for key, _ in self._world.items(self._name))
+
+    def __len__(self) -> int:
+        return len(self._world.base[self._name]) + len(self._world._added.get(self._name, ()))
+
+    def items(self) -> Iterator[tuple[str, Record]]:
+        return self._world.items(self._name)
+
+    def values(self) -> Iterator[Record]:
+        return (record for _, record in self._world.items(self._name))
+
+
+_EMPTY: dict[str, Record] = {}
+
+
+def _identical(a: Any, b: Any) -> bool:
+    """Equal JSON values of equal types all the way down (key order aside)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return len(a) == len(b) and all(k in b and _identical(v, b[k]) for k, v in a.items())
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_identical(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def load_tables(
+    directory: Path, names: Iterable[str], domain: str, replace: Mapping[str, Path] | None = None
+) -> Tables:
+    """Read `<name>.json` for each table name (or the file `replace` gives for it),
+    with errors that name the file."""
+    if not directory.is_dir():
+        raise BenchmarkError(f"{domain} data folder {directory} does not exist")
+    replace = replace or {}
+    return {
+        name: read_table(replace.get(name, directory / f"{name}.json"), domain) for name in names
+    }
+
+
+def read_table(path: Path, domain: str) -> dict[str, Record]:
+    """One table file: a JSON object mapping ids to records."""
+    if not path.is_file():
+        raise BenchmarkError(f"{domain} data file {path} is missing")
+    try:
+        with path.open(encoding="utf-8") as handle:
+            table = json.load(handle)
+    except json.JSONDecodeError as exc:
+        raise BenchmarkError(f"{domain} data file {path} is not valid JSON: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BenchmarkError(f"{domain} data file {path} cannot be read: {exc}") from None
+    if not isinstance(table, dict) or not all(isinstance(v, dict) for v in table.values()):
+        raise BenchmarkError(
+            f"{domain} data file {path} must hold a JSON object mapping ids to records"
+        )
+    return table

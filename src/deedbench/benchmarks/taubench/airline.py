@@ -1,0 +1,21 @@
+"""τ-bench's airline tasks (`deedbench run taubench-airline --data DIR`): flights.json,
+reservations.json and users.json, tasks_<split>.json and the policy, on the airline domain."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from deedbench.benchmarks.airline import AIRLINE
+from deedbench.benchmarks.taubench.benchmark import OPTIONS, TaubenchBenchmark
+
+__all__ = ["TaubenchAirlineBenchmark"]
+
+
+class TaubenchAirlineBenchmark(TaubenchBenchmark):
+    name = "taubench-airline"
+    description = "τ-bench's airline tasks (--data DIR), τ-bench's reward plus policy verdicts"
+    domain = AIRLINE
+    option_help: ClassVar[dict[str, str]] = {
+        "data": "a τ-bench airline folder: users/flights/reservations, tasks_<split>.json, policy",
+        **OPTIONS,
+    }

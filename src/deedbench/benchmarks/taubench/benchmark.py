@@ -1,0 +1,144 @@
+"""τ-bench's own tasks on deedbench's engine, for any of its domains (`--data DIR`).
+
+The world, tools, scoring and baselines are the desk's over the domain; only the
+data comes from DIR: the domain's tables, tasks_<split>.json and the policy
+(policy.md or wiki.md). reward_tau reproduces τ-bench's reward exactly; the
+procedure verdicts and the canonical outcome are deedbench's additions. One
+module per benchmark (`retail.py`, `airline.py`) names it and sets its domain.
+
+An episode runs as τ-bench's tool-calling agent runs one (`TauToolBox`): tools take
+whatever arguments the model sent, only a turn's first tool call runs, there is no
+limit on tool errors, and an action τ-bench's run could not carry out ends the
+episode. The option ``loop=deedbench`` runs every call of a turn and ends an
+episode after 10 failed calls in a row, as deedbench's own desk does; the tools
+and reward_tau stay τ-bench's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from deedbench.benchmarks.servicedesk import (
+    DeskTask,
+    DeskWorld,
+    FailedGoldAction,
+    ServiceDeskBenchmark,
+    Tables,
+    TauToolBox,
+    replay_transcript,
+)
+from deedbench.benchmarks.servicedesk.benchmark import USER_OPTION
+from deedbench.benchmarks.taubench.tasks import load_taubench_tasks, parse_selection
+from deedbench.engine import BenchmarkError, ToolBox
+from deedbench.scoring.procedure import (
+    AFTER_TRANSFER,
+    AUTHENTICATION,
+    ONE_CHANGE_PER_ORDER,
+    ONE_USER,
+    check_procedure,
+)
+from deedbench.scoring.state import tau_hash
+
+__all__ = ["OPTIONS", "TaubenchBenchmark", "TaubenchTaskCheck"]
+
+GOLD_RULES = (AUTHENTICATION, ONE_USER, ONE_CHANGE_PER_ORDER, AFTER_TRANSFER)
+LOOPS = ("taubench", "deedbench")
+OPTIONS = {
+    "split": "which tasks file: test (default), dev, train",
+    "tasks": "which task indexes, e.g. 0,5,9-12",
+    "user": USER_OPTION,
+    "loop": "taubench (default): a turn's first tool call runs, no tool-error limit, "
+    "as τ-bench's agent; deedbench: every call runs, 10 failed calls in a row end it",
+}
+"""The options every τ-bench benchmark takes besides ``data``, which names its domain's files."""
+
+
+class TaubenchTaskCheck(BaseModel):
+    """`deedbench validate taubench-retail --json`: one object per task."""
+
+    index: int
+    task: str
+    gold_hash_tau: str
+    gold_errors: list[FailedGoldAction]
+    violations: list[str]
+    problems: list[str]
+
+
+class TaubenchBenchmark(ServiceDeskBenchmark):
+    """τ-bench's tasks over `domain`; a subclass sets `name`, `description`, `domain` and
+    `option_help` (``data`` and `OPTIONS`)."""
+
+    data_option = "data"
+
+    def __init__(self, options: Mapping[str, str] | None = None) -> None:
+        super().__init__(options)
+        loop = self.options.get("loop", "taubench")
+        if loop not in LOOPS:
+            raise BenchmarkError(
+                f"{self.name} option loop must be one of {', '.join(LOOPS)}; got {loop!r}"
+            )
+        self.taubench_loop = loop == "taubench"
+        self.max_tool_errors = None if self.taubench_loop else 10
+
+    def toolbox(self, world: DeskWorld) -> ToolBox:
+        return TauToolBox(self.domain.tools, world, taubench_loop=self.taubench_loop)
+
+    @property
+    def directory(self) -> Path:
+        if "data" not in self.options:
+            raise BenchmarkError(
+                f"{self.name} needs --data DIR (a τ-bench {self.domain.name} data folder)"
+            )
+        return Path(self.options["data"])
+
+    def load_base(self) -> Tables:
+        return self.domain.load(self.directory)
+
+    def load_tasks(self) -> list[DeskTask]:
+        selection = self.options.get("tasks")
+        return load_taubench_tasks(
+            self.directory,
+            self.options.get("split", "test"),
+            self.base["users"],
+            parse_selection(selection) if selection else None,
+            self.domain,
+        )
+
+    def load_policy(self) -> str:
+        for name in ("policy.md", "wiki.md"):
+            path = self.directory / name
+            if path.exists():
+                return path.read_text(encoding="utf-8")
+        raise BenchmarkError(f"{self.directory}: no policy.md (or wiki.md) with the policy text")
+
+    def validate(self) -> list[TaubenchTaskCheck]:  # type: ignore[override]
+        """Gold actions that fail, and gold action lists that break a procedure rule
+        that needs no dialogue (identification first, one customer, one change per
+        order, nothing after a hand-off); consent needs a conversation, which gold
+        action lists do not have."""
+        domain = self.domain
+        rules = [
+            r for r in GOLD_RULES if domain.procedure_rules is None or r in domain.procedure_rules
+        ]
+        checks = []
+        for task in self.tasks.values():
+            gold, errors, transcript = replay_transcript(self.base, task.actions, domain.tools)
+            found = check_procedure(transcript, domain.procedure, rules=rules)
+            if domain.policy_check is not None:  # the domain's own rules need no dialogue
+                found += domain.policy_check(transcript, self.base)
+            violations = [str(v) for v in found]
+            problems = [f"gold action #{e.index} {e.name}: {e.error}" for e in errors]
+            checks.append(
+                TaubenchTaskCheck(
+                    index=int(task.id.removeprefix("task-")),
+                    task=task.id,
+                    gold_hash_tau=tau_hash(gold.snapshot()),
+                    gold_errors=errors,
+                    violations=violations,
+                    problems=problems + violations,
+                )
+            )
+        return checks
