@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from deedbench.benchmarks.airline.rules import (
+from deedbench.benchmarks.airline import (
     AIRLINE_PROCEDURE,
     AIRLINE_PROCEDURE_RULES,
     AIRLINE_RULES,

@@ -19,8 +19,7 @@ from typing import Any
 
 import pytest
 
-from deedbench.benchmarks.airline import AIRLINE
-from deedbench.benchmarks.airline.rules import AIRLINE_PROCEDURE_RULES, AIRLINE_RULES
+from deedbench.benchmarks.airline import AIRLINE, AIRLINE_PROCEDURE_RULES, AIRLINE_RULES
 from deedbench.benchmarks.retail import RETAIL
 from deedbench.benchmarks.servicedesk import scorer as desk_scorer
 from deedbench.benchmarks.taubench import domain_for

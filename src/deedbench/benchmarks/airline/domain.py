@@ -7,11 +7,8 @@ rules that fit the airline apply, beside the airline's own policy rules.
 
 from __future__ import annotations
 
-from deedbench.benchmarks.airline.rules import (
-    AIRLINE_PROCEDURE,
-    AIRLINE_PROCEDURE_RULES,
-    check_airline_policy,
-)
+from deedbench.benchmarks.airline.procedure import AIRLINE_PROCEDURE, AIRLINE_PROCEDURE_RULES
+from deedbench.benchmarks.airline.rules import check_airline_policy
 from deedbench.benchmarks.airline.tools import AIRLINE_TOOLS
 from deedbench.benchmarks.airline.world import load_airline_data
 from deedbench.benchmarks.servicedesk import Customer, Domain, Identity
