@@ -1,4 +1,5 @@
-"""The 16 retail tools on a small hand-made world in τ-bench's shape.
+"""The 16 retail tools on a small hand-made world in τ-bench's shape (the three every desk
+has, `calculate`, `think` and `transfer_to_human_agents`, are tested with the desk).
 
 Every success path checks the exact change τ-bench makes (and that nothing else
 was touched); every error path checks the message and that nothing changed.
@@ -6,10 +7,7 @@ was touched); every error path checks the message and that nothing changed.
 
 from __future__ import annotations
 
-import ast
-import builtins
 import copy
-import inspect
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -17,7 +15,7 @@ from typing import Any
 import pytest
 
 from deedbench.benchmarks.retail.tools import RETAIL_TOOLS, WRITE_TOOLS, cancel_pending_order
-from deedbench.benchmarks.servicedesk import DeskWorld, arithmetic
+from deedbench.benchmarks.servicedesk import DeskWorld
 from deedbench.engine import Message, ToolBox, ToolCall, ToolError
 
 ADDRESS = {
@@ -365,11 +363,6 @@ def test_list_all_product_types_is_sorted_by_name(world: DeskWorld) -> None:
     assert ok(world, "list_all_product_types") == '{"Mug": "P2", "T-Shirt": "P1"}'
 
 
-def test_think_and_transfer(world: DeskWorld) -> None:
-    assert ok(world, "think", thought="the order is pending") == ""
-    assert ok(world, "transfer_to_human_agents", summary="wants a refund") == "Transfer successful"
-
-
 def test_reads_never_touch_the_world(world: DeskWorld) -> None:
     ok(world, "find_user_id_by_email", email="bob.ray@example.com")
     ok(world, "find_user_id_by_name_zip", first_name="Ann", last_name="Lee", zip="10001")
@@ -390,88 +383,6 @@ def test_bad_arguments_are_rejected_before_the_tool_runs(world: DeskWorld) -> No
     assert message.error
     assert "item_ids" in message.content and "payment_method_id" in message.content
     assert world.touched() == {}
-
-
-# --- calculate --------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("expression", "result"),
-    [
-        ("2 + 2", "4.0"),
-        ("  (10 - 2.5) * 3 / 4", "5.62"),  # 5.625 rounds half to even, as in τ-bench
-        ("1 / 3", "0.33"),
-        ("-(3) + +2", "-1.0"),
-        ("109.99 + 35.5 - 10", "135.49"),
-        ("7 // 2", "3.0"),
-        ("2 ** 10", "1024.0"),
-        (".5 + 1.", "1.5"),
-    ],
-)
-def test_calculate_rounds_to_two_decimals(world: DeskWorld, expression: str, result: str) -> None:
-    assert ok(world, "calculate", expression=expression) == result
-
-
-@pytest.mark.parametrize(
-    ("expression", "error"),
-    [  # τ-bench's own texts: Python's, as its eval reports them
-        ("__import__('os')", "invalid characters in expression"),
-        ("x + 1", "invalid characters in expression"),
-        ("abs(-1)", "invalid characters in expression"),
-        ("1e5", "invalid characters in expression"),
-        ("1 % 2", "invalid characters in expression"),
-        ("1 / 0", "division by zero"),
-        ("1 +", "invalid syntax (<string>, line 1)"),
-        ("1 2", "invalid syntax (<string>, line 1)"),
-        ("", "invalid syntax (<string>, line 0)"),
-        ("()", "float() argument must be a string or a real number, not 'tuple'"),
-        ("...", "float() argument must be a string or a real number, not 'ellipsis'"),
-        ("2(3 + 4)", "'int' object is not callable"),
-        ("2**999999", "int too large to convert to float"),
-        ("1.5 ** 100000", "(34, 'Numerical result out of range')"),
-        ("9" * 400, "int too large to convert to float"),
-        ("(0 - 8) ** 0.5", "float() argument must be a string or a real number, not 'complex'"),
-        ("(" * 300 + "1" + ")" * 300, "too many nested parentheses (<string>, line 1)"),
-        ("9 ** 9 ** 9", "result is too large"),  # deedbench's one bound: eval would hang
-    ],
-)
-def test_calculate_errors_are_tau_bench_errors(
-    world: DeskWorld, expression: str, error: str
-) -> None:
-    fails(world, "calculate", error, expression=expression)
-
-
-def test_calculate_adds_a_thousand_terms(world: DeskWorld) -> None:
-    assert ok(world, "calculate", expression="1" + "+1" * 999) == "1000.0"
-
-
-def test_calculate_never_runs_the_text(world: DeskWorld, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No eval or exec anywhere; compile appears once, only for its syntax errors, and the
-    code object it returns is discarded (a bare expression statement)."""
-
-    def no_eval(*args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("eval was called")
-
-    monkeypatch.setattr(builtins, "eval", no_eval)
-    monkeypatch.setattr(builtins, "exec", no_eval)
-    assert ok(world, "calculate", expression="(1 + 2) * 3") == "9.0"
-    tree = ast.parse(inspect.getsource(arithmetic))
-    called = [
-        node.func.id
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-    ]
-    assert not set(called) & {"eval", "exec"}
-    assert called.count("compile") == 1
-    discarded = [
-        node
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Expr)
-        and isinstance(node.value, ast.Call)
-        and isinstance(node.value.func, ast.Name)
-        and node.value.func.id == "compile"
-    ]
-    assert len(discarded) == 1
 
 
 # --- cancel_pending_order ---------------------------------------------------------------------
