@@ -8,8 +8,10 @@ server, how many cores other processes kept busy meanwhile (on Linux; the machin
 shared), and the episode accounting; then the same run with 20% of requests failing
 (429 with Retry-After, 500, 503, dropped connections), where every episode must end
 scored or as an infrastructure error, none lost or doubled. Both are measured in one
-process and in two forked workers sharing the run (`deedbench run --workers 2`), since
-the SDK costs about 2 ms of client CPU per call and one process saturates one core.
+process and in two spawned workers sharing the run (`deedbench run --workers 2`), since
+the SDK costs about 2 ms of client CPU per call and one process saturates one core. The
+wall time includes starting the workers (each imports deedbench and the SDK); the time
+to the first stored record shows that start.
 
     python bench/concurrency.py [--epochs 6] [--concurrency 100] [--latency 0.2] [--workers 1 2]
 
@@ -21,7 +23,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import math
-import multiprocessing
 import os
 import resource
 import sqlite3
@@ -29,36 +30,21 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from deedbench.agents import AgentSettings, GenerationParams, ModelAgent, Providers, resolve_agent
+from deedbench.agents import AgentSettings, GenerationParams
 from deedbench.benchmarks import load_benchmark
 from deedbench.engine import (
-    Agent,
-    Benchmark,
-    RunConfig,
+    EpisodeRecord,
+    InProcessExecutor,
+    ProcessExecutor,
     RunStore,
+    execute,
     new_run_config,
-    run,
-    run_in_processes,
 )
+from deedbench.recipes import RunRecipe
 
 CALLS_PER_EPISODE = 3
-
-
-async def run_and_close(
-    config: RunConfig,
-    bench: Benchmark,
-    agent: ModelAgent,
-    close: Callable[[], Awaitable[None]],
-    store: RunStore,
-    concurrency: int,
-) -> None:
-    try:
-        await run(config, bench, agent, store, concurrency=concurrency)
-    finally:
-        await close()
 
 
 def cpu_seconds(pid: int | str = "machine") -> float:
@@ -103,36 +89,27 @@ def one_run(
         seed=0,
         samples=bench.samples(),
     )
-    calls = multiprocessing.get_context("fork").Value("q", 0)  # summed over the workers
+    # As `deedbench run` does: the recipe is built once here to check the spec and key
+    # (which imports the SDK in this process), then again wherever episodes run; the
+    # workers, spawned, import it themselves, inside the timed part.
+    recipe = RunRecipe(config, cache=False)
+    recipe.build(None, 1)
+    first: list[float] = []
 
-    def make_agent(share: int) -> tuple[ModelAgent, Callable[[], Awaitable[None]]]:
-        agent = resolve_agent("openai-compatible/fake", bench, settings, Providers(None, share))
-        assert isinstance(agent, ModelAgent)
+    def note(record: EpisodeRecord) -> None:
+        if not first:
+            first.append(time.perf_counter())
 
-        async def close() -> None:
-            with calls.get_lock():
-                calls.value += agent.calls_made
-            await agent.aclose()
-
-        return agent, close
-
-    def build() -> tuple[Benchmark, Agent, Callable[[], Awaitable[None]]]:
-        return (bench, *make_agent(max(1, concurrency // workers)))
-
-    # As `deedbench run` does: the agent is built once before the workers are forked (it
-    # checks the spec and key), so they inherit the imported SDK instead of importing it.
-    make_agent(1)
     with RunStore(store_path) as store:
         store.create_run(config)
-        store.flush()
+        if workers == 1:
+            executor: InProcessExecutor | ProcessExecutor = InProcessExecutor(concurrency)
+        else:
+            executor = ProcessExecutor(workers, concurrency)
         machine, server = cpu_seconds(), cpu_seconds(server_pid)
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
         start, cpu = time.perf_counter(), time.process_time()
-        if workers == 1:
-            agent, close = make_agent(concurrency)
-            asyncio.run(run_and_close(config, bench, agent, close, store, concurrency))
-        else:
-            run_in_processes(config, store_path, build, workers=workers, concurrency=concurrency)
+        asyncio.run(execute(config, store, executor, recipe, on_record=note))
         elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
         after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the workers, once joined
         cpu += (after.ru_utime + after.ru_stime) - (children.ru_utime + children.ru_stime)
@@ -145,17 +122,17 @@ def one_run(
     ).fetchone()
     db.close()
     return {
-        "planned": len(config.episode_keys()),
+        "planned": config.planned_episodes,
         "records": rows[0],
         "distinct": rows[1],
         "scored": rows[2] or 0,
         "errors": rows[3] or 0,
         "seconds": elapsed,
+        "first_record": first[0] - start,
         "cpu": cpu,
         "server_cpu": server,
         # Never below zero (the counters tick apart), and NaN where /proc is missing.
         "others_cores": max(machine - cpu - server, 0.0) / elapsed,
-        "calls": calls.value,
     }
 
 
@@ -210,14 +187,16 @@ def main() -> None:
                 )
             finally:
                 process.terminate()
-                process.wait()
+                out, _ = process.communicate()
+            result["calls"] = float(out.split("requests:")[1])  # every attempt, as served
             episodes = result["planned"]
             ideal = episodes * CALLS_PER_EPISODE * args.latency / args.concurrency
             accounted = result["scored"] + result["errors"]
             once = result["records"] == result["distinct"] == episodes == accounted
             print(
                 f"{label}: {episodes:.0f} episodes, {result['calls']:.0f} calls, "
-                f"wall {result['seconds']:.2f} s, ideal {ideal:.2f} s, "
+                f"wall {result['seconds']:.2f} s (first record after "
+                f"{result['first_record']:.2f} s), ideal {ideal:.2f} s, "
                 f"ratio {result['seconds'] / ideal:.2f}x, CPU per call: client "
                 f"{1000 * result['cpu'] / result['calls']:.2f} ms, server "
                 f"{1000 * result['server_cpu'] / result['calls']:.2f} ms; other processes "

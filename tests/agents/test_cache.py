@@ -81,8 +81,8 @@ def test_put_get_and_persist_across_instances(tmp_path: Path) -> None:
     path = tmp_path / "nested" / "cache.db"
     first = ResponseCache(path)
     assert first.get("k1") is None
-    first.put("k1", "openai", "gpt-4o", {"choices": [{"message": {"content": "one"}}]})
-    first.put("k1", "openai", "gpt-4o", {"choices": [{"message": {"content": "two"}}]})
+    first.put("k1", "openai", "gpt-4o", {"choices": [{"message": {"content": "one"}}]}, EPOCH_1)
+    first.put("k1", "openai", "gpt-4o", {"choices": [{"message": {"content": "two"}}]}, EPOCH_1)
     first.close()
 
     reopened = ResponseCache(path)
@@ -98,7 +98,7 @@ def test_an_entry_is_visible_to_another_connection_at_once(tmp_path: Path) -> No
     writer = ResponseCache(path)
     reader = ResponseCache(path)
     try:
-        writer.put("k", "anthropic", "claude", {"content": []})
+        writer.put("k", "anthropic", "claude", {"content": []}, EPOCH_1)
         assert reader.get("k") == {"content": []}  # committed per entry, no batching
     finally:
         writer.close()

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from deedbench.cli.app import StoreOption, app, console, fail, resolve_store
+from deedbench.cli.app import StoreOption, app, console, fail, open_store, resolve_store
 
 import_app = typer.Typer(
     name="import", help="Bring runs made elsewhere into the run store.", no_args_is_help=True
@@ -40,7 +40,6 @@ def import_inspect(
         require_inspect()
     except InspectNotInstalled as exc:
         raise fail(str(exc)) from None
-    from deedbench.engine import RunStore
     from deedbench.interop.inspect_log import InspectLogError, read_inspect_logs
 
     try:
@@ -56,7 +55,7 @@ def import_inspect(
             )
         runs[0][0].run_id = run_id
     path = resolve_store(store)
-    with RunStore(path) as runs_store:
+    with open_store(path) as runs_store:
         taken = [config.run_id for config, _ in runs if runs_store.get_run(config.run_id)]
         if taken:
             raise fail(
