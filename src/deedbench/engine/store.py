@@ -149,8 +149,7 @@ class RunStore:
                 self._db.executescript(_TABLES)
                 self._migrate()
                 self._db.executescript(_INDEXES)
-                self._db.execute("BEGIN IMMEDIATE")  # fails now, not midway, when read-only
-                self._db.execute("ROLLBACK")
+                self._probe_writable()
         except StoreError:
             self._db.close()
             raise
@@ -432,6 +431,17 @@ class RunStore:
                     f"ALTER TABLE responses ADD COLUMN {name} {_EPISODE_COLUMNS[name]}"
                 )
 
+    def _probe_writable(self) -> None:
+        """Fail now, not midway through a run, when the file cannot be written: rewrite a
+        header field with its own value, and roll that back."""
+        (version,) = self._db.execute("PRAGMA user_version").fetchone()
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.execute(f"PRAGMA user_version = {int(version)}")
+        finally:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+
     def _write(self, sql: str, rows: list[tuple[object, ...]]) -> None:
         with self._guard(), self._transaction():
             self._db.executemany(sql, rows)
@@ -466,8 +476,8 @@ class RunStore:
             return f"the run store {path} is read-only: deedbench needs to write to it"
         if not os.access(path.parent, os.W_OK):
             return (
-                f"the folder {path.parent} of the run store is read-only: SQLite keeps its "
-                "journal beside the store, so the folder must be writable"
+                f"the folder of the run store {path} is read-only: SQLite keeps its journal "
+                "beside the store, so the folder must be writable"
             )
         if "readonly" in text:
             return f"the run store {path} is read-only ({text})"
