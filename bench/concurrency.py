@@ -10,8 +10,9 @@ shared), and the episode accounting; then the same run with 20% of requests fail
 scored or as an infrastructure error, none lost or doubled. Both are measured in one
 process and in two spawned workers sharing the run (`deedbench run --workers 2`), since
 the SDK costs about 2 ms of client CPU per call and one process saturates one core. The
-wall time includes starting the workers (each imports deedbench and the SDK); the time
-to the first stored record shows that start.
+wall time includes preparing the run where it runs: importing the SDK in this process
+the first time (the first one-process run), starting the workers (each imports deedbench
+and the SDK) for the others; "ready" says when that ended.
 
     python bench/concurrency.py [--epochs 6] [--concurrency 100] [--latency 0.2] [--workers 1 2]
 
@@ -89,27 +90,33 @@ def one_run(
         seed=0,
         samples=bench.samples(),
     )
-    # As `deedbench run` does: the recipe is built once here to check the spec and key
-    # (which imports the SDK in this process), then again wherever episodes run; the
-    # workers, spawned, import it themselves, inside the timed part.
+    # As `deedbench run` does: the executor prepares the recipe where episodes will run
+    # (this process imports the SDK for one process; spawned workers import it themselves),
+    # then the run is executed. Both are timed; `ready` is when the preparing ended.
     recipe = RunRecipe(config, cache=False)
-    recipe.build(None, 1)
     first: list[float] = []
+    ready: list[float] = []
 
     def note(record: EpisodeRecord) -> None:
         if not first:
             first.append(time.perf_counter())
 
-    with RunStore(store_path) as store:
-        store.create_run(config)
+    async def prepare_and_execute(store: RunStore) -> None:
         if workers == 1:
             executor: InProcessExecutor | ProcessExecutor = InProcessExecutor(concurrency)
         else:
             executor = ProcessExecutor(workers, concurrency)
+        async with executor:
+            await executor.prepare(recipe)
+            ready.append(time.perf_counter())
+            await execute(config, store, executor, recipe, on_record=note)
+
+    with RunStore(store_path) as store:
+        store.create_run(config)
         machine, server = cpu_seconds(), cpu_seconds(server_pid)
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
         start, cpu = time.perf_counter(), time.process_time()
-        asyncio.run(execute(config, store, executor, recipe, on_record=note))
+        asyncio.run(prepare_and_execute(store))
         elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
         after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the workers, once joined
         cpu += (after.ru_utime + after.ru_stime) - (children.ru_utime + children.ru_stime)
@@ -128,6 +135,7 @@ def one_run(
         "scored": rows[2] or 0,
         "errors": rows[3] or 0,
         "seconds": elapsed,
+        "ready": ready[0] - start,
         "first_record": first[0] - start,
         "cpu": cpu,
         "server_cpu": server,
@@ -195,8 +203,8 @@ def main() -> None:
             once = result["records"] == result["distinct"] == episodes == accounted
             print(
                 f"{label}: {episodes:.0f} episodes, {result['calls']:.0f} calls, "
-                f"wall {result['seconds']:.2f} s (first record after "
-                f"{result['first_record']:.2f} s), ideal {ideal:.2f} s, "
+                f"wall {result['seconds']:.2f} s (ready after {result['ready']:.2f} s, first "
+                f"record after {result['first_record']:.2f} s), ideal {ideal:.2f} s, "
                 f"ratio {result['seconds'] / ideal:.2f}x, CPU per call: client "
                 f"{1000 * result['cpu'] / result['calls']:.2f} ms, server "
                 f"{1000 * result['server_cpu'] / result['calls']:.2f} ms; other processes "

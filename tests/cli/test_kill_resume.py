@@ -307,3 +307,19 @@ def test_sigint_with_workers_then_resume(
     before = check_consistent(store)
     assert f"interrupted: {len(before)} of {TOTAL} episodes stored" in err
     resume_and_check(processes, store, workdir, before, "--workers", "2")
+
+
+def test_sigterm_stops_a_run_as_ctrl_c_does_then_resume(
+    workdir: Path, processes: list[subprocess.Popen[str]]
+) -> None:
+    store = workdir / "runs.db"
+    process = start(processes, command(store, *NEW_RUN), environment(workdir, 0.02), workdir)
+    wait_for_episodes(process, store, KILL_AFTER)
+    process.send_signal(signal.SIGTERM)  # a plain `kill`
+    out, err = process.communicate(timeout=TIMEOUT)
+    assert process.returncode == 143, f"stdout:\n{out}\nstderr:\n{err}"
+    before = check_consistent(store)
+    assert f"terminated: {len(before)} of {TOTAL} episodes stored. Resume with:" in err
+    with closing(sqlite3.connect(store)) as db:  # released on the way out
+        assert db.execute("SELECT pid FROM run_locks").fetchall() == []
+    resume_and_check(processes, store, workdir, before)

@@ -233,14 +233,17 @@ class InProcessExecutor(Executor):
         task.add_done_callback(self._tasks.discard)
 
     async def _run(self, built: Built, job: EpisodeJob) -> None:
-        self._cache.hold(job.identity, job.cached)
+        uses_cache = job.recipe.uses_cache
+        if uses_cache:
+            self._cache.hold(job.identity, job.cached)
         try:
             record = await run_job(built, job)
         except RunAborted as exc:
             self._queue.put_nowait(Aborted(str(exc)))
             return
         finally:
-            self._cache.release(job.identity)
+            if uses_cache:
+                self._cache.release(job.identity)
         self._queue.put_nowait(Finished(record))
 
     async def events(self) -> list[Event]:

@@ -49,9 +49,8 @@ def main() -> None:
     signal.signal(signal.SIGTERM, lambda *_: stopped.set())
     signal.signal(signal.SIGINT, lambda *_: stopped.set())
     stopped.wait()
-    server.stop()
     print(f"requests: {server.hits}", flush=True)
-    sys.exit(0)
+    sys.exit(0)  # the server's thread is a daemon: it ends here, clients connected or not
 
 
 if __name__ == "__main__":
