@@ -16,8 +16,9 @@ SQLite connections and lock state (the bug this design replaces: forked workers 
 outlived a killed parent wrote through inherited connection state, and half of what was
 committed vanished), its threads' locks (a progress bar, a server in tests) and its event
 loop; `spawn` copies none of them, and it is what a distributed backend must do anyway.
-`forkserver` would start faster with many workers, but its children's parent is the fork
-server, not the driver, which defeats the parent-death signal below. The cost is each
+`forkserver` would start faster with many workers (one import, then forks), but its
+children's parent is the fork server, not the driver: they would follow the driver's
+death only through the fork server's, one step removed. The cost is each
 worker's start: importing deedbench and the provider's SDK, about a second here, in
 parallel across workers; the driver of a worker run never imports the SDK itself (the
 workers' `prepare` is what checks the agent), so the start costs the same wall time as
