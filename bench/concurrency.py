@@ -15,6 +15,12 @@ the first time (the first one-process run), starting the workers (each imports d
 and the SDK) for the others; "ready" says when that ended.
 
     python bench/concurrency.py [--epochs 6] [--concurrency 100] [--latency 0.2] [--workers 1 2]
+    python bench/concurrency.py --cli [--src OTHER/src]   # `deedbench run` end to end
+
+`--cli` times the command a user types instead, each worker count in a fresh process
+(interpreter start, imports, workers, summary and all) against a clean server, with the
+response cache on, as `deedbench run` has it by default; `--src` runs another checkout's
+deedbench that way, for an A/B.
 
 Target (issue 3): within 1.2x of ideal; every episode recorded once.
 """
@@ -144,6 +150,33 @@ def one_run(
     }
 
 
+def cli_run(
+    url: str, store: Path, epochs: int, concurrency: int, workers: int, src: str | None
+) -> None:
+    """`deedbench run` in a fresh process, timed from start to exit."""
+    command = [sys.executable, "-c", "from deedbench.cli.main import main; main()", "run", "tac"]
+    command += ["--agent", "openai-compatible/fake", "--base-url", url, "--epochs", str(epochs)]
+    command += ["--concurrency", str(concurrency), "--workers", str(workers)]
+    command += ["--run-id", f"cli-{workers}w", "--store", str(store)]
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    env = {**os.environ, "PYTHONPATH": src} if src else None
+    subprocess.run(command, check=True, capture_output=True, env=env)
+    elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (children.ru_utime + children.ru_stime)
+    with sqlite3.connect(store) as db:
+        records, scored = db.execute(
+            "SELECT COUNT(*), SUM(status = 'scored') FROM episodes WHERE run_id = ?",
+            (f"cli-{workers}w",),
+        ).fetchone()
+    episodes = 96 * epochs
+    print(
+        f"cli-{workers}w: `deedbench run` of {episodes} episodes, wall {elapsed:.2f} s, CPU of "
+        f"every process it started {cpu:.2f} s; {records} records, {scored} scored"
+    )
+
+
 def serve(latency: float, fault_rate: float) -> tuple[subprocess.Popen[str], str]:
     process = subprocess.Popen(
         [
@@ -174,7 +207,20 @@ def main() -> None:
         default=[1, 2],
         help="worker processes to measure (deedbench run --workers); each is its own run",
     )
+    parser.add_argument("--cli", action="store_true", help="time `deedbench run` end to end")
+    parser.add_argument("--src", help="with --cli: the src folder of the deedbench to run")
     args = parser.parse_args()
+    if args.cli:
+        with tempfile.TemporaryDirectory() as tmp:
+            for workers in args.workers:
+                process, url = serve(args.latency, 0.0)
+                try:
+                    store = Path(tmp) / "cli.db"
+                    cli_run(url, store, args.epochs, args.concurrency, workers, args.src)
+                finally:
+                    process.terminate()
+                    process.communicate()
+        return
     runs = [
         (f"{kind}-{workers}w", fault_rate, workers)
         for workers in args.workers

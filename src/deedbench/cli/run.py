@@ -240,12 +240,15 @@ def run(
             except (AgentSpecError, BenchmarkError) as exc:  # before anything was written
                 raise fail(str(exc)) from None
             except (KeyboardInterrupt, asyncio.CancelledError) as exc:
-                stored = runs.count(config.run_id).get("scored", 0)
                 signalled = "interrupted" if isinstance(exc, KeyboardInterrupt) else "terminated"
-                sys.stderr.write(
-                    f"{signalled}: {stored} of {config.planned_episodes} episodes stored. "
-                    f"Resume with:\n  {resume}\n"
-                )
+                if launch.started or existing is not None:
+                    stored = runs.count(config.run_id).get("scored", 0)
+                    sys.stderr.write(
+                        f"{signalled}: {stored} of {config.planned_episodes} episodes stored. "
+                        f"Resume with:\n  {resume}\n"
+                    )
+                else:
+                    sys.stderr.write(f"{signalled} before the run started: nothing was stored\n")
                 raise typer.Exit(130 if isinstance(exc, KeyboardInterrupt) else 143) from None
             except (RunAborted, ExecutorError) as exc:
                 if not launch.started:  # a missing key (1), or an agent that cannot be built

@@ -105,6 +105,8 @@ class ProcessExecutor(Executor):
         self._stopping = False
 
     async def start(self) -> None:
+        if os.name != "posix":  # the driver watches the workers' pipes with add_reader
+            raise ExecutorError("worker processes need a POSIX system (Linux, macOS)")
         context = multiprocessing.get_context("spawn")
         loop = asyncio.get_running_loop()
         for index, share in enumerate(self.shares):
