@@ -8,11 +8,11 @@ server, how many cores other processes kept busy meanwhile (on Linux; the machin
 shared), and the episode accounting; then the same run with 20% of requests failing
 (429 with Retry-After, 500, 503, dropped connections), where every episode must end
 scored or as an infrastructure error, none lost or doubled. Both are measured in one
-process and in two spawned workers sharing the run (`deedbench run --workers 2`), since
+process and in two worker processes sharing the run (`deedbench run --workers 2`), since
 the SDK costs about 2 ms of client CPU per call and one process saturates one core. The
 wall time includes preparing the run where it runs: importing the SDK in this process
-the first time (the first one-process run), starting the workers (each imports deedbench
-and the SDK) for the others; "ready" says when that ended.
+the first time (the first one-process run), starting the workers for the others (their
+fork server imports deedbench and the SDK, once per process); "ready" says when that ended.
 
     python bench/concurrency.py [--epochs 6] [--concurrency 100] [--latency 0.2] [--workers 1 2]
     python bench/concurrency.py --cli [--src OTHER/src]   # `deedbench run` end to end
@@ -97,7 +97,7 @@ def one_run(
         samples=bench.samples(),
     )
     # As `deedbench run` does: the executor prepares the recipe where episodes will run
-    # (this process imports the SDK for one process; spawned workers import it themselves),
+    # (this process imports the SDK for one process; the workers' fork server imports it),
     # then the run is executed. Both are timed; `ready` is when the preparing ended.
     recipe = RunRecipe(config, cache=False)
     first: list[float] = []
@@ -111,7 +111,7 @@ def one_run(
         if workers == 1:
             executor: InProcessExecutor | ProcessExecutor = InProcessExecutor(concurrency)
         else:
-            executor = ProcessExecutor(workers, concurrency)
+            executor = ProcessExecutor(workers, concurrency, preload=recipe.modules)
         async with executor:
             await executor.prepare(recipe)
             ready.append(time.perf_counter())

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from deedbench.agents import AgentSettings, Providers, is_model_spec, resolve_agent
-from deedbench.benchmarks import load_benchmark
+from deedbench.agents.registry import MODEL_PROTOCOLS
+from deedbench.benchmarks import BENCHMARKS, load_benchmark
 from deedbench.engine import Agent, Benchmark, Built, EpisodeCache, RunConfig
 
 __all__ = ["RunRecipe"]
@@ -31,6 +32,20 @@ class RunRecipe:
     @property
     def uses_cache(self) -> bool:
         return self.cache and (is_model_spec(self.config.agent) or bool(self.config.user))
+
+    @property
+    def modules(self) -> tuple[str, ...]:
+        """What building imports, for a fork server to import once for all workers: the
+        benchmark's module, each model's agent module and SDK. (Not a python/ agent's
+        module: a fork server dies of any error but ImportError in what it preloads.)"""
+        names = [__name__]
+        if self.config.benchmark in BENCHMARKS:
+            names.append(BENCHMARKS[self.config.benchmark][0])
+        for spec in (self.config.agent, self.config.user.get("spec", "")):
+            if is_model_spec(spec):
+                module, _, package = MODEL_PROTOCOLS[spec.partition("/")[0]]
+                names += [module, package]
+        return tuple(dict.fromkeys(names))
 
     def build(self, cache: EpisodeCache | None, concurrency: int) -> Built:
         """The benchmark and agent, their model calls through `cache` where the run uses it.

@@ -321,7 +321,7 @@ def test_an_answer_is_stored_with_the_episode_it_belongs_to(
     with FakeModelServer("openai") as server:
         ask(server, cache, EPOCH_1)
     with RunStore(tmp_path / "cache.db") as store:
-        [entry] = store.responses_for("s1", 1, 11)
+        [entry] = store.responses_for(11)
     assert (entry.protocol, entry.model) == ("openai", "fake-model")
     assert json.loads(entry.response)["choices"][0]["message"]["content"] == "OK."
 

@@ -88,15 +88,19 @@ def answers(store: Path) -> dict[str, str]:
     return {key: json.loads(text)["id"] for key, text in rows}
 
 
-def children(pid: int) -> list[int]:
-    found = []
+def descendants(pid: int) -> list[int]:
+    """Every process below `pid`: the fork server, the workers it forked, helpers."""
+    parents: dict[int, int] = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
+            parents[int(stat.parent.name)] = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
             continue
-        if int(fields[1]) == pid:
-            found.append(int(stat.parent.name))
+    found, frontier = [], [pid]
+    while frontier:
+        below = [child for child, parent in parents.items() if parent in frontier]
+        found += below
+        frontier = below
     return found
 
 
@@ -136,8 +140,8 @@ def test_killing_the_driver_of_workers_at_random_moments_loses_nothing(
                     time.sleep(0.01)
                 time.sleep(rng.uniform(0.0, 0.6))
             if attempt < KILLS and process.poll() is None:
-                workers = children(process.pid)
-                assert len(workers) >= 2, workers  # two workers (and multiprocessing's helper)
+                workers = descendants(process.pid)
+                assert len(workers) >= 3, workers  # two workers, their fork server, helpers
                 kill = rng.choice([signal.SIGKILL, signal.SIGTERM])
                 committed, paid = records(store), answers(store)
                 process.send_signal(kill)

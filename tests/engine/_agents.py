@@ -1,6 +1,6 @@
 """Agents that worker processes import by spec (``python/engine._agents:NAME``): TAC's
 random baseline slowed down, one whose credentials are refused, one that kills its
-process. Spawned workers find this module through the test run's sys.path."""
+process. Workers find this module through the test run's sys.path."""
 
 from __future__ import annotations
 
@@ -48,3 +48,12 @@ class Dies:
         if len(self.episodes) >= 3:
             os._exit(7)
         return Message(role="assistant", content="nothing to book")
+
+
+class Environment:
+    """Says what DEEDBENCH_TEST_MARK is in the environment of the process it runs in."""
+
+    async def next_turn(
+        self, messages: Sequence[Message], tools: Sequence[dict[str, Any]], context: AgentContext
+    ) -> Message:
+        return Message(role="assistant", content=os.environ.get("DEEDBENCH_TEST_MARK", "unset"))

@@ -597,7 +597,7 @@ def test_answers_are_committed_as_they_come_and_shipped_to_a_resumed_episode(
     first = go(make_config(bench))
     assert first.paid == 24
     assert first.committed_before_next_turn == [True] * 12
-    answers = store.responses_for("s1", 1, episode_seed(0, EpisodeKey("s1", "plain", 1)))
+    answers = store.responses_for(episode_seed(0, EpisodeKey("s1", "plain", 1)))
     assert sorted(e.key for e in answers) == ["s1-plain-1-0", "s1-plain-1-1"]
     again = go(make_config(bench, run_id="r2"))  # same seed: the same episodes' answers
     assert again.paid == 0

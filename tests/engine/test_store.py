@@ -356,13 +356,14 @@ def entry(key: str, sample: str = "s1", epoch: int = 1, seed: int = 5) -> CacheE
     return CacheEntry(key, "openai", "gpt-4o", f'{{"answer": "{key}"}}', sample, epoch, seed)
 
 
-def test_answers_are_selected_by_their_episode(store: RunStore, path: Path) -> None:
-    store.add_responses([entry("a"), entry("b"), entry("c", epoch=2), entry("d", seed=6)])
-    store.add_responses([entry("e", sample="s2")])
-    assert {e.key for e in store.responses_for("s1", 1, 5)} == {"a", "b"}
-    assert store.responses_for("s1", 2, 5) == [entry("c", epoch=2)]
-    assert store.responses_for("s9", 1, 5) == []
-    assert store.response("d") == entry("d", seed=6)
+def test_answers_are_selected_by_their_episode_seed(store: RunStore, path: Path) -> None:
+    user = entry("b", sample="s1:user", epoch=0)  # the episode's model-played user
+    store.add_responses([entry("a"), user, entry("c", seed=6), entry("d", seed=7)])
+    store.add_responses([entry("e", sample="s2", seed=8)])
+    assert sorted(store.responses_for(5), key=lambda e: e.key) == [entry("a"), user]
+    assert store.responses_for(6) == [entry("c", seed=6)]
+    assert store.responses_for(9) == []
+    assert store.response("d") == entry("d", seed=7)
     assert store.response("zz") is None
     with closing(sqlite3.connect(path)) as db:  # committed at once, no batching
         assert db.execute("SELECT COUNT(*) FROM responses").fetchone() == (5,)
@@ -407,9 +408,9 @@ def test_a_store_of_the_previous_release_opens_and_migrates(path: Path) -> None:
         assert store.scored_samples("run-1", "plain", 1) == {"s1"}
         old = store.response("old")  # found by key; it has no episode to be shipped with
         assert old is not None and old.response == '{"x": 1}'
-        assert store.responses_for("s1", 1, 5) == []
+        assert store.responses_for(5) == []
         store.add_responses([entry("new")])
-        assert store.responses_for("s1", 1, 5) == [entry("new")]
+        assert store.responses_for(5) == [entry("new")]
         with store.lock_run("run-1"):
             pass
     with closing(sqlite3.connect(path)) as db:

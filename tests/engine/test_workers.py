@@ -206,3 +206,17 @@ def test_preparing_reports_a_key_missing_where_the_workers_run(
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(RunAborted, match="set the environment variable OPENAI_API_KEY"):
         _prepare(_config("keyless", "openai/gpt-4o"))
+
+
+def test_workers_see_the_environment_the_driver_has_when_they_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fork server outlives executors (one per process): its environment is older."""
+    store = tmp_path / "runs.db"
+    for mark in ("first", "second"):
+        monkeypatch.setenv("DEEDBENCH_TEST_MARK", mark)
+        config = _config(mark, f"{AGENTS}:Environment", samples=1)
+        _in_workers(config, store)
+        with RunStore(store) as runs:
+            said = {r.messages[-1].content for r in runs.episodes(mark)}
+        assert said == {mark}

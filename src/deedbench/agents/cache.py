@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from deedbench.engine import AgentContext, CacheEntry, RunStore
-from deedbench.engine.cache import identity_of
 
 __all__ = ["Cache", "ResponseCache", "cache_key"]
 
@@ -52,9 +51,7 @@ class ResponseCache:
     def put(
         self, key: str, protocol: str, model: str, response: dict[str, Any], context: AgentContext
     ) -> None:
-        text = json.dumps(response)
-        entry = CacheEntry(key, protocol, model, text, *identity_of(context))
-        self._store.add_responses([entry])
+        self._store.add_responses([CacheEntry.of(key, protocol, model, response, context)])
 
     def close(self) -> None:
         self._store.close()

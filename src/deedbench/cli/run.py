@@ -284,10 +284,10 @@ class _Launch:
     """The run's asynchronous part, in this process or in worker processes.
 
     The executor first prepares the recipe where episodes will run (the workers, with
-    `--workers`; this process never imports a provider's SDK then), so a bad spec or a
-    missing key stops everything before the run is recorded; `started` tells the failures
-    after that apart. SIGTERM stops the run as Ctrl-C does (what finished is stored),
-    surfacing as CancelledError.
+    `--workers`: their fork server imports the SDK once, this process never does), so a
+    bad spec or a missing key stops everything before the run is recorded; `started`
+    tells the failures after that apart. SIGTERM stops the run as Ctrl-C does (what
+    finished is stored), surfacing as CancelledError.
     """
 
     def __init__(self, config: RunConfig, recipe: RunRecipe, runs: RunStore, store: Path):
@@ -309,7 +309,9 @@ class _Launch:
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main.cancel)
         config, runs = self.config, self.runs
         if workers > 1:
-            executor: InProcessExecutor | ProcessExecutor = ProcessExecutor(workers, concurrency)
+            executor: InProcessExecutor | ProcessExecutor = ProcessExecutor(
+                workers, concurrency, preload=self.recipe.modules
+            )
             label = f"episodes ({workers} workers)"
         else:
             executor, label = InProcessExecutor(concurrency, lookup=runs.response), "episodes"

@@ -4,8 +4,9 @@ The driver (`engine.runner.execute`) is the run's one writer: it plans the episo
 lazily, owns the only store connection, hands out `EpisodeJob`s, and commits what comes
 back. A job is picklable and self-contained: a `Recipe` to rebuild the benchmark and the
 agent from names and settings, the episode's key and seed, and the answers the cache
-already holds for that episode, so whatever runs it never reads the store and a resumed
-run pays for nothing twice. What an executor reports back are events: each new model
+already holds for that episode (selected by its seed), so whatever runs it never reads
+the store and a resumed run pays for nothing twice. What an executor reports back are
+events: each new model
 answer as soon as it arrives (`Answered`), each finished episode (`Finished`), a failure
 that dooms the run (`Aborted`), and a lost worker (`Lost`).
 
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, Self
 
 from deedbench.engine.benchmark import Benchmark
-from deedbench.engine.cache import CacheEntry, EpisodeCache, EpisodeIdentity
+from deedbench.engine.cache import CacheEntry, EpisodeCache
 from deedbench.engine.episode import Agent, AgentContext, RunAborted, Termination, run_episode
 from deedbench.engine.messages import Message, Usage
 from deedbench.engine.records import EpisodeRecord
@@ -113,10 +114,6 @@ class EpisodeJob:
     key: EpisodeKey
     seed: int
     cached: tuple[CacheEntry, ...] = ()
-
-    @property
-    def identity(self) -> EpisodeIdentity:
-        return (self.key.sample_id, self.key.epoch, self.seed)
 
 
 @dataclass(frozen=True)
@@ -235,7 +232,7 @@ class InProcessExecutor(Executor):
     async def _run(self, built: Built, job: EpisodeJob) -> None:
         uses_cache = job.recipe.uses_cache
         if uses_cache:
-            self._cache.hold(job.identity, job.cached)
+            self._cache.hold(job.seed, job.cached)
         try:
             record = await run_job(built, job)
         except RunAborted as exc:
@@ -243,7 +240,7 @@ class InProcessExecutor(Executor):
             return
         finally:
             if uses_cache:
-                self._cache.release(job.identity)
+                self._cache.release(job.seed)
         self._queue.put_nowait(Finished(record))
 
     async def events(self) -> list[Event]:

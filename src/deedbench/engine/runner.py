@@ -126,7 +126,7 @@ async def _drive(
             seed = episode_seed(config.seed, key)
             cached = ()
             if recipe.uses_cache:
-                cached = tuple(store.responses_for(key.sample_id, key.epoch, seed))
+                cached = tuple(store.responses_for(seed))
             executor.submit(EpisodeJob(config.run_id, recipe, key, seed, cached))
             in_flight.add(key)
             started += 1

@@ -89,7 +89,7 @@ CREATE TABLE IF NOT EXISTS run_locks (
 _EPISODE_COLUMNS = {"sample_id": "TEXT", "epoch": "INTEGER", "seed": "INTEGER"}
 _INDEXES = """
 CREATE INDEX IF NOT EXISTS episodes_by_epoch ON episodes (run_id, epoch, condition);
-CREATE INDEX IF NOT EXISTS responses_by_episode ON responses (sample_id, epoch, seed);
+CREATE INDEX IF NOT EXISTS responses_by_seed ON responses (seed);
 """
 _RESPONSE_COLUMNS = "key, protocol, model, response_json, sample_id, epoch, seed"
 
@@ -322,14 +322,13 @@ class RunStore:
 
     # --- cached model answers -------------------------------------------------------------
 
-    def responses_for(self, sample_id: str, epoch: int, seed: int) -> list[CacheEntry]:
-        """Every cached answer given in episodes with this sample, epoch and seed (of any
-        run: the seed fixes the run seed and the condition), for the job that runs one."""
+    def responses_for(self, seed: int) -> list[CacheEntry]:
+        """Every cached answer given in the episode with this seed, in any run (the seed is
+        derived from the run seed, sample, condition and epoch), by its agent or its
+        model-played user: what the job that runs it needs."""
         with self._guard():
             rows = self._db.execute(
-                f"SELECT {_RESPONSE_COLUMNS} FROM responses "
-                "WHERE sample_id = ? AND epoch = ? AND seed = ?",
-                (sample_id, epoch, seed),
+                f"SELECT {_RESPONSE_COLUMNS} FROM responses WHERE seed = ?", (seed,)
             )
             return [CacheEntry(*row) for row in rows]
 

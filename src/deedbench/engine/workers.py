@@ -10,25 +10,27 @@ benchmark and agent the recipe built, and sends back each new model answer the m
 it arrives and each finished record. It never opens the store: the driver owns the only
 connection and commits everything.
 
-Workers are started with the `spawn` method: a fresh interpreter that rebuilds the
-benchmark and agent from the job's picklable recipe. Forking would copy the driver's
-SQLite connections and lock state (the bug this design replaces: forked workers that
+Workers are forked by multiprocessing's fork server, never by the driver. The fork server
+is a fresh interpreter (started like `spawn`: no SQLite connection, no thread, no event
+loop of the driver's), which imports deedbench and what the recipe needs (the provider's
+SDK: `preload`) once, then forks each worker from that clean state; the worker rebuilds
+the benchmark and agent from the job's picklable recipe. Forking the driver would copy
+its SQLite connections and lock state (the bug this design replaces: forked workers that
 outlived a killed parent wrote through inherited connection state, and half of what was
 committed vanished), its threads' locks (a progress bar, a server in tests) and its event
-loop; `spawn` copies none of them, and it is what a distributed backend must do anyway.
-`forkserver` would start faster with many workers (one import, then forks), but its
-children's parent is the fork server, not the driver: they would follow the driver's
-death only through the fork server's, one step removed. The cost is each
-worker's start: importing deedbench and the provider's SDK, about a second here, in
-parallel across workers; the driver of a worker run never imports the SDK itself (the
-workers' `prepare` is what checks the agent), so the start costs the same wall time as
-the import a one-process run makes.
+loop. `spawn` copies none of those either, but makes every worker import the SDK itself:
+about a second of CPU each, which cost a two-worker `deedbench run` of 576 episodes 2 to 3
+s of wall time on a 2-core machine, against well under one with the fork server
+(BENCHMARKS.md). The environment the workers see is the driver's when the executor
+started (passed along: the fork server may be older); working folder and sys.path come
+with every worker, as with `spawn`.
 
 Workers end when the driver ends, however it ends: a driver that stops the run sends
 each a stop (they cancel their episodes, flush what they have and say so); a driver that
-dies closes their pipes (EOF: they exit at once), and on Linux the kernel kills them too
-(`PR_SET_PDEATHSIG`). They ignore SIGINT and SIGTERM: a Ctrl-C or a `kill` of the whole
-process group reaches the driver, which stops them in order.
+dies closes their job pipes, whose other end only the worker holds (EOF: they exit at
+once). The fork server exits when the driver's process does, and on Linux the kernel then
+kills its children too (`PR_SET_PDEATHSIG`). Workers ignore SIGINT and SIGTERM: a Ctrl-C
+or a `kill` of the whole process group reaches the driver, which stops them in order.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ import signal
 import sys
 import threading
 import traceback
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -87,17 +90,27 @@ class _Worker:
 class ProcessExecutor(Executor):
     """Jobs run by `workers` local processes, each with its share of `concurrency`.
 
-    A worker that dies while the run goes on is reported as `Lost` (the driver stops the
-    run; resume runs the rest). `stop_seconds` bounds how long stopping waits for workers
-    to finish cancelling before they are killed.
+    `preload` names modules the fork server imports before forking workers (a recipe's
+    `modules`); the fork server is one per driver process, so the first executor's preload
+    is the one it has. A worker that dies while the run goes on is reported as `Lost` (the
+    driver stops the run; resume runs the rest). `stop_seconds` bounds how long stopping
+    waits for workers to finish cancelling before they are killed.
     """
 
-    def __init__(self, workers: int, concurrency: int, *, stop_seconds: float = 10.0) -> None:
+    def __init__(
+        self,
+        workers: int,
+        concurrency: int,
+        *,
+        preload: Sequence[str] = (),
+        stop_seconds: float = 10.0,
+    ) -> None:
         if workers < 1:
             raise ValueError("a process executor needs at least one worker")
         base, extra = divmod(concurrency, workers)
         self.shares = [max(1, base + (index < extra)) for index in range(workers)]
         self.capacity = sum(self.shares)
+        self._preload = ["deedbench.engine.workers", *preload]
         self._stop_seconds = stop_seconds
         self._workers: list[_Worker] = []
         self._queue: asyncio.Queue[Event] = asyncio.Queue()
@@ -107,14 +120,16 @@ class ProcessExecutor(Executor):
     async def start(self) -> None:
         if os.name != "posix":  # the driver watches the workers' pipes with add_reader
             raise ExecutorError("worker processes need a POSIX system (Linux, macOS)")
-        context = multiprocessing.get_context("spawn")
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(self._preload)  # no effect once the server runs
         loop = asyncio.get_running_loop()
+        environment = dict(os.environ)
         for index, share in enumerate(self.shares):
             jobs_in, jobs_out = context.Pipe(duplex=False)
             results_in, results_out = context.Pipe(duplex=False)
             name = f"deedbench-worker-{index}"
             process = context.Process(
-                target=_serve, args=(jobs_in, results_out, os.getpid(), share), name=name
+                target=_serve, args=(jobs_in, results_out, environment, share), name=name
             )
             process.daemon = True  # also ended when the driver exits normally
             process.start()
@@ -252,18 +267,23 @@ class ProcessExecutor(Executor):
             self._all_done.set()
 
 
-def _serve(jobs: Connection, results: Connection, parent: int, share: int) -> None:
+def _serve(jobs: Connection, results: Connection, environment: dict[str, str], share: int) -> None:
     """A worker process's life: run jobs until the driver says stop or goes away."""
-    _end_with_parent(parent)
+    _end_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    os.environ.clear()
+    os.environ.update(environment)
     asyncio.run(_Jobs(jobs, results, share).serve())
 
 
-def _end_with_parent(parent: int) -> None:
+def _end_with_parent() -> None:
+    """On Linux, have the kernel kill this worker when the fork server (which follows the
+    driver) exits."""
+    parent = os.getppid()
     if sys.platform.startswith("linux"):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != parent:  # the driver died before the kernel was told to follow it
+    if os.getppid() != parent:  # it exited before the kernel was told to follow it
         os._exit(0)
 
 
@@ -347,12 +367,12 @@ class _Jobs:
             detail = redact("".join(traceback.format_exception_only(exc)).strip())
             self.send("failed", f"cannot build {job.recipe.name!r}: {detail}")
             return
-        self.cache.hold(job.identity, job.cached)
+        self.cache.hold(job.seed, job.cached)
         try:
             record = await run_job(built, job)
         except RunAborted as exc:
             self.send("aborted", (job.key, str(exc)))
             return
         finally:
-            self.cache.release(job.identity)
+            self.cache.release(job.seed)
         self.send("finished", record)
