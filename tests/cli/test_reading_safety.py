@@ -118,3 +118,14 @@ def test_report_and_export_files_replace_what_was_there_whole(store: Path, tmp_p
     assert page.read_text(encoding="utf-8").rstrip().endswith("</html>")
     assert len(lines.read_text(encoding="utf-8").splitlines()) == 95
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.html", "runs.jsonl"]
+
+
+def test_inspect_logs_into_a_file_are_a_clear_error(store: Path, tmp_path: Path) -> None:
+    taken = tmp_path / "logs"
+    taken.write_text("a file, not a folder")
+    result = invoke(
+        "export", "damaged", "--format", "inspect", "-o", str(taken), "--store", str(store)
+    )
+    assert result.exit_code == 2
+    assert isinstance(result.exception, SystemExit)
+    assert f"error: cannot write Inspect logs into {taken}: File exists" in result.stderr

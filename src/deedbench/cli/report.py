@@ -258,6 +258,8 @@ def _export_inspect(config: RunConfig, records: list[EpisodeRecord], folder: Pat
         paths = write_inspect_logs(config, records, folder)
     except OutputError as exc:
         raise fail(str(exc)) from None
+    except OSError as exc:  # the folder cannot be made (a file by that name, no access)
+        raise fail(f"cannot write Inspect logs into {folder}: {exc.strerror or exc}") from None
     for path in paths:
         console.print(f"wrote {path}", highlight=False, soft_wrap=True)
     console.print(
