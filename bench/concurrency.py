@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import math
+import multiprocessing
 import os
 import resource
 import sqlite3
@@ -103,9 +104,16 @@ def one_run(
     first: list[float] = []
     ready: list[float] = []
 
+    workers_cpu: dict[int, float] = {}
+
     def note(record: EpisodeRecord) -> None:
         if not first:
             first.append(time.perf_counter())
+        # The workers are the fork server's children, not this process's: their CPU is
+        # read while they run (the last reading, at the last record, misses only their exit).
+        for child in multiprocessing.active_children():
+            if child.pid is not None:
+                workers_cpu[child.pid] = cpu_seconds(child.pid)
 
     async def prepare_and_execute(store: RunStore) -> None:
         if workers == 1:
@@ -124,8 +132,9 @@ def one_run(
         start, cpu = time.perf_counter(), time.process_time()
         asyncio.run(prepare_and_execute(store))
         elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the workers, once joined
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu += (after.ru_utime + after.ru_stime) - (children.ru_utime + children.ru_stime)
+        cpu += sum(workers_cpu.values())
         machine, server = cpu_seconds() - machine, cpu_seconds(server_pid) - server
     db = sqlite3.connect(store_path)
     rows = db.execute(
@@ -145,7 +154,9 @@ def one_run(
         "first_record": first[0] - start,
         "cpu": cpu,
         "server_cpu": server,
-        # Never below zero (the counters tick apart), and NaN where /proc is missing.
+        # Never below zero (the counters tick apart), and NaN where /proc is missing. The
+        # fork server's one import of the SDK counts here (like this process's own import
+        # for one process, it is not per call).
         "others_cores": max(machine - cpu - server, 0.0) / elapsed,
     }
 

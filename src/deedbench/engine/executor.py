@@ -125,9 +125,11 @@ class Answered:
 
 @dataclass(frozen=True)
 class Finished:
-    """An episode ended, scored or as an infrastructure error."""
+    """An episode ended, scored or as an infrastructure error. `json` is the record's JSON
+    when it travelled as JSON (from a worker): the store keeps it as it is."""
 
     record: EpisodeRecord
+    json: str | None = None
 
 
 @dataclass(frozen=True)

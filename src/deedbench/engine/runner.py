@@ -139,7 +139,7 @@ async def _drive(
         failure: Exception | None = None
         for event in events:
             if isinstance(event, Finished):
-                store.add(config.run_id, event.record)
+                store.add(config.run_id, event.record, event.json)
                 in_flight.discard(event.record.key)
                 if on_record is not None:
                     on_record(event.record)

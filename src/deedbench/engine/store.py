@@ -127,7 +127,7 @@ class RunStore:
     ):
         self.path = Path(path)
         self._on_corrupt = on_corrupt or _warn
-        self._pending: list[tuple[str, EpisodeRecord]] = []
+        self._pending: list[tuple[str, EpisodeRecord, str | None]] = []
         self._batch_size = batch_size
         self._batch_seconds = batch_seconds
         self._last_flush = time.monotonic()
@@ -217,9 +217,10 @@ class RunStore:
             )
             return {row[0] for row in rows}
 
-    def add(self, run_id: str, record: EpisodeRecord) -> None:
-        """Queue a record; it is written with its batch."""
-        self._pending.append((run_id, record))
+    def add(self, run_id: str, record: EpisodeRecord, json: str | None = None) -> None:
+        """Queue a record (with its JSON, when the caller has it already); it is written
+        with its batch."""
+        self._pending.append((run_id, record, json))
         now = time.monotonic()
         if len(self._pending) >= self._batch_size or now - self._last_flush >= self._batch_seconds:
             self.flush()
@@ -237,9 +238,9 @@ class RunStore:
                 r.epoch,
                 r.status,
                 r.score.outcome if r.score else None,
-                r.model_dump_json(),
+                json if json is not None else r.model_dump_json(),
             )
-            for run_id, r in self._pending
+            for run_id, r, json in self._pending
         ]
         self._write(
             "INSERT OR REPLACE INTO episodes "

@@ -5,9 +5,10 @@ request, HTTP, decoding), so one process with a hundred calls in flight is CPU-b
 one core long before the provider is the limit. Workers spread that over cores.
 
 Each worker builds the run's recipe when the driver prepares it, gets `EpisodeJob`s
-over its own pipe, runs them (up to its share of the concurrency at once) with the
-benchmark and agent the recipe built, and sends back each new model answer the moment
-it arrives and each finished record. It never opens the store: the driver owns the only
+over its own pipe (the recipe pickled only once per worker), runs them (up to its share
+of the concurrency at once) with the benchmark and agent the recipe built, and sends
+back each new model answer the moment it arrives and each finished record (as JSON,
+which the driver stores as it is). It never opens the store: the driver owns the only
 connection and commits everything.
 
 Workers are forked by multiprocessing's fork server, never by the driver. The fork server
@@ -64,6 +65,7 @@ from deedbench.engine.executor import (
     Recipe,
     run_job,
 )
+from deedbench.engine.records import EpisodeRecord
 from deedbench.engine.sample import EpisodeKey
 from deedbench.engine.secrets import redact
 
@@ -85,6 +87,7 @@ class _Worker:
     running: set[EpisodeKey] = field(default_factory=set)
     done: bool = False  # said it stopped, or is gone
     ready: asyncio.Future[None] | None = None  # while it builds the recipe being prepared
+    recipes: set[str] = field(default_factory=set)  # the recipes it has been sent
 
 
 class ProcessExecutor(Executor):
@@ -147,6 +150,7 @@ class ProcessExecutor(Executor):
                 worker.jobs.send(("prepare", recipe))
             except OSError as exc:
                 raise ExecutorError(f"{worker.name} cannot take jobs: {exc}") from None
+            worker.recipes.add(recipe.name)
         ready = [worker.ready for worker in self._workers if worker.ready is not None]
         for outcome in await asyncio.gather(*ready, return_exceptions=True):
             if isinstance(outcome, BaseException):
@@ -157,8 +161,12 @@ class ProcessExecutor(Executor):
         if not open_:
             raise ExecutorError("no worker can take a job: they have all stopped")
         worker = max(open_, key=lambda w: w.share - len(w.running))
+        message: object = job
+        if job.recipe.name in worker.recipes:  # the recipe is pickled once per worker
+            message = ("job", job.run_id, job.recipe.name, job.key, job.seed, job.cached)
         try:
-            worker.jobs.send(job)
+            worker.jobs.send(message)
+            worker.recipes.add(job.recipe.name)
         except OSError as exc:
             raise ExecutorError(f"{worker.name} cannot take jobs: {exc}") from None
         worker.running.add(job.key)
@@ -216,8 +224,9 @@ class ProcessExecutor(Executor):
         if kind == "answer":
             self._queue.put_nowait(Answered(payload))
         elif kind == "finished":
-            worker.running.discard(payload.key)
-            self._queue.put_nowait(Finished(payload))
+            record = EpisodeRecord.model_validate_json(payload)
+            worker.running.discard(record.key)
+            self._queue.put_nowait(Finished(record, payload))
         elif kind == "ready":
             self._settle(worker, None)
         elif kind == "aborted":
@@ -324,14 +333,20 @@ class _Jobs:
 
         threading.Thread(target=listen, name="deedbench-jobs", daemon=True).start()
         tasks: set[asyncio.Task[None]] = set()
+        recipes: dict[str, Recipe] = {}
         while (message := await inbox.get()) != _STOP:
             if isinstance(message, str):
                 self.send("failed", message)
                 continue
-            if isinstance(message, tuple):  # ("prepare", recipe)
+            if isinstance(message, tuple) and message[0] == "prepare":
+                recipes[message[1].name] = message[1]
                 self.prepare(message[1])
                 continue
+            if isinstance(message, tuple):  # a job whose recipe came before
+                _, run_id, name, key, seed, cached = message
+                message = EpisodeJob(run_id, recipes[name], key, seed, cached)
             assert isinstance(message, EpisodeJob)
+            recipes[message.recipe.name] = message.recipe
             task = asyncio.create_task(self.run(message))
             tasks.add(task)
             task.add_done_callback(tasks.discard)
@@ -375,4 +390,6 @@ class _Jobs:
             return
         finally:
             self.cache.release(job.seed)
-        self.send("finished", record)
+        # As JSON: half the CPU of pickling a pydantic record on both sides, and the
+        # driver stores the text it receives (bench/concurrency.py).
+        self.send("finished", record.model_dump_json())
