@@ -1,5 +1,5 @@
-"""One run in worker processes (from a fork server): each episode once, the same results, no store
-handle in any worker, clean stops, and failures reported with what finished kept."""
+"""One run in worker processes (from a fork server): each episode once, the same results,
+no store handle in any worker, clean stops, and failures reported with what finished kept."""
 
 from __future__ import annotations
 
