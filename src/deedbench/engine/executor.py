@@ -49,6 +49,7 @@ __all__ = [
     "Lost",
     "Prebuilt",
     "Recipe",
+    "drain",
     "run_job",
 ]
 
@@ -246,10 +247,7 @@ class InProcessExecutor(Executor):
         self._queue.put_nowait(Finished(record))
 
     async def events(self) -> list[Event]:
-        found = [await self._queue.get()]
-        while not self._queue.empty():
-            found.append(self._queue.get_nowait())
-        return found
+        return await drain(self._queue)
 
     async def stop(self) -> list[Event]:
         for task in self._tasks:
@@ -324,3 +322,11 @@ def _usage_by_role(messages: list[Message]) -> dict[str, Usage]:
         if message.usage is not None:
             totals[message.role] = totals.get(message.role, Usage()) + message.usage
     return totals
+
+
+async def drain(queue: asyncio.Queue[Event]) -> list[Event]:
+    """The next event, and every other one already waiting (an executor's `events`)."""
+    found = [await queue.get()]
+    while not queue.empty():
+        found.append(queue.get_nowait())
+    return found

@@ -63,6 +63,7 @@ from deedbench.engine.executor import (
     Finished,
     Lost,
     Recipe,
+    drain,
     run_job,
 )
 from deedbench.engine.records import EpisodeRecord
@@ -172,10 +173,7 @@ class ProcessExecutor(Executor):
         worker.running.add(job.key)
 
     async def events(self) -> list[Event]:
-        found = [await self._queue.get()]
-        while not self._queue.empty():
-            found.append(self._queue.get_nowait())
-        return found
+        return await drain(self._queue)
 
     async def stop(self) -> list[Event]:
         self._stopping = True
