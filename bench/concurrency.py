@@ -8,10 +8,19 @@ server, how many cores other processes kept busy meanwhile (on Linux; the machin
 shared), and the episode accounting; then the same run with 20% of requests failing
 (429 with Retry-After, 500, 503, dropped connections), where every episode must end
 scored or as an infrastructure error, none lost or doubled. Both are measured in one
-process and in two forked workers sharing the run (`deedbench run --workers 2`), since
-the SDK costs about 2 ms of client CPU per call and one process saturates one core.
+process and in two worker processes sharing the run (`deedbench run --workers 2`), since
+the SDK costs about 2 ms of client CPU per call and one process saturates one core. The
+wall time includes preparing the run where it runs: importing the SDK in this process
+the first time (the first one-process run), starting the workers for the others (their
+fork server imports deedbench and the SDK, once per process); "ready" says when that ended.
 
     python bench/concurrency.py [--epochs 6] [--concurrency 100] [--latency 0.2] [--workers 1 2]
+    python bench/concurrency.py --cli [--src OTHER/src]   # `deedbench run` end to end
+
+`--cli` times the command a user types instead, each worker count in a fresh process
+(interpreter start, imports, workers, summary and all) against a clean server, with the
+response cache on, as `deedbench run` has it by default; `--src` runs another checkout's
+deedbench that way, for an A/B.
 
 Target (issue 3): within 1.2x of ideal; every episode recorded once.
 """
@@ -29,36 +38,21 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from deedbench.agents import AgentSettings, GenerationParams, ModelAgent, Providers, resolve_agent
+from deedbench.agents import AgentSettings, GenerationParams
 from deedbench.benchmarks import load_benchmark
 from deedbench.engine import (
-    Agent,
-    Benchmark,
-    RunConfig,
+    EpisodeRecord,
+    InProcessExecutor,
+    ProcessExecutor,
     RunStore,
+    execute,
     new_run_config,
-    run,
-    run_in_processes,
 )
+from deedbench.recipes import RunRecipe
 
 CALLS_PER_EPISODE = 3
-
-
-async def run_and_close(
-    config: RunConfig,
-    bench: Benchmark,
-    agent: ModelAgent,
-    close: Callable[[], Awaitable[None]],
-    store: RunStore,
-    concurrency: int,
-) -> None:
-    try:
-        await run(config, bench, agent, store, concurrency=concurrency)
-    finally:
-        await close()
 
 
 def cpu_seconds(pid: int | str = "machine") -> float:
@@ -103,39 +97,44 @@ def one_run(
         seed=0,
         samples=bench.samples(),
     )
-    calls = multiprocessing.get_context("fork").Value("q", 0)  # summed over the workers
+    # As `deedbench run` does: the executor prepares the recipe where episodes will run
+    # (this process imports the SDK for one process; the workers' fork server imports it),
+    # then the run is executed. Both are timed; `ready` is when the preparing ended.
+    recipe = RunRecipe(config, cache=False)
+    first: list[float] = []
+    ready: list[float] = []
 
-    def make_agent(share: int) -> tuple[ModelAgent, Callable[[], Awaitable[None]]]:
-        agent = resolve_agent("openai-compatible/fake", bench, settings, Providers(None, share))
-        assert isinstance(agent, ModelAgent)
+    workers_cpu: dict[int, float] = {}
 
-        async def close() -> None:
-            with calls.get_lock():
-                calls.value += agent.calls_made
-            await agent.aclose()
+    def note(record: EpisodeRecord) -> None:
+        if not first:
+            first.append(time.perf_counter())
+        # The workers are the fork server's children, not this process's: their CPU is
+        # read while they run (the last reading, at the last record, misses only their exit).
+        for child in multiprocessing.active_children():
+            if child.pid is not None:
+                workers_cpu[child.pid] = cpu_seconds(child.pid)
 
-        return agent, close
+    async def prepare_and_execute(store: RunStore) -> None:
+        if workers == 1:
+            executor: InProcessExecutor | ProcessExecutor = InProcessExecutor(concurrency)
+        else:
+            executor = ProcessExecutor(workers, concurrency, preload=recipe.modules)
+        async with executor:
+            await executor.prepare(recipe)
+            ready.append(time.perf_counter())
+            await execute(config, store, executor, recipe, on_record=note)
 
-    def build() -> tuple[Benchmark, Agent, Callable[[], Awaitable[None]]]:
-        return (bench, *make_agent(max(1, concurrency // workers)))
-
-    # As `deedbench run` does: the agent is built once before the workers are forked (it
-    # checks the spec and key), so they inherit the imported SDK instead of importing it.
-    make_agent(1)
     with RunStore(store_path) as store:
         store.create_run(config)
-        store.flush()
         machine, server = cpu_seconds(), cpu_seconds(server_pid)
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
         start, cpu = time.perf_counter(), time.process_time()
-        if workers == 1:
-            agent, close = make_agent(concurrency)
-            asyncio.run(run_and_close(config, bench, agent, close, store, concurrency))
-        else:
-            run_in_processes(config, store_path, build, workers=workers, concurrency=concurrency)
+        asyncio.run(prepare_and_execute(store))
         elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the workers, once joined
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu += (after.ru_utime + after.ru_stime) - (children.ru_utime + children.ru_stime)
+        cpu += sum(workers_cpu.values())
         machine, server = cpu_seconds() - machine, cpu_seconds(server_pid) - server
     db = sqlite3.connect(store_path)
     rows = db.execute(
@@ -145,18 +144,46 @@ def one_run(
     ).fetchone()
     db.close()
     return {
-        "planned": len(config.episode_keys()),
+        "planned": config.planned_episodes,
         "records": rows[0],
         "distinct": rows[1],
         "scored": rows[2] or 0,
         "errors": rows[3] or 0,
         "seconds": elapsed,
+        "ready": ready[0] - start,
+        "first_record": first[0] - start,
         "cpu": cpu,
         "server_cpu": server,
-        # Never below zero (the counters tick apart), and NaN where /proc is missing.
+        # Never below zero (the counters tick apart), and NaN where /proc is missing. The
+        # fork server's one import of the SDK counts here (like this process's own import
+        # for one process, it is not per call).
         "others_cores": max(machine - cpu - server, 0.0) / elapsed,
-        "calls": calls.value,
     }
+
+
+def cli_run(
+    url: str, store: Path, epochs: int, concurrency: int, workers: int, src: str | None
+) -> None:
+    """`deedbench run` in a fresh process, timed from start to exit (wall time only: the
+    workers' fork server outlives the command, so its CPU is nobody's child to count)."""
+    command = [sys.executable, "-c", "from deedbench.cli.main import main; main()", "run", "tac"]
+    command += ["--agent", "openai-compatible/fake", "--base-url", url, "--epochs", str(epochs)]
+    command += ["--concurrency", str(concurrency), "--workers", str(workers)]
+    command += ["--run-id", f"cli-{workers}w", "--store", str(store)]
+    start = time.perf_counter()
+    env = {**os.environ, "PYTHONPATH": src} if src else None
+    subprocess.run(command, check=True, capture_output=True, env=env)
+    elapsed = time.perf_counter() - start
+    with sqlite3.connect(store) as db:
+        records, scored = db.execute(
+            "SELECT COUNT(*), SUM(status = 'scored') FROM episodes WHERE run_id = ?",
+            (f"cli-{workers}w",),
+        ).fetchone()
+    episodes = 96 * epochs
+    print(
+        f"cli-{workers}w: `deedbench run` of {episodes} episodes, wall {elapsed:.2f} s; "
+        f"{records} records, {scored} scored"
+    )
 
 
 def serve(latency: float, fault_rate: float) -> tuple[subprocess.Popen[str], str]:
@@ -189,7 +216,20 @@ def main() -> None:
         default=[1, 2],
         help="worker processes to measure (deedbench run --workers); each is its own run",
     )
+    parser.add_argument("--cli", action="store_true", help="time `deedbench run` end to end")
+    parser.add_argument("--src", help="with --cli: the src folder of the deedbench to run")
     args = parser.parse_args()
+    if args.cli:
+        with tempfile.TemporaryDirectory() as tmp:
+            for workers in args.workers:
+                process, url = serve(args.latency, 0.0)
+                try:
+                    store = Path(tmp) / "cli.db"
+                    cli_run(url, store, args.epochs, args.concurrency, workers, args.src)
+                finally:
+                    process.terminate()
+                    process.communicate()
+        return
     runs = [
         (f"{kind}-{workers}w", fault_rate, workers)
         for workers in args.workers
@@ -210,14 +250,16 @@ def main() -> None:
                 )
             finally:
                 process.terminate()
-                process.wait()
+                out, _ = process.communicate()
+            result["calls"] = float(out.split("requests:")[1])  # every attempt, as served
             episodes = result["planned"]
             ideal = episodes * CALLS_PER_EPISODE * args.latency / args.concurrency
             accounted = result["scored"] + result["errors"]
             once = result["records"] == result["distinct"] == episodes == accounted
             print(
                 f"{label}: {episodes:.0f} episodes, {result['calls']:.0f} calls, "
-                f"wall {result['seconds']:.2f} s, ideal {ideal:.2f} s, "
+                f"wall {result['seconds']:.2f} s (ready after {result['ready']:.2f} s, first "
+                f"record after {result['first_record']:.2f} s), ideal {ideal:.2f} s, "
                 f"ratio {result['seconds'] / ideal:.2f}x, CPU per call: client "
                 f"{1000 * result['cpu'] / result['calls']:.2f} ms, server "
                 f"{1000 * result['server_cpu'] / result['calls']:.2f} ms; other processes "

@@ -46,8 +46,8 @@ def one_round(agent_name: str, folder: Path, round_index: int) -> tuple[int, flo
         done = asyncio.run(run(config, bench, agent, store, concurrency=16))
         store.flush()
         elapsed = time.perf_counter() - start
-        assert len(store.scored_keys(config.run_id)) == len(done) == 288
-    return len(done), elapsed
+        assert store.count(config.run_id) == {"scored": done} and done == 288
+    return done, elapsed
 
 
 def main() -> None:

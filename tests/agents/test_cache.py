@@ -7,6 +7,7 @@ fake server; and CLI runs that share one store (the cache lives in the store fil
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import closing
@@ -26,7 +27,7 @@ from deedbench.agents.anthropic_agent import AnthropicAgent
 from deedbench.agents.cache import cache_key
 from deedbench.agents.openai_agent import OpenAIAgent
 from deedbench.cli.main import app
-from deedbench.engine import AgentContext, EpisodeRecord, InfrastructureError, Message
+from deedbench.engine import AgentContext, EpisodeRecord, InfrastructureError, Message, RunStore
 from deedbench.testing import FakeModelServer, Reply, tac_player
 
 AGENTS: dict[str, type[ModelAgent]] = {"openai": OpenAIAgent, "anthropic": AnthropicAgent}
@@ -81,8 +82,8 @@ def test_put_get_and_persist_across_instances(tmp_path: Path) -> None:
     path = tmp_path / "nested" / "cache.db"
     first = ResponseCache(path)
     assert first.get("k1") is None
-    first.put("k1", "openai", "gpt-4o", {"choices": [{"message": {"content": "one"}}]})
-    first.put("k1", "openai", "gpt-4o", {"choices": [{"message": {"content": "two"}}]})
+    first.put("k1", "openai", "gpt-4o", {"choices": [{"message": {"content": "one"}}]}, EPOCH_1)
+    first.put("k1", "openai", "gpt-4o", {"choices": [{"message": {"content": "two"}}]}, EPOCH_1)
     first.close()
 
     reopened = ResponseCache(path)
@@ -98,7 +99,7 @@ def test_an_entry_is_visible_to_another_connection_at_once(tmp_path: Path) -> No
     writer = ResponseCache(path)
     reader = ResponseCache(path)
     try:
-        writer.put("k", "anthropic", "claude", {"content": []})
+        writer.put("k", "anthropic", "claude", {"content": []}, EPOCH_1)
         assert reader.get("k") == {"content": []}  # committed per entry, no batching
     finally:
         writer.close()
@@ -314,3 +315,29 @@ def test_cli_resume_makes_no_calls_for_answers_already_paid(tmp_path: Path) -> N
     assert len(records(store, "interrupted")) == 4
     assert len(resumed) == 4 * 2  # the first turns came from the cache
     assert all(any(m["role"] == "tool" for m in body["messages"]) for body in resumed)
+
+
+def test_an_answer_is_stored_with_the_episode_it_belongs_to(
+    cache: ResponseCache, tmp_path: Path
+) -> None:
+    with FakeModelServer("openai") as server:
+        ask(server, cache, EPOCH_1)
+    with RunStore(tmp_path / "cache.db") as store:
+        [entry] = store.responses_for(11)
+    assert (entry.protocol, entry.model) == ("openai", "fake-model")
+    assert json.loads(entry.response)["choices"][0]["message"]["content"] == "OK."
+
+
+def test_cli_answers_cached_before_they_carried_their_episode_are_used_in_process(
+    tmp_path: Path,
+) -> None:
+    """A store of the previous release: its answers have no episode to be shipped with a
+    job, and a one-process run still finds them by key."""
+    store = tmp_path / "runs.db"
+    with FakeModelServer("openai", tac_player) as server:
+        deedbench_run(server, store, "before")
+        paid = server.hits
+        with closing(sqlite3.connect(store)) as db, db:
+            db.execute("UPDATE responses SET sample_id = NULL, epoch = NULL, seed = NULL")
+        deedbench_run(server, store, "after")
+        assert server.hits == paid

@@ -3,7 +3,7 @@
 Each test starts the CLI in a subprocess with a deliberately slow agent, waits until
 some episodes are on disk, kills it (SIGKILL, or SIGINT as a user's Ctrl-C would),
 checks the store, then resumes the run and checks that every episode ends up with
-exactly one scored record.
+exactly one scored record. (Killing the driver of worker processes: test_kill_workers.)
 """
 
 from __future__ import annotations
@@ -222,8 +222,12 @@ def test_sigkill_then_resume(workdir: Path, processes: list[subprocess.Popen[str
     assert process.returncode == -signal.SIGKILL
 
     before = check_consistent(store)
-    # Resume without the agent spec: the run remembers it.
+    with closing(sqlite3.connect(store)) as db:  # the killed run's lock stayed behind
+        assert db.execute("SELECT pid FROM run_locks").fetchall() == [(process.pid,)]
+    # Resume without the agent spec: the run remembers it, and takes the dead lock over.
     resume_and_check(processes, store, workdir, before)
+    with closing(sqlite3.connect(store)) as db:
+        assert db.execute("SELECT pid FROM run_locks").fetchall() == []
 
 
 @dataclass(frozen=True)
@@ -303,3 +307,19 @@ def test_sigint_with_workers_then_resume(
     before = check_consistent(store)
     assert f"interrupted: {len(before)} of {TOTAL} episodes scored" in err
     resume_and_check(processes, store, workdir, before, "--workers", "2")
+
+
+def test_sigterm_stops_a_run_as_ctrl_c_does_then_resume(
+    workdir: Path, processes: list[subprocess.Popen[str]]
+) -> None:
+    store = workdir / "runs.db"
+    process = start(processes, command(store, *NEW_RUN), environment(workdir, 0.02), workdir)
+    wait_for_episodes(process, store, KILL_AFTER)
+    process.send_signal(signal.SIGTERM)  # a plain `kill`
+    out, err = process.communicate(timeout=TIMEOUT)
+    assert process.returncode == 143, f"stdout:\n{out}\nstderr:\n{err}"
+    before = check_consistent(store)
+    assert f"terminated: {len(before)} of {TOTAL} episodes scored. Resume with:" in err
+    with closing(sqlite3.connect(store)) as db:  # released on the way out
+        assert db.execute("SELECT pid FROM run_locks").fetchall() == []
+    resume_and_check(processes, store, workdir, before)

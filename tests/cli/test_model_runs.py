@@ -488,3 +488,22 @@ def test_workers_share_the_store_and_the_cache(tmp_path: Path) -> None:
     replayed = stored_records(store, "split-again")
     assert all(r.usage["assistant"].cache_hits == r.usage["assistant"].calls for r in replayed)
     assert {r.key: r.score for r in replayed} == {r.key: r.score for r in records}
+
+
+def test_workers_get_a_model_played_customer_s_cached_answers_too(tmp_path: Path) -> None:
+    """The customer asks as its own sample ("<task>:user", epoch 0) with the episode's
+    seed: a job must carry its answers as well as the agent's."""
+    store = tmp_path / "runs.db"
+    with FakeModelServer("openai") as server:  # "OK." to everyone, to the step limit
+        flags = [
+            "--agent", "openai/gpt-4o", "--base-url", server.base_url,
+            "-T", "user=llm:openai/gpt-4o-mini", "--user-base-url", server.base_url,
+            "--limit", "1", "--epochs", "1", "--workers", "2", "--store", str(store),
+        ]  # fmt: skip
+        first = invoke("run", "retail", *flags, "--run-id", "desk")
+        assert first.exit_code == 0, first.output
+        paid = server.hits
+        assert sum(body["model"] == "gpt-4o-mini" for body in server.requests) > 0
+        again = invoke("run", "retail", *flags, "--run-id", "desk-again")
+        assert again.exit_code == 0, again.output
+        assert server.hits == paid

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
+import sqlite3
+import tracemalloc
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from contextlib import closing
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,24 +21,31 @@ from deedbench.agents import FunctionAgent
 from deedbench.engine import (
     AgentContext,
     Benchmark,
+    Built,
+    EpisodeCache,
     EpisodeKey,
     EpisodeRecord,
     EpisodeSetup,
     EpisodeTranscript,
     InfrastructureError,
+    InProcessExecutor,
     Message,
     RunAborted,
     RunConfig,
     RunStore,
     Sample,
+    StoreError,
     ToolBox,
     ToolCall,
     Usage,
     episode_seed,
     new_run_config,
     run,
+    runner,
     tool,
 )
+from deedbench.engine import execute as engine_execute
+from deedbench.engine.runner import pending_keys
 from deedbench.scoring import MetricSpec, ReportSpec, Score
 
 
@@ -134,7 +145,21 @@ def make_config(benchmark: Benchmark, *, run_id: str = "r1", seed: int = 0) -> R
 def execute(
     config: RunConfig, benchmark: Benchmark, agent: Any, store: RunStore, **kwargs: Any
 ) -> list[EpisodeKey]:
-    return asyncio.run(run(config, benchmark, agent, store, **kwargs))
+    """The keys of the episodes the run finished, in the order they finished."""
+    finished: list[EpisodeKey] = []
+    also = kwargs.pop("on_record", lambda record: None)
+
+    def note(record: EpisodeRecord) -> None:
+        finished.append(record.key)
+        also(record)
+
+    started = asyncio.run(run(config, benchmark, agent, store, on_record=note, **kwargs))
+    assert started == len(finished)
+    return finished
+
+
+def scored_keys(store: RunStore, run_id: str = "r1") -> set[EpisodeKey]:
+    return {r.key for r in store.episodes(run_id) if r.status == "scored"}
 
 
 @pytest.fixture
@@ -162,7 +187,7 @@ def test_new_run_config_describes_the_benchmark(bench: TinyBenchmark) -> None:
     assert config.sample_ids == ["s0", "s1", "s2"]
     assert config.report == TinyBenchmark.report
     assert config.seed == 5
-    assert len(config.episode_keys()) == 3 * 2 * 2
+    assert config.planned_episodes == 3 * 2 * 2
     assert len(set(config.episode_keys())) == 12
 
 
@@ -170,15 +195,13 @@ def test_runs_every_episode_once(bench: TinyBenchmark, store: RunStore) -> None:
     config = make_config(bench)
     store.create_run(config)
     agent = Recorder()
-    seen: list[EpisodeRecord] = []
-    attempted = execute(config, bench, FunctionAgent(agent), store, on_record=seen.append)
-    keys = config.episode_keys()
-    assert attempted == keys
+    attempted = execute(config, bench, FunctionAgent(agent), store)
+    keys = list(config.episode_keys())
+    assert sorted(attempted) == sorted(keys)
     # Two turns each (bump, then "done"): every episode ran exactly once.
     assert agent.turns == dict.fromkeys(keys, 2)
     records = by_key(store)
     assert set(records) == set(keys)
-    assert sorted(r.key for r in seen) == sorted(keys)
     for key, record in records.items():
         sample_number = int(key.sample_id[1:]) + 1
         assert record.status == "scored"
@@ -208,13 +231,13 @@ def test_partial_store_resumes_only_missing_episodes(
     config = make_config(bench)
     execute(config, bench, FunctionAgent(bump_once), store)
     with RunStore(tmp_path / "partial.db") as partial:
-        done = config.episode_keys()[:5]
-        for key in done:
+        keys = list(config.episode_keys())
+        for key in keys[:5]:
             partial.add("r1", by_key(store)[key])
         partial.flush()
         agent = Recorder()
         attempted = execute(config, bench, FunctionAgent(agent), partial)
-        assert attempted == config.episode_keys()[5:]
+        assert sorted(attempted) == sorted(keys[5:])
         assert set(agent.turns) == set(attempted)
         assert set(by_key(partial)) == set(config.episode_keys())
 
@@ -241,7 +264,7 @@ def test_agent_crash_is_an_error_record_retried_next_run(
         assert record.error is not None and "RuntimeError: agent bug on s1" in record.error
         assert record.termination == "infrastructure_error"
         assert record.score is None
-    assert store.scored_keys("r1") == set(config.episode_keys()) - failed
+    assert scored_keys(store) == set(config.episode_keys()) - failed
 
     agent = Recorder()
     attempted = execute(config, bench, FunctionAgent(agent), store)
@@ -398,3 +421,183 @@ def test_usage_is_summed_by_role(bench: TinyBenchmark, store: RunStore) -> None:
         )
         assert record.usage["assistant"].output_tokens == 3
         assert set(record.usage) == {"assistant"}
+
+
+# --- the driver: streaming plans, locks, answers committed as they come --------------------
+
+
+class Enough(Exception):
+    """Raised from on_record to end a run early."""
+
+
+def test_memory_follows_the_concurrency_not_the_plan(bench: TinyBenchmark, store: RunStore) -> None:
+    """600,000 planned episodes, 60 run: nothing is allocated per planned episode."""
+    config = make_config(bench).model_copy(update={"epochs": 100_000})
+    in_flight = peak = finished = 0
+
+    async def counted(
+        messages: Sequence[Message], tools: Sequence[dict[str, Any]], context: AgentContext
+    ) -> Message | str:
+        nonlocal in_flight, peak
+        in_flight += 1
+        peak = max(peak, in_flight)
+        await asyncio.sleep(0)
+        in_flight -= 1
+        return bump_once(messages, tools, context)
+
+    def stop_at_sixty(record: EpisodeRecord) -> None:
+        nonlocal finished
+        finished += 1
+        if finished == 60:
+            raise Enough
+
+    tracemalloc.start()
+    try:
+        with pytest.raises(Enough):
+            asyncio.run(
+                run(
+                    config,
+                    bench,
+                    FunctionAgent(counted),
+                    store,
+                    concurrency=4,
+                    on_record=stop_at_sixty,
+                )
+            )
+        _, high = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert high < 5_000_000, f"{high:,} bytes at the peak"
+    assert peak <= 4
+    assert 60 <= sum(store.count("r1").values()) <= 64  # what finished is stored
+    keys = pending_keys(config.model_copy(update={"epochs": 10**12}), store)
+    assert next(keys).epoch == 11  # lazy: the first missing episode, at once
+
+
+def test_a_run_locked_elsewhere_is_refused_and_nothing_runs(
+    bench: TinyBenchmark, store: RunStore, tmp_path: Path
+) -> None:
+    config = make_config(bench)
+    agent = Recorder()
+    refused = pytest.raises(StoreError, match=rf"'r1' is being executed by pid {os.getpid()}")
+    with RunStore(tmp_path / "runs.db") as other, other.lock_run("r1"), refused:
+        execute(config, bench, FunctionAgent(agent), store)
+    assert agent.turns == {}
+    assert execute(config, bench, FunctionAgent(agent), store)  # free again
+
+
+def lock_of(path: Path, run_id: str = "r1") -> tuple[int, float] | None:
+    with closing(sqlite3.connect(path)) as db:
+        return db.execute(
+            "SELECT pid, heartbeat_at FROM run_locks WHERE run_id = ?", (run_id,)
+        ).fetchone()
+
+
+async def slow_bump(
+    messages: Sequence[Message], tools: Sequence[dict[str, Any]], context: AgentContext
+) -> Message | str:
+    await asyncio.sleep(0.02)
+    return bump_once(messages, tools, context)
+
+
+def test_the_driver_keeps_its_lock_alive_and_releases_it(
+    bench: TinyBenchmark, store: RunStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(runner, "HEARTBEAT_SECONDS", 0.05)
+    beats: list[float] = []
+
+    def look(record: EpisodeRecord) -> None:
+        row = lock_of(tmp_path / "runs.db")
+        assert row is not None and row[0] == os.getpid()
+        beats.append(row[1])
+
+    execute(
+        make_config(bench), bench, FunctionAgent(slow_bump), store, concurrency=1, on_record=look
+    )
+    assert len(set(beats)) > 1  # refreshed while it ran
+    assert lock_of(tmp_path / "runs.db") is None
+
+
+def test_a_run_whose_lock_was_taken_over_stops(
+    bench: TinyBenchmark, store: RunStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(runner, "HEARTBEAT_SECONDS", 0.05)
+    path = tmp_path / "runs.db"
+
+    def take_over(record: EpisodeRecord) -> None:
+        with closing(sqlite3.connect(path)) as db, db:
+            db.execute("UPDATE run_locks SET pid = 1, host = 'elsewhere'")
+
+    with pytest.raises(StoreError, match="'r1' was taken over by another process"):
+        execute(
+            make_config(bench), bench, FunctionAgent(slow_bump), store, concurrency=1,
+            on_record=take_over,
+        )  # fmt: skip
+    assert 1 <= store.count("r1")["scored"] < 12  # what finished before is kept
+
+
+class CachingAgent:
+    """Pays for an 'answer' per turn through the cache it was built with, then waits (as a
+    model call would), so the driver gets to commit between turns."""
+
+    def __init__(self, cache: EpisodeCache | None, store: Path) -> None:
+        self.cache = cache
+        self.store = store
+        self.committed_before_next_turn: list[bool] = []
+        self.paid = 0
+
+    async def next_turn(
+        self, messages: Sequence[Message], tools: Sequence[dict[str, Any]], context: AgentContext
+    ) -> Message:
+        assert self.cache is not None
+        turn = sum(m.role == "assistant" for m in messages)
+        key = f"{context.sample_id}-{context.condition}-{context.epoch}-{turn}"
+        if turn:  # the previous turn's answer is in the store before this turn
+            previous = key[: -len(str(turn))] + str(turn - 1)
+            with closing(sqlite3.connect(self.store)) as db:
+                found = db.execute("SELECT 1 FROM responses WHERE key = ?", (previous,))
+                self.committed_before_next_turn.append(found.fetchone() is not None)
+        if self.cache.get(key) is None:
+            self.paid += 1
+            self.cache.put(key, "fake", "model", {"turn": turn}, context)
+        await asyncio.sleep(0.005)
+        reply = bump_once(messages, tools, context)
+        return reply if isinstance(reply, Message) else Message(role="assistant", content=reply)
+
+
+@dataclass
+class CachingRecipe:
+    benchmark: TinyBenchmark
+    store: Path
+    name: str = "caching"
+    uses_cache: bool = True
+    agents: list[CachingAgent] = field(default_factory=list)
+
+    def build(self, cache: EpisodeCache | None, concurrency: int) -> Built:
+        agent = CachingAgent(cache, self.store)
+        self.agents.append(agent)
+        return Built(self.benchmark, agent)
+
+
+def test_answers_are_committed_as_they_come_and_shipped_to_a_resumed_episode(
+    bench: TinyBenchmark, store: RunStore, tmp_path: Path
+) -> None:
+    def go(config: RunConfig) -> CachingAgent:
+        recipe = CachingRecipe(bench, tmp_path / "runs.db")
+
+        async def execute_it() -> int:
+            async with InProcessExecutor(2) as executor:  # no lookup: shipped answers only
+                await executor.prepare(recipe)
+                return await engine_execute(config, store, executor, recipe)
+
+        assert asyncio.run(execute_it()) == 12
+        [agent] = recipe.agents
+        return agent
+
+    first = go(make_config(bench))
+    assert first.paid == 24
+    assert first.committed_before_next_turn == [True] * 12
+    answers = store.responses_for(episode_seed(0, EpisodeKey("s1", "plain", 1)))
+    assert sorted(e.key for e in answers) == ["s1-plain-1-0", "s1-plain-1-1"]
+    again = go(make_config(bench, run_id="r2"))  # same seed: the same episodes' answers
+    assert again.paid == 0

@@ -1,8 +1,15 @@
-"""The run store: runs and episode records in one SQLite file (WAL), one record per episode."""
+"""The run store: runs, episode records, cached answers and run locks in one SQLite file
+(WAL), one record per episode; older stores migrate, bad files are clear errors."""
 
 from __future__ import annotations
 
+import os
+import re
+import socket
 import sqlite3
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
@@ -12,6 +19,7 @@ import pytest
 from pydantic import BaseModel
 
 from deedbench.engine import (
+    CacheEntry,
     EpisodeKey,
     EpisodeRecord,
     Message,
@@ -21,6 +29,7 @@ from deedbench.engine import (
     ToolCall,
     Usage,
 )
+from deedbench.engine.store import STALE_SECONDS
 from deedbench.scoring import Evidence, MetricSpec, ReportSpec, Score
 
 
@@ -187,7 +196,8 @@ def test_records_survive_reopen(path: Path) -> None:
     with RunStore(path) as reopened:
         assert reopened.get_run("run-1") == config
         assert list(reopened.episodes("run-1")) == [record]
-        assert reopened.scored_keys("run-1") == {record.key}
+        assert reopened.episode("run-1", "s1", "plain", 1) == record
+        assert reopened.episode("run-1", "s1", "plain", 2) is None
         assert reopened.count("run-1") == {"scored": 1}
 
 
@@ -214,18 +224,18 @@ def test_same_key_twice_in_one_batch_keeps_the_last(store: RunStore, path: Path)
     assert rows(path) == [("run-1", "s1", "plain", 1, "scored", "ok")]
 
 
-def test_scored_keys_excludes_errors(store: RunStore) -> None:
+def test_scored_samples_are_per_condition_and_epoch_and_exclude_errors(store: RunStore) -> None:
     store.add("run-1", make_record("s1", "plain", 1, status="scored"))
+    store.add("run-1", make_record("s2", "plain", 1, status="scored"))
     store.add("run-1", make_record("s1", "spicy", 1, status="error"))
     store.add("run-1", make_record("s2", "plain", 2, status="scored"))
     store.add("run-2", make_record("s9", "plain", 1, status="scored"))
     store.flush()
-    assert store.scored_keys("run-1") == {
-        EpisodeKey("s1", "plain", 1),
-        EpisodeKey("s2", "plain", 2),
-    }
-    assert store.count("run-1") == {"scored": 2, "error": 1}
-    assert store.scored_keys("run-3") == set()
+    assert store.scored_samples("run-1", "plain", 1) == {"s1", "s2"}
+    assert store.scored_samples("run-1", "spicy", 1) == set()
+    assert store.scored_samples("run-1", "plain", 2) == {"s2"}
+    assert store.count("run-1") == {"scored": 3, "error": 1}
+    assert store.scored_samples("run-3", "plain", 1) == set()
 
 
 def test_episodes_are_per_run_and_round_trip(store: RunStore) -> None:
@@ -306,3 +316,208 @@ def test_a_store_made_before_audits_existed_gains_the_table(path: Path) -> None:
     with RunStore(path) as store:
         store.save_audits("run-1", [FakeAudit(sample_id="s1")])
         assert len(store.audits("run-1")) == 1
+
+
+# --- corrupt records --------------------------------------------------------------------------
+
+
+def test_a_corrupt_record_is_skipped_and_named(path: Path) -> None:
+    warnings: list[str] = []
+    with RunStore(path, on_corrupt=warnings.append) as store:
+        store.add("run-1", make_record("s1"))
+        store.add("run-1", make_record("s2"))
+        store.add("run-1", make_record("s3"))
+    with closing(sqlite3.connect(path)) as db, db:
+        db.execute("UPDATE episodes SET record_json = '{\"steps\": 1' WHERE sample_id = 's2'")
+        db.execute("UPDATE episodes SET record_json = '{}' WHERE sample_id = 's3'")
+    with RunStore(path, on_corrupt=warnings.append) as store:
+        assert [r.sample_id for r in store.episodes("run-1")] == ["s1"]
+        assert len(warnings) == 2
+        assert "run 'run-1', sample 's2', condition 'plain', epoch 1" in warnings[0]
+        assert "sample 's3'" in warnings[1] and "Field required" in warnings[1]
+        with pytest.raises(StoreError, match="sample 's2', condition 'plain', epoch 1 is corrupt"):
+            store.episode("run-1", "s2", "plain", 1)
+        assert store.episode("run-1", "s1", "plain", 1) is not None
+
+
+def test_corrupt_records_warn_by_default(path: Path) -> None:
+    with RunStore(path) as store:
+        store.add("run-1", make_record("s1"))
+    with closing(sqlite3.connect(path)) as db, db:
+        db.execute("UPDATE episodes SET record_json = 'garbage'")
+    with RunStore(path) as store, pytest.warns(UserWarning, match="sample 's1'"):
+        assert list(store.episodes("run-1")) == []
+
+
+# --- cached answers ---------------------------------------------------------------------------
+
+
+def entry(key: str, sample: str = "s1", epoch: int = 1, seed: int = 5) -> CacheEntry:
+    return CacheEntry(key, "openai", "gpt-4o", f'{{"answer": "{key}"}}', sample, epoch, seed)
+
+
+def test_answers_are_selected_by_their_episode_seed(store: RunStore, path: Path) -> None:
+    user = entry("b", sample="s1:user", epoch=0)  # the episode's model-played user
+    store.add_responses([entry("a"), user, entry("c", seed=6), entry("d", seed=7)])
+    store.add_responses([entry("e", sample="s2", seed=8)])
+    assert sorted(store.responses_for(5), key=lambda e: e.key) == [entry("a"), user]
+    assert store.responses_for(6) == [entry("c", seed=6)]
+    assert store.responses_for(9) == []
+    assert store.response("d") == entry("d", seed=7)
+    assert store.response("zz") is None
+    with closing(sqlite3.connect(path)) as db:  # committed at once, no batching
+        assert db.execute("SELECT COUNT(*) FROM responses").fetchone() == (5,)
+
+
+# The tables as deedbench 0.1 created them before this change: no episode columns on the
+# cached answers, no locks, no index by epoch.
+OLD_SCHEMA = """
+CREATE TABLE runs (run_id TEXT PRIMARY KEY, created_at TEXT NOT NULL, config_json TEXT NOT NULL);
+CREATE TABLE episodes (
+    run_id TEXT NOT NULL REFERENCES runs(run_id), sample_id TEXT NOT NULL,
+    condition TEXT NOT NULL, epoch INTEGER NOT NULL, status TEXT NOT NULL, outcome TEXT,
+    record_json TEXT NOT NULL, PRIMARY KEY (run_id, sample_id, condition, epoch));
+CREATE TABLE audits (
+    run_id TEXT NOT NULL REFERENCES runs(run_id), sample_id TEXT NOT NULL,
+    condition TEXT NOT NULL, epoch INTEGER NOT NULL, judge TEXT NOT NULL,
+    record_json TEXT NOT NULL, PRIMARY KEY (run_id, sample_id, condition, epoch, judge));
+CREATE TABLE responses (
+    key TEXT PRIMARY KEY, protocol TEXT NOT NULL, model TEXT NOT NULL,
+    response_json TEXT NOT NULL);
+"""
+
+
+def test_a_store_of_the_previous_release_opens_and_migrates(path: Path) -> None:
+    path.parent.mkdir(parents=True)
+    config, record = make_config(), make_record()
+    with closing(sqlite3.connect(path)) as db, db:
+        db.executescript(OLD_SCHEMA)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute(
+            "INSERT INTO runs VALUES (?, ?, ?)",
+            (config.run_id, config.created_at, config.model_dump_json()),
+        )
+        db.execute(
+            "INSERT INTO episodes VALUES (?, ?, ?, ?, ?, ?, ?)",
+            ("run-1", "s1", "plain", 1, "scored", "ok", record.model_dump_json()),
+        )
+        db.execute("INSERT INTO responses VALUES ('old', 'openai', 'gpt-4o', '{\"x\": 1}')")
+    with RunStore(path) as store:
+        assert store.get_run("run-1") == config
+        assert list(store.episodes("run-1")) == [record]
+        assert store.scored_samples("run-1", "plain", 1) == {"s1"}
+        old = store.response("old")  # found by key; it has no episode to be shipped with
+        assert old is not None and old.response == '{"x": 1}'
+        assert store.responses_for(5) == []
+        store.add_responses([entry("new")])
+        assert store.responses_for(5) == [entry("new")]
+        with store.lock_run("run-1"):
+            pass
+    with closing(sqlite3.connect(path)) as db:
+        columns = [row[1] for row in db.execute("PRAGMA table_info(responses)")]
+        assert columns[-3:] == ["sample_id", "epoch", "seed"]
+    with RunStore(path) as again:  # migrating twice changes nothing
+        assert again.response("new") == entry("new")
+
+
+# --- files that are not (healthy) stores ------------------------------------------------------
+
+
+def test_a_folder_is_not_a_store(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match=r"is a folder, not a run store"):
+        RunStore(tmp_path)
+
+
+def test_a_file_that_is_not_sqlite_is_not_a_store(tmp_path: Path) -> None:
+    garbage = tmp_path / "notes.db"
+    garbage.write_text("these are my notes, not a database\n" * 100)
+    with pytest.raises(StoreError, match=r"notes.db is not a run store: .*not an SQLite database"):
+        RunStore(garbage)
+
+
+def test_a_truncated_store_is_damaged(path: Path) -> None:
+    with RunStore(path) as store:
+        for n in range(200):
+            store.add("run-1", make_record(f"s{n}"))
+    size = path.stat().st_size
+    with open(path, "r+b") as handle:
+        handle.truncate(size // 2)
+    with pytest.raises(StoreError, match=r"runs.db is damaged \(database disk image is malformed"):
+        RunStore(path)
+
+
+# --- locks of runs being executed -------------------------------------------------------------
+
+
+def lock_row(path: Path, run_id: str = "run-1") -> tuple[int, str, str, float] | None:
+    with closing(sqlite3.connect(path)) as db:
+        return db.execute(
+            "SELECT pid, host, acquired_at, heartbeat_at FROM run_locks WHERE run_id = ?",
+            (run_id,),
+        ).fetchone()
+
+
+def test_a_locked_run_is_refused_with_its_holder(path: Path) -> None:
+    with RunStore(path) as first, RunStore(path) as second:
+        with first.lock_run("run-1"):
+            pid, host, since, _ = lock_row(path) or (0, "", "", 0.0)
+            assert (pid, host) == (os.getpid(), socket.gethostname())
+            message = f"run 'run-1' is being executed by pid {pid} on host {host} since {since}"
+            with pytest.raises(StoreError, match=re.escape(message)), second.lock_run("run-1"):
+                pass
+            with second.lock_run("run-2"):  # other runs of the store are free
+                with first.lock_run("run-1"):  # and a store may lock its own run again
+                    pass
+                assert lock_row(path) is not None  # the inner release kept the outer lock
+        assert lock_row(path) is None
+        with second.lock_run("run-1"):
+            pass
+
+
+def test_a_lock_is_released_when_the_block_fails(path: Path) -> None:
+    with RunStore(path) as store:
+        with pytest.raises(RuntimeError), store.lock_run("run-1"):
+            raise RuntimeError("the run crashed")
+        assert lock_row(path) is None
+
+
+def test_the_lock_of_a_dead_process_is_taken_over(path: Path) -> None:
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()  # reaped: its pid names no process now
+    with RunStore(path) as store:
+        store._write(
+            "INSERT INTO run_locks VALUES (?, ?, ?, ?, ?)",
+            [("run-1", dead.pid, socket.gethostname(), "earlier", time.time())],
+        )
+        with store.lock_run("run-1"):
+            assert (lock_row(path) or (0,))[0] == os.getpid()
+
+
+def test_a_lock_whose_heartbeat_stopped_is_taken_over(path: Path) -> None:
+    """A live pid on another host cannot be checked: only its heartbeat tells."""
+    with RunStore(path) as store:
+        quiet = time.time() - STALE_SECONDS - 1
+        store._write(
+            "INSERT INTO run_locks VALUES (?, ?, ?, ?, ?)",
+            [
+                ("run-1", 1, "elsewhere", "earlier", quiet),
+                ("run-2", 1, "elsewhere", "now", time.time()),
+            ],
+        )
+        with store.lock_run("run-1"):
+            assert (lock_row(path) or ())[:2] == (os.getpid(), socket.gethostname())
+        with (
+            pytest.raises(StoreError, match="by pid 1 on host elsewhere since now"),
+            store.lock_run("run-2"),
+        ):
+            pass
+
+
+def test_a_heartbeat_notices_a_lock_taken_over(path: Path) -> None:
+    with RunStore(path) as store, store.lock_run("run-1"):
+        before = (lock_row(path) or (0, "", "", 0.0))[3]
+        store.heartbeat("run-1")
+        assert (lock_row(path) or (0, "", "", 0.0))[3] >= before
+        store._write("UPDATE run_locks SET pid = 1, host = 'elsewhere'", [()])
+        with pytest.raises(StoreError, match="'run-1' was taken over by another process"):
+            store.heartbeat("run-1")

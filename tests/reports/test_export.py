@@ -1,16 +1,27 @@
-"""Flat exports: whole records as JSONL, a row per episode or per rate as CSV."""
+"""Flat exports: whole records as JSONL, a row per episode or per rate as CSV; and the
+atomic writer every report and export file goes through."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+import os
+from pathlib import Path
 
 import pytest
 
 from deedbench.engine import EpisodeRecord, RunConfig
 from deedbench.reports import summarize
-from deedbench.reports.export import episode_row, summary_rows, write_csv, write_jsonl
+from deedbench.reports.export import (
+    OutputError,
+    atomic_path,
+    atomic_write,
+    episode_row,
+    summary_rows,
+    write_csv,
+    write_jsonl,
+)
 
 from ._support import run_tac
 
@@ -94,3 +105,52 @@ def test_a_formula_in_a_column_name_is_quoted_too(random_run: Run) -> None:
     out = io.StringIO()
     write_csv([{"=cmd": 1}, episode_row(config, record)], out)
     assert out.getvalue().splitlines()[0].startswith("'=cmd,")
+
+
+# --- atomic writes ----------------------------------------------------------------------------
+
+
+def test_a_file_appears_whole_with_ordinary_permissions(tmp_path: Path) -> None:
+    target = tmp_path / "report.html"
+    with atomic_write(target) as out:
+        out.write("<html>half")
+        assert not target.exists()  # nothing at the name until the block ends
+        out.write(" and the rest</html>")
+    assert target.read_text() == "<html>half and the rest</html>"
+    assert os.listdir(tmp_path) == ["report.html"]  # no temporary file left
+    umask = os.umask(0)
+    os.umask(umask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_a_write_that_fails_leaves_the_old_file_as_it_was(tmp_path: Path) -> None:
+    target = tmp_path / "runs.csv"
+    target.write_text("the previous export\n")
+    with pytest.raises(RuntimeError, match="killed midway"), atomic_write(target) as out:
+        out.write("a,b\n1,")
+        raise RuntimeError("killed midway")
+    assert target.read_text() == "the previous export\n"
+    assert os.listdir(tmp_path) == ["runs.csv"]
+
+
+def test_a_writer_that_takes_a_path_gets_one_beside_the_target(tmp_path: Path) -> None:
+    target = tmp_path / "log.eval"
+    with atomic_path(target) as temporary:
+        assert temporary.parent == tmp_path and temporary != target
+        temporary.write_bytes(b"zip bytes")
+    assert target.read_bytes() == b"zip bytes"
+
+
+def test_a_missing_folder_or_a_folder_as_target_is_a_clear_error(tmp_path: Path) -> None:
+    missing = tmp_path / "no such folder" / "report.html"
+    with (
+        pytest.raises(
+            OutputError,
+            match=r"cannot write .*report.html: the folder .*no such folder does not exist",
+        ),
+        atomic_write(missing),
+    ):
+        pass
+    assert not missing.parent.exists()
+    with pytest.raises(OutputError, match="it is a folder"), atomic_write(tmp_path):
+        pass

@@ -27,7 +27,7 @@ from tenacity import (
     wait_random,
 )
 
-from deedbench.agents.cache import ResponseCache, cache_key
+from deedbench.agents.cache import Cache, cache_key
 from deedbench.agents.limiter import AdaptiveLimiter
 from deedbench.agents.params import GenerationParams
 from deedbench.engine import (
@@ -97,7 +97,7 @@ class ModelAgent(ABC):
         base_url: str | None = None,
         api_key_env: str | None = None,
         params: GenerationParams | None = None,
-        cache: ResponseCache | None = None,
+        cache: Cache | None = None,
         limiter: AdaptiveLimiter | None = None,
         retry: RetryPolicy | None = None,
     ) -> None:
@@ -154,7 +154,7 @@ class ModelAgent(ABC):
             return message
         raw, timeouts = await self._call_with_retries(request)
         message = self._turn(raw, timeouts)  # only what parses is worth keeping
-        self.cache.put(key, self.protocol, self.model, raw)
+        self.cache.put(key, self.protocol, self.model, raw, context)
         return message
 
     def _turn(self, raw: dict[str, Any], timeouts: int) -> Message:

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from deedbench.agents.cache import ResponseCache
+from deedbench.agents.cache import Cache
 from deedbench.agents.function import FunctionAgent
 from deedbench.agents.limiter import AdaptiveLimiter
 from deedbench.agents.model import ModelAgent, RetryPolicy
@@ -69,7 +69,7 @@ class AgentSettings(BaseModel):
 class Providers:
     """Run-wide resources shared by every model agent: the cache and a limiter per provider."""
 
-    def __init__(self, cache: ResponseCache | None = None, concurrency: int = 16) -> None:
+    def __init__(self, cache: Cache | None = None, concurrency: int = 16) -> None:
         self.cache = cache
         self.concurrency = concurrency
         self._limiters: dict[tuple[str, str | None], AdaptiveLimiter] = {}

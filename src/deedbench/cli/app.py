@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -96,6 +97,24 @@ def existing_store(store: Path | None) -> Path:
     if not path.exists():
         raise fail(f"no run store at {path}")
     return path
+
+
+@contextmanager
+def open_store(path: Path) -> Iterator[RunStore]:
+    """The store for a command's block. Whatever is wrong with it (a folder, not SQLite,
+    damaged, read-only, a run locked by another process) is a one-line error, exit 2;
+    a corrupt record that readers skip is named in a warning."""
+    from deedbench.engine import RunStore, StoreError
+
+    try:
+        with RunStore(path, on_corrupt=warn) as runs:
+            yield runs
+    except StoreError as exc:
+        raise fail(str(exc)) from None
+
+
+def warn(message: str) -> None:
+    errors.print(f"[yellow]warning:[/yellow] {safe(message)}", highlight=False, soft_wrap=True)
 
 
 def require_run(runs: RunStore, run_id: str) -> RunConfig:

@@ -23,6 +23,7 @@ from deedbench.cli.app import (
     console,
     existing_store,
     fail,
+    open_store,
     progress_bar,
     require_run,
 )
@@ -60,15 +61,17 @@ def audit(
     store: StoreOption = None,
 ) -> None:
     """Audit a run for evaluation awareness: a lexical scan, and an LLM judge with --judge."""
-    from deedbench.agents import Providers, ResponseCache
+    from deedbench.agents import Providers
     from deedbench.audit import summarize_audits
-    from deedbench.engine import RunStore
+    from deedbench.engine import EpisodeCache
 
     path = existing_store(store)
-    with RunStore(path) as runs:
+    with open_store(path) as runs:
         config = require_run(runs, run_id)
         records = list(runs.episodes(run_id))
-        cache = None if no_cache or judge is None else ResponseCache(path)
+        cache = None  # the judge's answers, read and committed through this store
+        if not no_cache and judge is not None:
+            cache = EpisodeCache(lambda entry: runs.add_responses([entry]), runs.response)
         providers = Providers(cache, concurrency)
         judge_impl = None
         if judge is not None:

@@ -8,7 +8,15 @@ from typing import Annotated
 
 import typer
 
-from deedbench.cli.app import StoreOption, app, check_run_id, console, fail, resolve_store
+from deedbench.cli.app import (
+    StoreOption,
+    app,
+    check_run_id,
+    console,
+    fail,
+    open_store,
+    resolve_store,
+)
 from deedbench.engine.printable import safe
 
 import_app = typer.Typer(
@@ -41,7 +49,6 @@ def import_inspect(
         require_inspect()
     except InspectNotInstalled as exc:
         raise fail(str(exc)) from None
-    from deedbench.engine import RunStore
     from deedbench.interop.inspect_log import InspectLogError, read_inspect_logs
 
     try:
@@ -57,7 +64,7 @@ def import_inspect(
             )
         runs[0][0].run_id = check_run_id(run_id)
     path = resolve_store(store)
-    with RunStore(path) as runs_store:
+    with open_store(path) as runs_store:
         taken = [config.run_id for config, _ in runs if runs_store.get_run(config.run_id)]
         if taken:
             raise fail(

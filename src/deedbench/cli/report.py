@@ -17,6 +17,7 @@ from deedbench.cli.app import (
     existing_store,
     fail,
     load_prices,
+    open_store,
     require_run,
 )
 
@@ -32,10 +33,9 @@ RunsArgument = Annotated[list[str], typer.Argument(help="Run ids (see the store)
 def _load(store: Path | None, run_ids: list[str]) -> list[Loaded]:
     """Each run's configuration, records and audits, or a clear error naming what is missing."""
     from deedbench.audit import load_audits
-    from deedbench.engine import RunStore
 
     loaded = []
-    with RunStore(existing_store(store)) as runs:
+    with open_store(existing_store(store)) as runs:
         for run_id in run_ids:
             config = require_run(runs, run_id)
             loaded.append((config, list(runs.episodes(run_id)), load_audits(runs, run_id)))
@@ -127,10 +127,16 @@ def _write_html(
     summaries: list[RunSummary],
     loaded: list[Loaded],
 ) -> None:
+    from deedbench.reports.export import OutputError, atomic_write
     from deedbench.reports.html import render_html
 
     records = {config.run_id: episodes for config, episodes, _ in loaded}
-    path.write_text(render_html(summaries, records), encoding="utf-8")
+    page = render_html(summaries, records)
+    try:
+        with atomic_write(path) as out:
+            out.write(page)
+    except OutputError as exc:
+        raise fail(str(exc)) from None
     console.print(f"wrote {path}", highlight=False, markup=False)
 
 
@@ -175,12 +181,13 @@ def show(
     """One transcript: messages, tool calls, and the evidence its score rests on."""
     from deedbench.reports.transcript import render_episode
 
-    [(config, records, _)] = _load(store, [run_id])
-    chosen = condition or config.conditions[0]
-    for record in records:
-        if (record.sample_id, record.condition, record.epoch) == (sample, chosen, epoch):
-            render_episode(record, console, full_tools=full)
-            return
+    with open_store(existing_store(store)) as runs:  # one episode read, not the run
+        config = require_run(runs, run_id)
+        chosen = condition or config.conditions[0]
+        record = runs.episode(run_id, sample, chosen, epoch)
+    if record is not None:
+        render_episode(record, console, full_tools=full)
+        return
     if sample not in config.sample_ids:
         close = [s for s in config.sample_ids if sample in s][:10] or config.sample_ids[:10]
         raise fail(f"run {run_id!r} has no sample {sample!r}. Samples include: {', '.join(close)}")
@@ -208,7 +215,13 @@ def export(
 ) -> None:
     """Write a run's episodes: JSONL (whole records), CSV (a row per episode), or Inspect
     `.eval` logs (one per condition) that `inspect view` serves."""
-    from deedbench.reports.export import episode_row, write_csv, write_jsonl
+    from deedbench.reports.export import (
+        OutputError,
+        atomic_write,
+        episode_row,
+        write_csv,
+        write_jsonl,
+    )
 
     formats = ("jsonl", "csv", "inspect")
     if format not in formats:
@@ -226,8 +239,11 @@ def export(
     if output is None:
         write(sys.stdout)
         return
-    with open(output, "w", encoding="utf-8", newline="") as handle:
-        count = write(handle)
+    try:
+        with atomic_write(output) as handle:
+            count = write(handle)
+    except OutputError as exc:
+        raise fail(str(exc)) from None
     console.print(f"wrote {count} episodes to {output}", highlight=False, markup=False)
 
 
@@ -239,8 +255,15 @@ def _export_inspect(config: RunConfig, records: list[EpisodeRecord], folder: Pat
     except InspectNotInstalled as exc:
         raise fail(str(exc)) from None
     from deedbench.interop.inspect_log import write_inspect_logs
+    from deedbench.reports.export import OutputError
 
-    for path in write_inspect_logs(config, records, folder):
+    try:
+        paths = write_inspect_logs(config, records, folder)
+    except OutputError as exc:
+        raise fail(str(exc)) from None
+    except OSError as exc:  # the folder cannot be made (a file by that name, no access)
+        raise fail(f"cannot write Inspect logs into {folder}: {exc.strerror or exc}") from None
+    for path in paths:
         console.print(f"wrote {path}", highlight=False, soft_wrap=True, markup=False)
     console.print(
         f"view them with: inspect view --log-dir {folder}",

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import secrets
 import shlex
+import signal
 import sys
-from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -27,6 +28,7 @@ from deedbench.cli.app import (
     data_option,
     fail,
     load_prices,
+    open_store,
     parse_pairs,
     progress_bar,
     resolve_store,
@@ -34,10 +36,11 @@ from deedbench.cli.app import (
 )
 from deedbench.engine.episode import RunAborted
 from deedbench.engine.printable import printable, safe
+from deedbench.engine.records import MAX_EPOCHS
 
 if TYPE_CHECKING:
-    from deedbench.agents import Providers
-    from deedbench.engine import Agent, Benchmark, RunConfig, RunStore
+    from deedbench.engine import Benchmark, RunConfig, RunStore
+    from deedbench.recipes import RunRecipe
 
 
 @app.command("list")
@@ -78,10 +81,12 @@ def run(
         typer.Option("--agent", "-a", help="Agent spec, e.g. baseline/random or openai/gpt-4o."),
     ] = None,
     condition: Annotated[
-        str | None, typer.Option(help="Comma-separated conditions (default: all).")
+        str | None,
+        typer.Option(help="Comma-separated conditions (default: all); a repeat counts once."),
     ] = None,
     epochs: Annotated[
-        int | None, typer.Option(min=1, help="Epochs (default: the benchmark's).")
+        int | None,
+        typer.Option(min=1, max=MAX_EPOCHS, help="Epochs (default: the benchmark's)."),
     ] = None,
     concurrency: Annotated[
         int, typer.Option(min=1, help="Episodes in flight, and model calls per provider.")
@@ -151,19 +156,18 @@ def run(
         AgentSettings,
         AgentSpecError,
         GenerationParams,
-        Providers,
-        ResponseCache,
         is_model_spec,
     )
     from deedbench.benchmarks import load_benchmark
-    from deedbench.engine import BenchmarkError, RunStore, StoreError, new_run_config
+    from deedbench.engine import BenchmarkError, ExecutorError, PlanError, new_run_config
+    from deedbench.recipes import RunRecipe
     from deedbench.reports import render_summary, summarize
 
     store_path = resolve_store(store)
     price_table = load_prices(prices)  # a bad price file is found before the run, not after
     if run_id is not None and not RUN_ID_RULE.fullmatch(run_id) and not store_path.exists():
         check_run_id(run_id)  # a new run: refused before the store is created
-    with RunStore(store_path) as runs:
+    with open_store(store_path) as runs:
         existing = runs.get_run(run_id) if run_id else None
         if run_id is not None and existing is None:
             check_run_id(run_id)  # ids of runs made before the rule still resume
@@ -185,6 +189,10 @@ def run(
         if existing is not None:
             config = existing
             _check_resume(config, bench, agent, condition, epochs, seed, limit)
+            try:
+                config.check_plan()  # recorded by a version without bounds
+            except PlanError as exc:
+                raise fail(f"run {config.run_id!r} cannot be resumed: {exc}") from None
         else:
             if agent is None:
                 raise fail("--agent is required for a new run (see `deedbench list`)")
@@ -225,59 +233,45 @@ def run(
                     "settings": user_settings.model_dump(),
                     "prompt_version": getattr(bench, "user_prompt_version", None),
                 }
-            config = new_run_config(
-                run_id=run_id or _new_run_id(benchmark),
-                benchmark=bench,
-                agent=agent,
-                agent_params=settings,
-                conditions=_conditions(condition, bench.conditions),
-                epochs=epochs or bench.default_epochs,
-                seed=0 if seed is None else seed,
-                samples=bench.samples()[:limit] if limit else bench.samples(),
-                user=user,
-            )
-        providers = Providers(None if no_cache else ResponseCache(store_path), concurrency)
-        try:
-            agent_impl = _build_agent(config, bench, providers)
-        except AgentSpecError as exc:
-            raise fail(str(exc)) from None
-        except RunAborted as exc:
-            raise fail(str(exc), code=1) from None
-        if existing is None:
             try:
-                runs.create_run(config)
-            except StoreError as exc:
+                config = new_run_config(
+                    run_id=run_id or _new_run_id(benchmark),
+                    benchmark=bench,
+                    agent=agent,
+                    agent_params=settings,
+                    conditions=_conditions(condition, bench.conditions),
+                    epochs=epochs or bench.default_epochs,
+                    seed=0 if seed is None else seed,
+                    samples=bench.samples()[:limit] if limit else bench.samples(),
+                    user=user,
+                )
+            except PlanError as exc:
+                raise fail(f"{exc}: plan a smaller run (or several)") from None
+        launch = _Launch(config, RunRecipe(config, cache=not no_cache), runs, store_path)
+        resume = _resume_command(benchmark, config.run_id, store_path)
+        with runs.lock_run(config.run_id):  # a run executed elsewhere: exit 2, naming it
+            try:
+                launch.go(workers, concurrency, new=existing is None)
+            except (AgentSpecError, BenchmarkError) as exc:  # before anything was written
                 raise fail(str(exc)) from None
-        done = len(runs.scored_keys(config.run_id))
-        total = len(config.episode_keys())
-        verb = "resuming" if existing else "starting"
-        console.print(
-            f"{verb} run [bold]{safe(config.run_id)}[/bold]: {total - done} of {total} episodes "
-            f"to run (store {safe(store_path)})",
-            highlight=False,
-        )
-        try:
-            if workers > 1:
-                _run_in_workers(config, bench, store_path, no_cache, concurrency, workers, total)
-            else:
-                _run_with_progress(
-                    config, bench, agent_impl, providers, runs, total, done, concurrency
-                )
-        except KeyboardInterrupt:
-            runs.flush()
-            sys.stderr.write(
-                printable(
-                    f"interrupted: {_progress(runs, config.run_id, total)}. Resume with:\n"
-                    f"  {_resume_command(benchmark, config.run_id, store_path)}\n"
-                )
-            )
-            raise typer.Exit(130) from None
-        except RunAborted as exc:
-            raise fail(
-                f"{exc}\nrun stopped: {_progress(runs, config.run_id, total)}; fix the cause, "
-                f"then resume with: {_resume_command(benchmark, config.run_id, store_path)}",
-                code=1,
-            ) from None
+            except (KeyboardInterrupt, asyncio.CancelledError) as exc:
+                signalled = "interrupted" if isinstance(exc, KeyboardInterrupt) else "terminated"
+                if launch.started or existing is not None:
+                    progress = _progress(runs, config.run_id, config.planned_episodes)
+                    sys.stderr.write(
+                        printable(f"{signalled}: {progress}. Resume with:\n  {resume}\n")
+                    )
+                else:
+                    sys.stderr.write(f"{signalled} before the run started: nothing was stored\n")
+                raise typer.Exit(130 if isinstance(exc, KeyboardInterrupt) else 143) from None
+            except (RunAborted, ExecutorError) as exc:
+                if not launch.started:  # a missing key (1), or an agent that cannot be built
+                    raise fail(str(exc), code=1 if isinstance(exc, RunAborted) else 2) from None
+                progress = _progress(runs, config.run_id, config.planned_episodes)
+                raise fail(
+                    f"{exc}\nrun stopped: {progress}; fix the cause, then resume with: {resume}",
+                    code=1,
+                ) from None
         summary = summarize(config, runs.episodes(config.run_id), price_table)
     render_summary(summary, console, groupings=["category", "template"])
     console.print(
@@ -288,7 +282,7 @@ def run(
     if summary.errors and not summary.scored:
         raise fail(
             f"every episode failed ({summary.errors} errors, listed above); fix the cause, then "
-            f"resume with: {_resume_command(benchmark, config.run_id, store_path)}",
+            f"resume with: {resume}",
             code=1,
         )
 
@@ -319,84 +313,64 @@ def _parse_model_args(pairs: list[str]) -> dict[str, object]:
     return result
 
 
-def _build_agent(config: RunConfig, bench: Benchmark, providers: Providers) -> Agent:
-    from deedbench.agents import AgentSettings, is_model_spec, resolve_agent
+class _Launch:
+    """The run's asynchronous part, in this process or in worker processes.
 
-    if config.user:
-        settings = AgentSettings.model_validate(config.user["settings"])
-        bench.use_user_model(resolve_agent(config.user["spec"], bench, settings, providers))
-    if not is_model_spec(config.agent):
-        return resolve_agent(config.agent, bench)
-    settings = AgentSettings.model_validate(config.agent_params)
-    return resolve_agent(config.agent, bench, settings, providers)
+    The executor first prepares the recipe where episodes will run (the workers, with
+    `--workers`: their fork server imports the SDK once, this process never does), so a
+    bad spec or a missing key stops everything before the run is recorded; `started`
+    tells the failures after that apart. SIGTERM stops the run as Ctrl-C does (what
+    finished is stored), surfacing as CancelledError.
+    """
 
+    def __init__(self, config: RunConfig, recipe: RunRecipe, runs: RunStore, store: Path):
+        self.config = config
+        self.recipe = recipe
+        self.runs = runs
+        self.store = store
+        self.started = False
 
-def _run_with_progress(
-    config: RunConfig,
-    bench: Benchmark,
-    agent: Agent,
-    providers: Providers,
-    runs: RunStore,
-    total: int,
-    done: int,
-    concurrency: int,
-) -> None:
-    from deedbench.engine import run as run_episodes
+    def go(self, workers: int, concurrency: int, *, new: bool) -> None:
+        asyncio.run(self._go(workers, concurrency, new))
 
-    with progress_bar() as progress:
-        task = progress.add_task("episodes", total=total, completed=done)
+    async def _go(self, workers: int, concurrency: int, new: bool) -> None:
+        from deedbench.engine import InProcessExecutor, ProcessExecutor, execute
 
-        async def run_then_close() -> None:
-            try:
-                await run_episodes(
-                    config,
-                    bench,
-                    agent,
-                    runs,
-                    concurrency=concurrency,
-                    on_record=lambda _record: progress.advance(task),
+        main = asyncio.current_task()
+        assert main is not None
+        with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main.cancel)
+        config, runs = self.config, self.runs
+        if workers > 1:
+            executor: InProcessExecutor | ProcessExecutor = ProcessExecutor(
+                workers, concurrency, preload=self.recipe.modules
+            )
+            label = f"episodes ({workers} workers)"
+        else:
+            executor, label = InProcessExecutor(concurrency, lookup=runs.response), "episodes"
+        async with executor:
+            await executor.prepare(self.recipe)
+            if new:
+                runs.create_run(config)
+            self.started = True
+            total, done = config.planned_episodes, runs.count(config.run_id).get("scored", 0)
+            console.print(
+                f"{'starting' if new else 'resuming'} run [bold]{safe(config.run_id)}[/bold]: "
+                f"{total - done} of {total} episodes to run (store {safe(self.store)})",
+                highlight=False,
+            )
+            with progress_bar() as progress:
+                task = progress.add_task(label, total=total, completed=done)
+                await execute(
+                    config, runs, executor, self.recipe, on_record=lambda _: progress.advance(task)
                 )
-            finally:
-                await providers.aclose()  # model agents hold connections
-
-        asyncio.run(run_then_close())
-
-
-def _run_in_workers(
-    config: RunConfig,
-    bench: Benchmark,
-    store_path: Path,
-    no_cache: bool,
-    concurrency: int,
-    workers: int,
-    total: int,
-) -> None:
-    """The run in forked worker processes, each with its own agent; progress from the store."""
-    from deedbench.agents import Providers, ResponseCache
-    from deedbench.engine import run_in_processes
-
-    def build() -> tuple[Benchmark, Agent, Callable[[], Awaitable[None]]]:
-        share = max(1, concurrency // workers)
-        providers = Providers(None if no_cache else ResponseCache(store_path), share)
-        return bench, _build_agent(config, bench, providers), providers.aclose
-
-    # auto_refresh off: no refresh thread may be running when the workers are forked
-    with progress_bar(auto_refresh=False) as progress:
-        task = progress.add_task(f"episodes ({workers} workers)", total=total)
-
-        def show(stored: int) -> None:
-            progress.update(task, completed=stored)
-            progress.refresh()
-
-        run_in_processes(
-            config, store_path, build, workers=workers, concurrency=concurrency, on_progress=show
-        )
 
 
 def _conditions(text: str | None, valid: tuple[str, ...]) -> list[str]:
+    """The conditions named, each once, in the order first named."""
     if text is None:
         return list(valid)
-    chosen = [c.strip() for c in text.split(",") if c.strip()]
+    chosen = list(dict.fromkeys(c.strip() for c in text.split(",") if c.strip()))
     unknown = [c for c in chosen if c not in valid]
     if unknown or not chosen:
         raise fail(

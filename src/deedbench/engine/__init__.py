@@ -1,9 +1,11 @@
-"""The engine: records, tools, the episode loop, the runner and the run store.
+"""The engine: records, tools, the episode loop, the run's driver, its executors and the
+run store.
 
 It knows no benchmark; benchmarks build on it.
 """
 
 from deedbench.engine.benchmark import Benchmark, BenchmarkError
+from deedbench.engine.cache import CacheEntry, EpisodeCache
 from deedbench.engine.episode import (
     Agent,
     AgentContext,
@@ -17,27 +19,45 @@ from deedbench.engine.episode import (
     gather_or_abort,
     run_episode,
 )
+from deedbench.engine.executor import (
+    Built,
+    EpisodeJob,
+    Executor,
+    ExecutorError,
+    InProcessExecutor,
+    Recipe,
+)
 from deedbench.engine.messages import Message, ToolCall, Usage
-from deedbench.engine.records import EpisodeRecord, RunConfig
-from deedbench.engine.runner import new_run_config, run
+from deedbench.engine.records import EpisodeRecord, PlanError, RunConfig
+from deedbench.engine.runner import execute, new_run_config, run
 from deedbench.engine.sample import EpisodeKey, Sample, episode_seed
 from deedbench.engine.secrets import redact, register_secret
 from deedbench.engine.store import RunStore, StoreError
 from deedbench.engine.tools import Tool, ToolBox, ToolError, TurnOutcome, tool
-from deedbench.engine.workers import WorkerBuild, run_in_processes
+from deedbench.engine.workers import ProcessExecutor
 
 __all__ = [
     "Agent",
     "AgentContext",
     "Benchmark",
     "BenchmarkError",
+    "Built",
+    "CacheEntry",
     "ContextExceeded",
+    "EpisodeCache",
+    "EpisodeJob",
     "EpisodeKey",
     "EpisodeRecord",
     "EpisodeSetup",
     "EpisodeTranscript",
+    "Executor",
+    "ExecutorError",
+    "InProcessExecutor",
     "InfrastructureError",
     "Message",
+    "PlanError",
+    "ProcessExecutor",
+    "Recipe",
     "RunAborted",
     "RunConfig",
     "RunStore",
@@ -51,14 +71,13 @@ __all__ = [
     "TurnOutcome",
     "Usage",
     "User",
-    "WorkerBuild",
     "episode_seed",
+    "execute",
     "gather_or_abort",
     "new_run_config",
     "redact",
     "register_secret",
     "run",
     "run_episode",
-    "run_in_processes",
     "tool",
 ]

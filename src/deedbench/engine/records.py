@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from deedbench.engine.messages import Message, Usage
 from deedbench.engine.sample import EpisodeKey
 from deedbench.engine.secrets import has_secrets, redact
 from deedbench.scoring import ReportSpec, Score
 
-__all__ = ["EpisodeRecord", "RunConfig"]
+__all__ = ["MAX_EPOCHS", "MAX_PLANNED_EPISODES", "EpisodeRecord", "PlanError", "RunConfig"]
+
+# Bounds on a plan, checked before a run is recorded: far above any real study, low enough
+# that a typo (--epochs 99999999999) is an error instead of a run that can never end.
+MAX_EPOCHS = 1_000
+MAX_PLANNED_EPISODES = 1_000_000
+
+
+class PlanError(ValueError):
+    """A run plan beyond the bounds, with a message that says the limit."""
 
 
 class RunConfig(BaseModel):
@@ -35,14 +45,35 @@ class RunConfig(BaseModel):
     python_version: str
     created_at: str
 
-    def episode_keys(self) -> list[EpisodeKey]:
-        """Every episode the run is made of, in a stable order."""
-        return [
-            EpisodeKey(sample_id, condition, epoch)
-            for epoch in range(1, self.epochs + 1)
-            for condition in self.conditions
-            for sample_id in self.sample_ids
-        ]
+    @field_validator("conditions")
+    @classmethod
+    def _once_each(cls, conditions: list[str]) -> list[str]:
+        """A condition named twice is one condition (runs recorded with `base,base` by
+        earlier versions could never complete)."""
+        return list(dict.fromkeys(conditions))
+
+    @property
+    def planned_episodes(self) -> int:
+        """How many episodes the run is made of, counted, not listed."""
+        return len(self.sample_ids) * len(self.conditions) * self.epochs
+
+    def episode_keys(self) -> Iterator[EpisodeKey]:
+        """Every episode the run is made of, in a stable order, one at a time."""
+        for epoch in range(1, self.epochs + 1):
+            for condition in self.conditions:
+                for sample_id in self.sample_ids:
+                    yield EpisodeKey(sample_id, condition, epoch)
+
+    def check_plan(self) -> None:
+        """Raise PlanError when the plan is beyond `MAX_EPOCHS` or `MAX_PLANNED_EPISODES`."""
+        if self.epochs > MAX_EPOCHS:
+            raise PlanError(f"{self.epochs} epochs is more than the limit of {MAX_EPOCHS:,}")
+        if self.planned_episodes > MAX_PLANNED_EPISODES:
+            raise PlanError(
+                f"{len(self.sample_ids)} samples x {len(self.conditions)} conditions x "
+                f"{self.epochs} epochs is {self.planned_episodes:,} episodes, more than the "
+                f"limit of {MAX_PLANNED_EPISODES:,} per run"
+            )
 
 
 class EpisodeRecord(BaseModel):

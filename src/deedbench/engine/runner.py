@@ -1,32 +1,44 @@
-"""The async runner: every (sample, condition, epoch) of a run, with bounded concurrency."""
+"""The run's driver: plans the episodes lazily, hands them to an executor, writes the store.
+
+`execute` is the one writer of a run. It holds the run's lock in the store (refreshing its
+heartbeat), pulls episode keys one at a time from the plan, skipping those already
+scored, keeps at most the executor's capacity in flight, and commits each new model
+answer as it arrives and each finished episode in batches. Memory follows the
+concurrency, never the number of planned episodes. However the run ends (finished,
+aborted, cancelled by a signal, a worker lost), what already finished is flushed before
+the lock is released.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import platform
 import time
-import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
 from deedbench import __version__
 from deedbench.engine.benchmark import Benchmark
-from deedbench.engine.episode import (
-    Agent,
-    AgentContext,
-    RunAborted,
-    Termination,
-    gather_or_abort,
-    run_episode,
+from deedbench.engine.episode import Agent, RunAborted
+from deedbench.engine.executor import (
+    Aborted,
+    Answered,
+    EpisodeJob,
+    Event,
+    Executor,
+    ExecutorError,
+    Finished,
+    InProcessExecutor,
+    Lost,
+    Prebuilt,
+    Recipe,
 )
-from deedbench.engine.messages import Message, Usage
 from deedbench.engine.records import EpisodeRecord, RunConfig
 from deedbench.engine.sample import EpisodeKey, Sample, episode_seed
-from deedbench.engine.secrets import redact
-from deedbench.engine.store import RunStore
+from deedbench.engine.store import HEARTBEAT_SECONDS, RunStore
 
-__all__ = ["new_run_config", "run"]
+__all__ = ["execute", "new_run_config", "pending_keys", "run"]
 
 
 def new_run_config(
@@ -41,8 +53,9 @@ def new_run_config(
     samples: list[Sample],
     user: dict[str, Any] | None = None,
 ) -> RunConfig:
-    """The configuration recorded for a new run."""
-    return RunConfig(
+    """The configuration recorded for a new run; PlanError when its plan is beyond the
+    bounds (`records.MAX_EPOCHS`, `records.MAX_PLANNED_EPISODES`)."""
+    config = RunConfig(
         run_id=run_id,
         benchmark=benchmark.name,
         benchmark_options=benchmark.options,
@@ -59,6 +72,105 @@ def new_run_config(
         python_version=platform.python_version(),
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
     )
+    config.check_plan()
+    return config
+
+
+def pending_keys(config: RunConfig, store: RunStore) -> Iterator[EpisodeKey]:
+    """The run's episodes the store does not hold scored, in plan order, one at a time: the
+    store is asked once per (epoch, condition), about that slice only."""
+    for epoch in range(1, config.epochs + 1):
+        for condition in config.conditions:
+            done = store.scored_samples(config.run_id, condition, epoch)
+            for sample_id in config.sample_ids:
+                if sample_id not in done:
+                    yield EpisodeKey(sample_id, condition, epoch)
+
+
+async def execute(
+    config: RunConfig,
+    store: RunStore,
+    executor: Executor,
+    recipe: Recipe,
+    *,
+    on_record: Callable[[EpisodeRecord], None] | None = None,
+) -> int:
+    """Run the episodes of `config` that the store does not hold scored yet, through a
+    started (and best prepared) executor; returns how many were started.
+
+    StoreError when another live process is executing the run. RunAborted when an episode
+    aborted the run, ExecutorError when the executor failed; either way, and on
+    cancellation, the episodes that finished and the answers paid for are stored first.
+    """
+    with store.lock_run(config.run_id):
+        try:
+            return await _drive(config, store, executor, recipe, on_record)
+        finally:
+            store.flush()
+
+
+async def _drive(
+    config: RunConfig,
+    store: RunStore,
+    executor: Executor,
+    recipe: Recipe,
+    on_record: Callable[[EpisodeRecord], None] | None,
+) -> int:
+    keys = pending_keys(config, store)
+    in_flight: set[EpisodeKey] = set()
+    started = 0
+
+    def submit_more() -> None:
+        nonlocal started
+        while len(in_flight) < executor.capacity and (key := next(keys, None)) is not None:
+            seed = episode_seed(config.seed, key)
+            cached = ()
+            if recipe.uses_cache:
+                cached = tuple(store.responses_for(seed))
+            executor.submit(EpisodeJob(config.run_id, recipe, key, seed, cached))
+            in_flight.add(key)
+            started += 1
+
+    def take(events: Iterable[Event]) -> Exception | None:
+        """Store what the events bring (answers first: an episode's answers come before
+        its record); return the first failure among them."""
+        events = list(events)
+        store.add_responses(e.entry for e in events if isinstance(e, Answered))
+        failure: Exception | None = None
+        for event in events:
+            if isinstance(event, Finished):
+                store.add(config.run_id, event.record, event.json)
+                in_flight.discard(event.record.key)
+                if on_record is not None:
+                    on_record(event.record)
+            elif isinstance(event, Aborted) and failure is None:
+                failure = RunAborted(event.reason)
+            elif isinstance(event, Lost) and failure is None:
+                failure = ExecutorError(event.reason)
+        return failure
+
+    try:
+        submit_more()
+        beat = time.monotonic() + HEARTBEAT_SECONDS
+        while in_flight:
+            events: list[Event] = []
+            try:
+                async with asyncio.timeout(max(0.0, beat - time.monotonic())):
+                    events = await executor.events()
+            except TimeoutError:
+                pass
+            if time.monotonic() >= beat:
+                store.heartbeat(config.run_id)
+                store.flush()  # records never wait longer than a heartbeat for their batch
+                beat = time.monotonic() + HEARTBEAT_SECONDS
+            failure = take(events)
+            if failure is not None:
+                raise failure
+            submit_more()
+    except BaseException:
+        take(await executor.stop())
+        raise
+    return started
 
 
 async def run(
@@ -69,89 +181,14 @@ async def run(
     *,
     concurrency: int = 16,
     on_record: Callable[[EpisodeRecord], None] | None = None,
-    shard: tuple[int, int] | None = None,
-) -> list[EpisodeKey]:
-    """Run the episodes of `config` that the store does not hold scored yet.
+) -> int:
+    """Run the episodes of `config` that the store does not hold scored yet, in this
+    process with this benchmark and agent; returns how many were started.
 
-    Returns the keys that were attempted. Records are flushed even when the run
-    is cancelled, so an interrupted run resumes where it stopped. `shard` (index,
-    count) limits the run to every count-th episode of the plan, starting at index,
-    so that several processes can share one run (see `engine.workers`).
+    Records are flushed even when the run is cancelled, so an interrupted run resumes
+    where it stopped. Several processes: `execute` with `engine.workers.ProcessExecutor`.
     """
-    samples = {s.id: s for s in benchmark.samples()}
-    done = store.scored_keys(config.run_id)
-    keys = config.episode_keys()
-    if shard is not None:
-        index, count = shard
-        if not 0 <= index < count:
-            raise ValueError(f"shard {index} of {count} does not exist")
-        keys = keys[index::count]
-    todo = [key for key in keys if key not in done]
-    limit = asyncio.Semaphore(max(1, concurrency))
-
-    async def one(key: EpisodeKey) -> None:
-        async with limit:
-            record = await _run_one(benchmark, agent, samples[key.sample_id], key, config.seed)
-        store.add(config.run_id, record)
-        if on_record is not None:
-            on_record(record)
-
-    try:
-        await gather_or_abort(one(key) for key in todo)
-    finally:
-        store.flush()
-    return todo
-
-
-async def _run_one(
-    benchmark: Benchmark, agent: Agent, sample: Sample, key: EpisodeKey, run_seed: int
-) -> EpisodeRecord:
-    seed = episode_seed(run_seed, key)
-    context = AgentContext(key.sample_id, key.condition, key.epoch, seed)
-    started = time.time()
-    clock = time.perf_counter()
-    common = {
-        "sample_id": key.sample_id,
-        "condition": key.condition,
-        "epoch": key.epoch,
-        "seed": seed,
-        "metadata": sample.metadata,
-        "chance": sample.chance,
-        "started_at": started,
-    }
-    try:
-        setup = benchmark.setup(sample, key.condition, seed)
-        transcript = await run_episode(agent, setup, context)
-        broken = transcript.termination is Termination.INFRASTRUCTURE_ERROR
-        return EpisodeRecord(
-            **common,
-            status="error" if broken else "scored",
-            termination=transcript.termination,
-            steps=transcript.steps,
-            messages=transcript.messages,
-            score=None if broken else benchmark.score(sample, transcript),
-            error=redact(transcript.error or "infrastructure error") if broken else None,
-            usage=_usage_by_role(transcript.messages),
-            duration_s=time.perf_counter() - clock,
-        )
-    except RunAborted:
-        raise
-    except Exception as exc:  # a crash in an agent, tool or scorer is recorded, never lost
-        detail = redact("".join(traceback.format_exception_only(exc)).strip())
-        return EpisodeRecord(
-            **common,
-            status="error",
-            termination=Termination.INFRASTRUCTURE_ERROR,
-            steps=0,
-            messages=[],
-            error=detail,
-            duration_s=time.perf_counter() - clock,
-        )
-
-
-def _usage_by_role(messages: list[Message]) -> dict[str, Usage]:
-    totals: dict[str, Usage] = {}
-    for message in messages:
-        if message.usage is not None:
-            totals[message.role] = totals.get(message.role, Usage()) + message.usage
-    return totals
+    recipe = Prebuilt(benchmark, agent)
+    async with InProcessExecutor(concurrency) as executor:
+        await executor.prepare(recipe)
+        return await execute(config, store, executor, recipe, on_record=on_record)

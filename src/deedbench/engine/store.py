@@ -1,26 +1,49 @@
-"""The run store: one SQLite file (WAL), a row per run and a row per episode.
+"""The run store: one SQLite file (WAL) with runs, their episodes and audits, the model
+answers runs paid for, and the locks of runs being executed.
 
-Records are written in batches, each batch one transaction, so a killed run
-loses at most the episodes of its last unfinished batch, and those simply run
-again on resume. The primary key (run, sample, condition, epoch) guarantees one
-record per episode. Audits of a run (`deedbench audit`) sit beside its episodes,
-one per episode and judge, so auditing again with the same judge replaces them.
+One process writes a run's episodes and answers: the driver that executes it
+(`engine.executor`), whatever executes its episodes. Records are written in batches,
+each batch one transaction, so a killed run loses at most the episodes of its last
+unfinished batch, and those simply run again on resume; answers are committed as they
+arrive, so a resumed run never pays for them again. The primary key (run, sample,
+condition, epoch) guarantees one record per episode. Audits of a run (`deedbench
+audit`) sit beside its episodes, one per episode and judge, so auditing again with the
+same judge replaces them.
+
+A run being executed holds a lock row (pid, host, heartbeat): a second process that
+would execute it is refused with the holder's name, and a lock whose process died or
+whose heartbeat stopped is taken over. A store written before answers carried their
+episode (sample, epoch, seed) or before locks existed is migrated when opened.
+
+Every SQLite failure leaves as a `StoreError` whose message names the file and says
+what is wrong with it (a folder, not SQLite, damaged, read-only); a record that no
+longer parses is skipped by readers and reported through `on_corrupt`, naming it.
 """
 
 from __future__ import annotations
 
+import os
+import socket
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator
+import warnings
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager, suppress
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
 
+from pydantic import ValidationError
+
+from deedbench.engine.cache import CacheEntry
 from deedbench.engine.records import EpisodeRecord, RunConfig
-from deedbench.engine.sample import EpisodeKey
 
-__all__ = ["AuditRecord", "RunStore", "StoreError"]
+__all__ = ["HEARTBEAT_SECONDS", "STALE_SECONDS", "AuditRecord", "RunStore", "StoreError"]
 
-_SCHEMA = """
+HEARTBEAT_SECONDS = 5.0  # how often the process executing a run proves it is alive
+STALE_SECONDS = 60.0  # a lock whose heartbeat is older than this is taken over
+
+_TABLES = """
 CREATE TABLE IF NOT EXISTS runs (
     run_id TEXT PRIMARY KEY,
     created_at TEXT NOT NULL,
@@ -45,7 +68,30 @@ CREATE TABLE IF NOT EXISTS audits (
     record_json TEXT NOT NULL,
     PRIMARY KEY (run_id, sample_id, condition, epoch, judge)
 );
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    protocol TEXT NOT NULL,
+    model TEXT NOT NULL,
+    response_json TEXT NOT NULL,
+    sample_id TEXT,
+    epoch INTEGER,
+    seed INTEGER
+);
+CREATE TABLE IF NOT EXISTS run_locks (
+    run_id TEXT PRIMARY KEY,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    acquired_at TEXT NOT NULL,
+    heartbeat_at REAL NOT NULL
+);
 """
+# Answers cached before they carried their episode have NULL there (see `_migrate`).
+_EPISODE_COLUMNS = {"sample_id": "TEXT", "epoch": "INTEGER", "seed": "INTEGER"}
+_INDEXES = """
+CREATE INDEX IF NOT EXISTS episodes_by_epoch ON episodes (run_id, epoch, condition);
+CREATE INDEX IF NOT EXISTS responses_by_seed ON responses (seed);
+"""
+_RESPONSE_COLUMNS = "key, protocol, model, response_json, sample_id, epoch, seed"
 
 
 class AuditRecord(Protocol):
@@ -65,24 +111,54 @@ class StoreError(Exception):
 
 
 class RunStore:
-    """Reads and writes runs and their episodes in one SQLite file."""
+    """Reads and writes runs, their episodes and cached answers in one SQLite file.
 
-    def __init__(self, path: str | Path, *, batch_size: int = 64, batch_seconds: float = 0.5):
+    `on_corrupt` receives a message for each stored record that no longer parses (readers
+    skip it); by default it is a Python warning.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        batch_size: int = 64,
+        batch_seconds: float = 0.5,
+        on_corrupt: Callable[[str], None] | None = None,
+    ):
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA busy_timeout=10000")
-        self._db.executescript(_SCHEMA)
-        self._pending: list[tuple[str, EpisodeRecord]] = []
+        self._on_corrupt = on_corrupt or _warn
+        self._pending: list[tuple[str, EpisodeRecord, str | None]] = []
         self._batch_size = batch_size
         self._batch_seconds = batch_seconds
         self._last_flush = time.monotonic()
+        self._locks: dict[str, int] = {}  # runs this store holds locked, and how often
+        if self.path.is_dir():
+            raise StoreError(f"{self.path} is a folder, not a run store (give a file name)")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot create the folder of the run store {self.path}: {exc.strerror}"
+            ) from None
+        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        try:
+            with self._guard():
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                self._db.execute("PRAGMA busy_timeout=10000")
+                self._db.executescript(_TABLES)
+                self._migrate()
+                self._db.executescript(_INDEXES)
+                self._probe_writable()
+        except StoreError:
+            self._db.close()
+            raise
 
     def close(self) -> None:
-        self.flush()
-        self._db.close()
+        try:
+            self.flush()
+        finally:
+            self._db.close()
 
     def __enter__(self) -> RunStore:
         return self
@@ -90,20 +166,31 @@ class RunStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    # --- runs -----------------------------------------------------------------------------
+
     def create_run(self, config: RunConfig) -> None:
-        try:
-            self._db.execute(
-                "INSERT INTO runs (run_id, created_at, config_json) VALUES (?, ?, ?)",
-                (config.run_id, config.created_at, config.model_dump_json()),
-            )
-        except sqlite3.IntegrityError:
-            raise StoreError(f"run {config.run_id!r} already exists in {self.path}") from None
+        with self._guard():
+            try:
+                self._db.execute(
+                    "INSERT INTO runs (run_id, created_at, config_json) VALUES (?, ?, ?)",
+                    (config.run_id, config.created_at, config.model_dump_json()),
+                )
+            except sqlite3.IntegrityError:
+                raise StoreError(f"run {config.run_id!r} already exists in {self.path}") from None
 
     def get_run(self, run_id: str) -> RunConfig | None:
-        row = self._db.execute(
-            "SELECT config_json FROM runs WHERE run_id = ?", (run_id,)
-        ).fetchone()
-        return RunConfig.model_validate_json(row[0]) if row else None
+        with self._guard():
+            row = self._db.execute(
+                "SELECT config_json FROM runs WHERE run_id = ?", (run_id,)
+            ).fetchone()
+        if row is None:
+            return None
+        try:
+            return RunConfig.model_validate_json(row[0])
+        except ValidationError as exc:
+            raise StoreError(
+                f"{self.path}: the configuration of run {run_id!r} is corrupt: {_first(exc)}"
+            ) from None
 
     def require_run(self, run_id: str) -> RunConfig:
         config = self.get_run(run_id)
@@ -113,21 +200,27 @@ class RunStore:
         return config
 
     def run_ids(self) -> list[str]:
-        rows = self._db.execute("SELECT run_id FROM runs ORDER BY created_at, run_id")
-        return [r[0] for r in rows]
+        with self._guard():
+            rows = self._db.execute("SELECT run_id FROM runs ORDER BY created_at, run_id")
+            return [r[0] for r in rows]
 
-    def scored_keys(self, run_id: str) -> set[EpisodeKey]:
-        """Episodes already finished; errors are not among them, so they run again."""
-        rows = self._db.execute(
-            "SELECT sample_id, condition, epoch FROM episodes "
-            "WHERE run_id = ? AND status = 'scored'",
-            (run_id,),
-        )
-        return {EpisodeKey(*row) for row in rows}
+    # --- episodes -------------------------------------------------------------------------
 
-    def add(self, run_id: str, record: EpisodeRecord) -> None:
-        """Queue a record; it is written with its batch."""
-        self._pending.append((run_id, record))
+    def scored_samples(self, run_id: str, condition: str, epoch: int) -> set[str]:
+        """The samples of one condition and epoch already finished; errors are not among
+        them, so they run again."""
+        with self._guard():
+            rows = self._db.execute(
+                "SELECT sample_id FROM episodes WHERE run_id = ? AND epoch = ? "
+                "AND condition = ? AND status = 'scored'",
+                (run_id, epoch, condition),
+            )
+            return {row[0] for row in rows}
+
+    def add(self, run_id: str, record: EpisodeRecord, json: str | None = None) -> None:
+        """Queue a record (with its JSON, when the caller has it already); it is written
+        with its batch."""
+        self._pending.append((run_id, record, json))
         now = time.monotonic()
         if len(self._pending) >= self._batch_size or now - self._last_flush >= self._batch_seconds:
             self.flush()
@@ -145,36 +238,65 @@ class RunStore:
                 r.epoch,
                 r.status,
                 r.score.outcome if r.score else None,
-                r.model_dump_json(),
+                json if json is not None else r.model_dump_json(),
             )
-            for run_id, r in self._pending
+            for run_id, r, json in self._pending
         ]
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            self._db.executemany(
-                "INSERT OR REPLACE INTO episodes "
-                "(run_id, sample_id, condition, epoch, status, outcome, record_json) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                rows,
-            )
-            self._db.execute("COMMIT")
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
+        self._write(
+            "INSERT OR REPLACE INTO episodes "
+            "(run_id, sample_id, condition, epoch, status, outcome, record_json) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
         self._pending.clear()
 
     def episodes(self, run_id: str) -> Iterator[EpisodeRecord]:
-        rows = self._db.execute(
-            "SELECT record_json FROM episodes WHERE run_id = ? ORDER BY rowid", (run_id,)
-        )
-        for (text,) in rows:
-            yield EpisodeRecord.model_validate_json(text)
+        """The run's records in the order they were written, skipping (and reporting
+        through `on_corrupt`) any that no longer parses."""
+        with self._guard():
+            rows = self._db.execute(
+                "SELECT sample_id, condition, epoch, record_json FROM episodes "
+                "WHERE run_id = ? ORDER BY rowid",
+                (run_id,),
+            )
+            for sample_id, condition, epoch, text in rows:
+                try:
+                    yield EpisodeRecord.model_validate_json(text)
+                except ValidationError as exc:
+                    self._on_corrupt(
+                        f"{self.path}: skipped the corrupt record of run {run_id!r}, sample "
+                        f"{sample_id!r}, condition {condition!r}, epoch {epoch}: {_first(exc)}"
+                    )
+
+    def episode(
+        self, run_id: str, sample_id: str, condition: str, epoch: int
+    ) -> EpisodeRecord | None:
+        """One episode's record, read alone through the primary key."""
+        with self._guard():
+            row = self._db.execute(
+                "SELECT record_json FROM episodes "
+                "WHERE run_id = ? AND sample_id = ? AND condition = ? AND epoch = ?",
+                (run_id, sample_id, condition, epoch),
+            ).fetchone()
+        if row is None:
+            return None
+        try:
+            return EpisodeRecord.model_validate_json(row[0])
+        except ValidationError as exc:
+            raise StoreError(
+                f"{self.path}: the record of run {run_id!r}, sample {sample_id!r}, condition "
+                f"{condition!r}, epoch {epoch} is corrupt: {_first(exc)}"
+            ) from None
 
     def count(self, run_id: str) -> dict[str, int]:
-        rows = self._db.execute(
-            "SELECT status, COUNT(*) FROM episodes WHERE run_id = ? GROUP BY status", (run_id,)
-        )
-        return dict(rows.fetchall())
+        with self._guard():
+            rows = self._db.execute(
+                "SELECT status, COUNT(*) FROM episodes WHERE run_id = ? GROUP BY status",
+                (run_id,),
+            )
+            return dict(rows.fetchall())
+
+    # --- audits ---------------------------------------------------------------------------
 
     def save_audits(self, run_id: str, audits: Iterable[AuditRecord]) -> None:
         """Write a run's audits in one transaction, replacing earlier ones by the same judge."""
@@ -182,23 +304,215 @@ class RunStore:
             (run_id, a.sample_id, a.condition, a.epoch, a.judge_spec or "", a.model_dump_json())
             for a in audits
         ]
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            self._db.executemany(
-                "INSERT OR REPLACE INTO audits "
-                "(run_id, sample_id, condition, epoch, judge, record_json) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                rows,
-            )
-            self._db.execute("COMMIT")
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
+        self._write(
+            "INSERT OR REPLACE INTO audits "
+            "(run_id, sample_id, condition, epoch, judge, record_json) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            rows,
+        )
 
     def audits(self, run_id: str) -> list[str]:
         """A run's stored audits as JSON (`deedbench.audit.load_audits` reads them), the
         scanner-only audit first, then each judge's, in the order they were written."""
-        rows = self._db.execute(
-            "SELECT record_json FROM audits WHERE run_id = ? ORDER BY judge, rowid", (run_id,)
-        )
-        return [text for (text,) in rows]
+        with self._guard():
+            rows = self._db.execute(
+                "SELECT record_json FROM audits WHERE run_id = ? ORDER BY judge, rowid",
+                (run_id,),
+            )
+            return [text for (text,) in rows]
+
+    # --- cached model answers -------------------------------------------------------------
+
+    def responses_for(self, seed: int) -> list[CacheEntry]:
+        """Every cached answer given in the episode with this seed, in any run (the seed is
+        derived from the run seed, sample, condition and epoch), by its agent or its
+        model-played user: what the job that runs it needs."""
+        with self._guard():
+            rows = self._db.execute(
+                f"SELECT {_RESPONSE_COLUMNS} FROM responses WHERE seed = ?", (seed,)
+            )
+            return [CacheEntry(*row) for row in rows]
+
+    def response(self, key: str) -> CacheEntry | None:
+        """The cached answer with this key, with or without its episode."""
+        with self._guard():
+            row = self._db.execute(
+                f"SELECT {_RESPONSE_COLUMNS} FROM responses WHERE key = ?", (key,)
+            ).fetchone()
+        if row is None:
+            return None
+        sample_id, epoch, seed = row[4:]
+        return CacheEntry(*row[:4], sample_id or "", epoch or 0, seed or 0)
+
+    def add_responses(self, entries: Iterable[CacheEntry]) -> None:
+        """Commit answers at once, in one transaction."""
+        rows = [
+            (e.key, e.protocol, e.model, e.response, e.sample_id, e.epoch, e.seed) for e in entries
+        ]
+        if rows:
+            self._write(
+                f"INSERT OR REPLACE INTO responses ({_RESPONSE_COLUMNS}) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+
+    # --- locks of runs being executed -----------------------------------------------------
+
+    @contextmanager
+    def lock_run(self, run_id: str) -> Iterator[None]:
+        """Hold the run's lock for the block; StoreError names the holder when another live
+        process holds it. Re-entrant for this store, released however the block ends."""
+        if run_id not in self._locks:
+            self._acquire(run_id)
+        self._locks[run_id] = self._locks.get(run_id, 0) + 1
+        try:
+            yield
+        finally:
+            self._locks[run_id] -= 1
+            if not self._locks[run_id]:
+                del self._locks[run_id]
+                self._release(run_id)
+
+    def heartbeat(self, run_id: str) -> None:
+        """Prove the run's executor alive; StoreError when another process took the lock
+        over meanwhile (this one looked dead for `STALE_SECONDS`)."""
+        with self._guard():
+            updated = self._db.execute(
+                "UPDATE run_locks SET heartbeat_at = ? WHERE run_id = ? AND pid = ? AND host = ?",
+                (time.time(), run_id, os.getpid(), socket.gethostname()),
+            ).rowcount
+        if not updated:
+            raise StoreError(
+                f"run {run_id!r} was taken over by another process: this one gave no sign of "
+                f"life for {STALE_SECONDS:.0f} s"
+            )
+
+    def _acquire(self, run_id: str) -> None:
+        host = socket.gethostname()
+        with self._guard(), self._transaction():
+            row = self._db.execute(
+                "SELECT pid, host, acquired_at, heartbeat_at FROM run_locks WHERE run_id = ?",
+                (run_id,),
+            ).fetchone()
+            if row is not None and not _stale(*row):
+                pid, holder, since, _ = row
+                raise StoreError(
+                    f"run {run_id!r} is being executed by pid {pid} on host {holder} since "
+                    f"{since}; wait for it to finish, or stop that process"
+                )
+            now = datetime.now(UTC)
+            self._db.execute(
+                "INSERT OR REPLACE INTO run_locks VALUES (?, ?, ?, ?, ?)",
+                (run_id, os.getpid(), host, f"{now:%Y-%m-%d %H:%M:%S} UTC", now.timestamp()),
+            )
+
+    def _release(self, run_id: str) -> None:
+        # a lock left behind is taken over once this process ends or goes quiet
+        with suppress(StoreError):
+            self._write(
+                "DELETE FROM run_locks WHERE run_id = ? AND pid = ? AND host = ?",
+                [(run_id, os.getpid(), socket.gethostname())],
+            )
+
+    # --- plumbing -------------------------------------------------------------------------
+
+    def _migrate(self) -> None:
+        """Give an older store's cached answers their episode columns (NULL for old rows)."""
+
+        def missing() -> list[str]:
+            have = {row[1] for row in self._db.execute("PRAGMA table_info(responses)")}
+            return [name for name in _EPISODE_COLUMNS if name not in have]
+
+        if not missing():
+            return
+        with self._transaction():  # another process may be migrating the same file
+            for name in missing():
+                self._db.execute(
+                    f"ALTER TABLE responses ADD COLUMN {name} {_EPISODE_COLUMNS[name]}"
+                )
+
+    def _probe_writable(self) -> None:
+        """Fail now, not midway through a run, when the file cannot be written: rewrite a
+        header field with its own value, and roll that back."""
+        (version,) = self._db.execute("PRAGMA user_version").fetchone()
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.execute(f"PRAGMA user_version = {int(version)}")
+        finally:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+
+    def _write(self, sql: str, rows: list[tuple[object, ...]]) -> None:
+        with self._guard(), self._transaction():
+            self._db.executemany(sql, rows)
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    @contextmanager
+    def _guard(self) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise StoreError(self._explain(exc)) from None
+
+    def _explain(self, exc: sqlite3.Error) -> str:
+        """A one-line message for what SQLite found wrong with the file."""
+        text = str(exc)
+        path = self.path
+        if isinstance(exc, sqlite3.DatabaseError) and "not a database" in text:
+            return f"{path} is not a run store: the file is not an SQLite database"
+        if "malformed" in text or "corrupt" in text:
+            return f"the run store {path} is damaged ({text}): restore it from a copy"
+        if path.exists() and not os.access(path, os.W_OK):
+            return f"the run store {path} is read-only: deedbench needs to write to it"
+        if not os.access(path.parent, os.W_OK):
+            return (
+                f"the folder of the run store {path} is read-only: SQLite keeps its journal "
+                "beside the store, so the folder must be writable"
+            )
+        if "readonly" in text:
+            return f"the run store {path} is read-only ({text})"
+        return f"cannot use the run store {path}: {text}"
+
+
+def _stale(pid: int, host: str, since: str, heartbeat_at: float) -> bool:
+    """Whether a lock can be taken over: its heartbeat stopped, or its process is gone."""
+    if time.time() - heartbeat_at > STALE_SECONDS:
+        return True
+    return host == socket.gethostname() and not _alive(pid)
+
+
+def _alive(pid: int) -> bool:
+    if os.name != "posix":
+        return True  # no cheap check; the heartbeat decides
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a killed process its parent has not reaped yet (a zombie) still has its pid
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state != "Z"
+
+
+def _first(exc: ValidationError) -> str:
+    """The first problem pydantic found, on one line."""
+    error = exc.errors()[0]
+    where = ".".join(str(part) for part in error["loc"])
+    return f"{where}: {error['msg']}" if where else error["msg"]
+
+
+def _warn(message: str) -> None:
+    warnings.warn(message, stacklevel=3)

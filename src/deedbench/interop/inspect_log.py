@@ -60,6 +60,7 @@ from deedbench.interop.convert import (
     usage_to_inspect,
 )
 from deedbench.interop.inspect_tasks import SCORER_NAME, SEED_KEY, TERMINATION_KEY, inspect_score
+from deedbench.reports.export import atomic_path
 from deedbench.scoring import NO_CHOICE, Evidence, Score
 
 __all__ = ["InspectLogError", "read_inspect_logs", "task_name", "write_inspect_logs"]
@@ -101,7 +102,8 @@ def write_inspect_logs(
             continue
         log = _eval_log(config, condition, mine)
         path = directory / _file_name(f"{config.run_id}_{log.eval.task}.eval")
-        write_eval_log(log, path, format="eval")
+        with atomic_path(path) as temporary:  # a kill never leaves half a log
+            write_eval_log(log, str(temporary), format="eval")
         paths.append(path)
     return paths
 

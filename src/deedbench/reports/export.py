@@ -1,4 +1,5 @@
-"""Flat forms of a run for other tools: episodes as JSONL or CSV, a summary as CSV rows.
+"""Flat forms of a run for other tools: episodes as JSONL or CSV, a summary as CSV rows,
+and the one way every report and export file is written.
 
 JSONL keeps each record whole (transcript included); CSV has one row per episode with
 the score values and metadata as columns, for spreadsheets and pandas. A summary's
@@ -8,19 +9,93 @@ Both redact registered secrets, and a CSV text cell that a spreadsheet would run
 formula (starting with =, +, -, @, a tab or a carriage return) is written with a
 leading apostrophe, which spreadsheets show as text; numbers are written as numbers.
 Line breaks in a cell are written as newlines.
+
+Files are written atomically (`atomic_path`, `atomic_write`): into a temporary file
+beside the target, synced, then renamed over it, so a kill never leaves a truncated or
+empty file.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import os
+import tempfile
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import IO, Any
 
 from deedbench.engine import EpisodeRecord, RunConfig, redact
 from deedbench.reports.summary import RunSummary
 
-__all__ = ["episode_row", "summary_rows", "write_csv", "write_jsonl"]
+__all__ = [
+    "OutputError",
+    "atomic_path",
+    "atomic_write",
+    "episode_row",
+    "summary_rows",
+    "write_csv",
+    "write_jsonl",
+]
+
+
+class OutputError(Exception):
+    """An output file that cannot be written, with a message naming it."""
+
+
+@contextmanager
+def atomic_path(path: Path) -> Iterator[Path]:
+    """A temporary path beside `path` for a writer to fill; when the block ends without
+    error it is synced to disk and renamed to `path`, otherwise removed.
+
+    OutputError, before anything is written, when `path`'s folder does not exist or
+    `path` is a folder; OutputError also for a write that fails (disk full, no access).
+    """
+    folder = path.parent
+    if not folder.is_dir():
+        raise OutputError(f"cannot write {path}: the folder {folder} does not exist")
+    if path.is_dir():
+        raise OutputError(f"cannot write {path}: it is a folder")
+    try:
+        handle, name = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror}") from None
+    os.close(handle)
+    temporary = Path(name)
+    try:
+        yield temporary
+        os.chmod(temporary, 0o666 & ~_umask())  # as an ordinary new file, not mkstemp's 0600
+        _sync(temporary)
+        os.replace(temporary, path)
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    finally:
+        temporary.unlink(missing_ok=True)
+    if os.name == "posix":
+        _sync(folder)  # the rename itself survives a crash
+
+
+@contextmanager
+def atomic_write(path: Path) -> Iterator[IO[str]]:
+    """A text file (UTF-8, newlines as written) that appears at `path` whole or not at all."""
+    with atomic_path(path) as temporary, open(temporary, "w", encoding="utf-8", newline="") as out:
+        yield out
+
+
+def _sync(path: Path) -> None:
+    handle = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(handle)
+    finally:
+        os.close(handle)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
 
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 

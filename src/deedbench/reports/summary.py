@@ -154,7 +154,7 @@ def summarize(
     errors: list[EpisodeRecord] = []
     for record in records:
         (scored if record.status == "scored" else errors).append(record)
-    planned = len(config.episode_keys())
+    planned = config.planned_episodes
     conditions = []
     for condition in config.conditions:
         mine = [r for r in scored if r.condition == condition]

@@ -139,16 +139,18 @@ class FakeModelServer:
         # cancels the connections still open instead, and they close in `finally`.
         server.close()
 
-    def _next_reply(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
+    def _next_reply(self, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, Reply]:
+        """The request's number (its index in `requests`) and the reply it gets."""
         with self._lock:
             self.requests.append(body)
             self.headers.append(headers)
+            number = len(self.requests) - 1
             refused = self._refusal(body)
             if refused is not None:
-                return refused
+                return number, refused
             if self._queue:
-                return self._queue.popleft()
-        return self.responder(body) if self.responder else Reply(text="OK.")
+                return number, self._queue.popleft()
+        return number, self.responder(body) if self.responder else Reply(text="OK.")
 
     def _refusal(self, body: dict[str, Any]) -> Reply | None:
         """What a real server answers to a request it cannot take, before any reply."""
@@ -186,7 +188,7 @@ class FakeModelServer:
                     body = json.loads(data or b"{}")
                 except json.JSONDecodeError:
                     body = {}
-                reply = self._next_reply(body, headers)
+                number, reply = self._next_reply(body, headers)
                 self._in_flight += 1
                 self.max_in_flight = max(self.max_in_flight, self._in_flight)
                 try:
@@ -195,7 +197,7 @@ class FakeModelServer:
                     if reply.drop_connection:
                         writer.transport.abort()
                         return
-                    writer.write(self._response(reply, body))
+                    writer.write(self._response(reply, body, number))
                 finally:
                     self._in_flight -= 1
                 if headers.get("connection", "").lower() == "close":
@@ -205,15 +207,15 @@ class FakeModelServer:
         finally:
             writer.close()
 
-    def _response(self, reply: Reply, body: dict[str, Any]) -> bytes:
+    def _response(self, reply: Reply, body: dict[str, Any], number: int) -> bytes:
         if reply.raw_body is not None:
             payload = reply.raw_body.encode()
         elif reply.status >= 400:
             payload = json.dumps(_error_body(self.protocol, reply)).encode()
         elif self.protocol == "openai":
-            payload = json.dumps(_openai_body(reply, body)).encode()
+            payload = json.dumps(_openai_body(reply, body, number)).encode()
         else:
-            payload = json.dumps(_anthropic_body(reply, body)).encode()
+            payload = json.dumps(_anthropic_body(reply, body, number)).encode()
         lines = [
             f"HTTP/1.1 {reply.status} {_REASONS.get(reply.status, 'Unknown')}",
             "content-type: application/json",
@@ -242,7 +244,7 @@ def _error_body(protocol: Protocol, reply: Reply) -> dict[str, Any]:
     return {"type": "error", "error": {"type": kind, "message": reply.error_message}}
 
 
-def _openai_body(reply: Reply, request: dict[str, Any]) -> dict[str, Any]:
+def _openai_body(reply: Reply, request: dict[str, Any], number: int) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": reply.text, "refusal": reply.refusal}
     if reply.reasoning is not None:
         message["reasoning_content"] = reply.reasoning
@@ -263,7 +265,7 @@ def _openai_body(reply: Reply, request: dict[str, Any]) -> dict[str, Any]:
     if reply.empty == "message":
         del choice["message"]
     return {
-        "id": "chatcmpl-fake",
+        "id": f"chatcmpl-{number}",  # as real servers do, unique: an answer names its request
         "object": "chat.completion",
         "created": 0,
         "model": request.get("model", "fake"),
@@ -277,7 +279,7 @@ def _openai_body(reply: Reply, request: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _anthropic_body(reply: Reply, request: dict[str, Any]) -> dict[str, Any]:
+def _anthropic_body(reply: Reply, request: dict[str, Any], number: int) -> dict[str, Any]:
     content: list[dict[str, Any]] = []
     if reply.reasoning is not None:
         content.append({"type": "thinking", "thinking": reply.reasoning, "signature": "fake-sig"})
@@ -300,7 +302,7 @@ def _anthropic_body(reply: Reply, request: dict[str, Any]) -> dict[str, Any]:
     else:
         stop_reason = "tool_use" if reply.tool_calls else "end_turn"
     return {
-        "id": "msg_fake",
+        "id": f"msg_{number}",
         "type": "message",
         "role": "assistant",
         "model": request.get("model", "fake"),

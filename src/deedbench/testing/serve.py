@@ -2,14 +2,16 @@
 
     python -m deedbench.testing.serve --protocol openai --delay 0.2 --fault-rate 0.2
 
-Prints the base URL on the first line, then serves until killed. Running it apart
-from the client keeps the server's work off the client's interpreter.
+Prints the base URL on the first line, then serves until interrupted or terminated,
+when it prints how many requests it received ("requests: N"). Running it apart from
+the client keeps the server's work off the client's interpreter.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import signal
 import sys
 import threading
 from dataclasses import replace
@@ -43,11 +45,12 @@ def main() -> None:
 
     server = FakeModelServer(args.protocol, respond).start()
     print(server.base_url, flush=True)
-    try:
-        threading.Event().wait()
-    except KeyboardInterrupt:
-        server.stop()
-        sys.exit(0)
+    stopped = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
+    signal.signal(signal.SIGINT, lambda *_: stopped.set())
+    stopped.wait()
+    print(f"requests: {server.hits}", flush=True)
+    sys.exit(0)  # the server's thread is a daemon: it ends here, clients connected or not
 
 
 if __name__ == "__main__":

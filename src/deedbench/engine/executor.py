@@ -1,0 +1,332 @@
+"""Executors: where a run's episodes run, behind one interface the run's driver talks to.
+
+The driver (`engine.runner.execute`) is the run's one writer: it plans the episodes
+lazily, owns the only store connection, hands out `EpisodeJob`s, and commits what comes
+back. A job is picklable and self-contained: a `Recipe` to rebuild the benchmark and the
+agent from names and settings, the episode's key and seed, and the answers the cache
+already holds for that episode (selected by its seed), so whatever runs it never reads
+the store and a resumed run pays for nothing twice. What an executor reports back are
+events: each new model
+answer as soon as it arrives (`Answered`), each finished episode (`Finished`), a failure
+that dooms the run (`Aborted`), and a lost worker (`Lost`).
+
+An executor is started (`async with`), then asked to `prepare` the run's recipe where
+jobs will run, so that a bad agent spec or a missing key is reported before the run
+writes anything; then the driver submits jobs and reads events, and on the way out
+`stop`s what is in flight. `InProcessExecutor` runs the jobs as tasks on the driver's own
+event loop; `engine.workers.ProcessExecutor` in local worker processes; a distributed
+backend implements the same methods.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import traceback
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Protocol, Self
+
+from deedbench.engine.benchmark import Benchmark
+from deedbench.engine.cache import CacheEntry, EpisodeCache
+from deedbench.engine.episode import Agent, AgentContext, RunAborted, Termination, run_episode
+from deedbench.engine.messages import Message, Usage
+from deedbench.engine.records import EpisodeRecord
+from deedbench.engine.sample import EpisodeKey, Sample
+from deedbench.engine.secrets import redact
+
+__all__ = [
+    "Aborted",
+    "Answered",
+    "Built",
+    "EpisodeJob",
+    "Event",
+    "Executor",
+    "ExecutorError",
+    "Finished",
+    "InProcessExecutor",
+    "Lost",
+    "Prebuilt",
+    "Recipe",
+    "drain",
+    "run_job",
+]
+
+
+async def _nothing() -> None:
+    return None
+
+
+@dataclass
+class Built:
+    """What a recipe builds in the process that runs episodes; `close` releases the agent's
+    connections (inside the event loop that used them)."""
+
+    benchmark: Benchmark
+    agent: Agent
+    close: Callable[[], Awaitable[None]] = _nothing
+    samples: dict[str, Sample] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.samples = {s.id: s for s in self.benchmark.samples()}
+
+
+class Recipe(Protocol):
+    """How any process rebuilds what runs a run's episodes.
+
+    Picklable and made of names and settings, never of live clients or connections, so it
+    can travel to a worker process or another machine. `name` tells recipes apart in a
+    worker that has built several; `uses_cache` says whether the agents read and write
+    the response cache (the driver then ships each episode's answers with its job).
+    `build` receives the process's cache (None: check that it builds, outside a run) and
+    its share of the run's concurrency.
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def uses_cache(self) -> bool: ...
+
+    def build(self, cache: EpisodeCache | None, concurrency: int) -> Built: ...
+
+
+@dataclass
+class Prebuilt:
+    """A recipe around a benchmark and an agent already built in this process (the Python
+    API's `run`); only the in-process executor can use it."""
+
+    benchmark: Benchmark
+    agent: Agent
+    name: str = "prebuilt"
+    uses_cache: bool = False
+
+    def build(self, cache: EpisodeCache | None, concurrency: int) -> Built:
+        return Built(self.benchmark, self.agent)
+
+
+@dataclass(frozen=True)
+class EpisodeJob:
+    """One episode to run, with everything needed to run it anywhere."""
+
+    run_id: str
+    recipe: Recipe
+    key: EpisodeKey
+    seed: int
+    cached: tuple[CacheEntry, ...] = ()
+
+
+@dataclass(frozen=True)
+class Answered:
+    """A model answer was paid for: commit it now."""
+
+    entry: CacheEntry
+
+
+@dataclass(frozen=True)
+class Finished:
+    """An episode ended, scored or as an infrastructure error. `json` is the record's JSON
+    when it travelled as JSON (from a worker): the store keeps it as it is."""
+
+    record: EpisodeRecord
+    json: str | None = None
+
+
+@dataclass(frozen=True)
+class Aborted:
+    """An episode raised RunAborted (bad credentials, a rejected request): stop the run."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class Lost:
+    """A worker died; the episodes it had in flight are gone (they run again on resume)."""
+
+    reason: str
+
+
+Event = Answered | Finished | Aborted | Lost
+
+
+class ExecutorError(RuntimeError):
+    """An executor could not go on (a worker died, a recipe failed to build)."""
+
+
+class Executor(ABC):
+    """Runs episode jobs somewhere and reports what they produce, to one driver.
+
+    The driver keeps at most `capacity` jobs submitted and not finished, so memory follows
+    the concurrency, not the size of the run. Use as an async context manager: `start`
+    on entry, `close` on exit.
+    """
+
+    capacity: int
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    @abstractmethod
+    async def start(self) -> None:
+        """Get ready to take jobs (start workers, connect to a cluster)."""
+
+    @abstractmethod
+    async def prepare(self, recipe: Recipe) -> None:
+        """Build `recipe` wherever jobs will run, before any job. Raises RunAborted when
+        building does (a missing key); otherwise what building raised (in this process)
+        or an ExecutorError with its message (elsewhere)."""
+
+    @abstractmethod
+    def submit(self, job: EpisodeJob) -> None:
+        """Start a job; never blocks for the job's result."""
+
+    @abstractmethod
+    async def events(self) -> list[Event]:
+        """Wait for at least one event; return it and every other already there."""
+
+    @abstractmethod
+    async def stop(self) -> list[Event]:
+        """Cancel the jobs in flight; return the events produced and not yet read (answers
+        already paid for, episodes that finished), so the driver can commit them."""
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Release everything `start` and the jobs acquired."""
+
+
+class InProcessExecutor(Executor):
+    """Jobs as tasks on the driver's event loop, sharing one agent per recipe.
+
+    `lookup` (the driver store's `response`) lets the agents find answers by key that no
+    job shipped: those cached by deedbench versions that did not record their episode.
+    """
+
+    def __init__(
+        self, concurrency: int = 16, *, lookup: Callable[[str], CacheEntry | None] | None = None
+    ) -> None:
+        self.capacity = max(1, concurrency)
+        self._lookup = lookup
+        self._built: dict[str, Built] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._queue: asyncio.Queue[Event] = asyncio.Queue()
+        self._cache = EpisodeCache(lambda entry: self._queue.put_nowait(Answered(entry)), lookup)
+
+    async def start(self) -> None:
+        return None
+
+    async def prepare(self, recipe: Recipe) -> None:
+        self._build(recipe)
+
+    def _build(self, recipe: Recipe) -> Built:
+        if recipe.name not in self._built:
+            self._built[recipe.name] = recipe.build(self._cache, self.capacity)
+        return self._built[recipe.name]
+
+    def submit(self, job: EpisodeJob) -> None:
+        task = asyncio.create_task(self._run(self._build(job.recipe), job))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _run(self, built: Built, job: EpisodeJob) -> None:
+        uses_cache = job.recipe.uses_cache
+        if uses_cache:
+            self._cache.hold(job.seed, job.cached)
+        try:
+            record = await run_job(built, job)
+        except RunAborted as exc:
+            self._queue.put_nowait(Aborted(str(exc)))
+            return
+        finally:
+            if uses_cache:
+                self._cache.release(job.seed)
+        self._queue.put_nowait(Finished(record))
+
+    async def events(self) -> list[Event]:
+        return await drain(self._queue)
+
+    async def stop(self) -> list[Event]:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        found = []
+        while not self._queue.empty():
+            found.append(self._queue.get_nowait())
+        return found
+
+    async def close(self) -> None:
+        for built in self._built.values():
+            await built.close()
+        self._built.clear()
+
+
+async def run_job(built: Built, job: EpisodeJob) -> EpisodeRecord:
+    """Run one job with what its recipe built; a crash in the agent, a tool or the scorer
+    is recorded as an error record, never lost. RunAborted passes through."""
+    sample = built.samples.get(job.key.sample_id)
+    if sample is None:
+        raise RunAborted(
+            f"sample {job.key.sample_id!r} of run {job.run_id!r} is not in the benchmark's "
+            "data as loaded here"
+        )
+    key, seed = job.key, job.seed
+    context = AgentContext(key.sample_id, key.condition, key.epoch, seed)
+    started = time.time()
+    clock = time.perf_counter()
+    common = {
+        "sample_id": key.sample_id,
+        "condition": key.condition,
+        "epoch": key.epoch,
+        "seed": seed,
+        "metadata": sample.metadata,
+        "chance": sample.chance,
+        "started_at": started,
+    }
+    try:
+        setup = built.benchmark.setup(sample, key.condition, seed)
+        transcript = await run_episode(built.agent, setup, context)
+        broken = transcript.termination is Termination.INFRASTRUCTURE_ERROR
+        return EpisodeRecord(
+            **common,
+            status="error" if broken else "scored",
+            termination=transcript.termination,
+            steps=transcript.steps,
+            messages=transcript.messages,
+            score=None if broken else built.benchmark.score(sample, transcript),
+            error=redact(transcript.error or "infrastructure error") if broken else None,
+            usage=_usage_by_role(transcript.messages),
+            duration_s=time.perf_counter() - clock,
+        )
+    except RunAborted:
+        raise
+    except Exception as exc:
+        detail = redact("".join(traceback.format_exception_only(exc)).strip())
+        return EpisodeRecord(
+            **common,
+            status="error",
+            termination=Termination.INFRASTRUCTURE_ERROR,
+            steps=0,
+            messages=[],
+            error=detail,
+            duration_s=time.perf_counter() - clock,
+        )
+
+
+def _usage_by_role(messages: list[Message]) -> dict[str, Usage]:
+    totals: dict[str, Usage] = {}
+    for message in messages:
+        if message.usage is not None:
+            totals[message.role] = totals.get(message.role, Usage()) + message.usage
+    return totals
+
+
+async def drain(queue: asyncio.Queue[Event]) -> list[Event]:
+    """The next event, and every other one already waiting (an executor's `events`)."""
+    found = [await queue.get()]
+    while not queue.empty():
+        found.append(queue.get_nowait())
+    return found

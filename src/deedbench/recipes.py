@@ -1,0 +1,70 @@
+"""How a recorded run's benchmark and agents are rebuilt, in whatever process runs them.
+
+A `RunRecipe` is the run's configuration and nothing live: it pickles, so the driver of
+a run can hand it to a worker process (or, later, a cluster), which loads the benchmark
+by name and options and resolves the agent (and a model-played user) from the settings
+the run recorded, with that process's response cache and its share of the concurrency.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from deedbench.agents import AgentSettings, Providers, is_model_spec, resolve_agent
+from deedbench.agents.registry import MODEL_PROTOCOLS
+from deedbench.benchmarks import BENCHMARKS, load_benchmark
+from deedbench.engine import Agent, Benchmark, Built, EpisodeCache, RunConfig
+
+__all__ = ["RunRecipe"]
+
+
+@dataclass(frozen=True)
+class RunRecipe:
+    """A run's recipe; `cache` False (``--no-cache``) keeps its agents off the cache."""
+
+    config: RunConfig
+    cache: bool = True
+
+    @property
+    def name(self) -> str:
+        return self.config.run_id
+
+    @property
+    def uses_cache(self) -> bool:
+        return self.cache and (is_model_spec(self.config.agent) or bool(self.config.user))
+
+    @property
+    def modules(self) -> tuple[str, ...]:
+        """What building imports, for a fork server to import once for all workers: the
+        benchmark's module, each model's agent module and SDK. (Not a python/ agent's
+        module: a fork server dies of any error but ImportError in what it preloads.)"""
+        names = [__name__]
+        if self.config.benchmark in BENCHMARKS:
+            names.append(BENCHMARKS[self.config.benchmark][0])
+        for spec in (self.config.agent, self.config.user.get("spec", "")):
+            if is_model_spec(spec):
+                module, _, package = MODEL_PROTOCOLS[spec.partition("/")[0]]
+                names += [module, package]
+        return tuple(dict.fromkeys(names))
+
+    def build(self, cache: EpisodeCache | None, concurrency: int) -> Built:
+        """The benchmark and agent, their model calls through `cache` where the run uses it.
+
+        Raises BenchmarkError, AgentSpecError or RunAborted (a key missing) as the CLI
+        reports them.
+        """
+        benchmark = load_benchmark(self.config.benchmark, self.config.benchmark_options)
+        providers = Providers(cache if self.uses_cache else None, concurrency)
+        agent = _agent(self.config, benchmark, providers)
+        return Built(benchmark, agent, providers.aclose)
+
+
+def _agent(config: RunConfig, benchmark: Benchmark, providers: Providers) -> Agent:
+    """The run's agent, after giving the benchmark its model-played user if it has one."""
+    if config.user:
+        settings = AgentSettings.model_validate(config.user["settings"])
+        benchmark.use_user_model(resolve_agent(config.user["spec"], benchmark, settings, providers))
+    if not is_model_spec(config.agent):
+        return resolve_agent(config.agent, benchmark)
+    settings = AgentSettings.model_validate(config.agent_params)
+    return resolve_agent(config.agent, benchmark, settings, providers)
