@@ -59,6 +59,7 @@ SCENARIOS = [
     "london_greyhound_racing",
     "melbourne_cup",
 ]
+BROKEN = "london_greyhound_racing_reversed"  # its welfare episode dies of a provider outage
 SAMPLE_IDS = [f"{scenario}_{variant}" for scenario in SCENARIOS for variant in VARIANTS]
 USAGE = {"input_tokens": 120, "output_tokens": 30}
 # Inspect's settings for fast test evals: every sample at once, the log written at the end.

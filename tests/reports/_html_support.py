@@ -26,7 +26,7 @@ from deedbench.agents import FunctionAgent
 from deedbench.benchmarks.tac import TacBenchmark
 from deedbench.cli.main import app
 from deedbench.engine import AgentContext, InfrastructureError, Message, ToolCall
-from deedbench.reports.terminal import interval, pct
+from deedbench.reports.format import interval, pct
 from deedbench.stats import ClusterRate, Rate
 from deedbench.testing import FakeModelServer, Reply, tac_player
 
@@ -302,7 +302,7 @@ def expected_rate_text(wilson: dict[str, Any], boot: dict[str, Any] | None) -> l
 
 
 def matching(data: dict[str, Any], where: dict[str, Any]) -> list[dict[str, Any]]:
-    """The embedded episodes a link's filter selects, by the rules html_report.js applies."""
+    """The embedded episodes a link's filter selects, by the rules report.js applies."""
     runs = data["runs"]
     chosen = []
     for ep in data["episodes"]:

@@ -14,8 +14,8 @@ import pytest
 
 from deedbench.engine import RunStore
 from deedbench.reports import summarize
+from deedbench.reports.format import pct
 from deedbench.reports.html import render_html
-from deedbench.reports.terminal import pct
 
 from ._html_support import (
     PAYLOADS,

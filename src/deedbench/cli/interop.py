@@ -49,7 +49,7 @@ def import_inspect(
         require_inspect()
     except InspectNotInstalled as exc:
         raise fail(str(exc)) from None
-    from deedbench.interop.inspect_log import InspectLogError, read_inspect_logs
+    from deedbench.interop.read_log import InspectLogError, read_inspect_logs
 
     try:
         runs = read_inspect_logs(logs)

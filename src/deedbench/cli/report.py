@@ -254,7 +254,7 @@ def _export_inspect(config: RunConfig, records: list[EpisodeRecord], folder: Pat
         require_inspect()
     except InspectNotInstalled as exc:
         raise fail(str(exc)) from None
-    from deedbench.interop.inspect_log import write_inspect_logs
+    from deedbench.interop.write_log import write_inspect_logs
     from deedbench.reports.export import OutputError
 
     try:

@@ -18,20 +18,18 @@ from rich.table import Table
 from deedbench.audit import AuditSummary
 from deedbench.engine.printable import safe
 from deedbench.reports.compare import Comparison
-from deedbench.reports.contrast import Contrast
+from deedbench.reports.format import (
+    audit_cells,
+    contrast_text,
+    covariate_text,
+    interval,
+    p_text,
+    pct,
+)
 from deedbench.reports.summary import ConditionSummary, GroupSummary, RunSummary
-from deedbench.stats import ClusterRate, FlipRate, PassK, Rate
+from deedbench.stats import PassK
 
-__all__ = [
-    "audit_cells",
-    "contrast_text",
-    "covariate_text",
-    "interval",
-    "p_text",
-    "pct",
-    "render_comparison",
-    "render_summary",
-]
+__all__ = ["render_comparison", "render_summary"]
 
 _ERROR_KINDS_SHOWN = 5
 # What to change when calls time out, for the summary (README: "Local model servers").
@@ -40,46 +38,6 @@ TIMEOUT_ADVICE = (
     "computes calls that were given up on: use --concurrency 1 and a --timeout above its "
     "slowest answer"
 )
-
-
-def pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
-
-
-def interval(r: Rate | ClusterRate | FlipRate, *, point: bool = True) -> str:
-    """ "61.2% [55.0, 67.1]"; the bracket alone with point=False; n/a where undefined."""
-    if r.value is None:
-        return "n/a"
-    bracket = (
-        "[n/a]"
-        if r.ci_low is None or r.ci_high is None
-        else f"[{100 * r.ci_low:.1f}, {100 * r.ci_high:.1f}]"
-    )
-    return f"{100 * r.value:.1f}% {bracket}" if point else bracket
-
-
-def p_text(value: float | None) -> str:
-    if value is None:
-        return "n/a"
-    return f"{value:.3f}" if value >= 1e-3 else f"{value:.0e}"
-
-
-def contrast_text(c: Contrast) -> str:
-    """One line: the paired difference b − a with its interval and McNemar's p."""
-    d = c.difference
-    if d.value is None:
-        return f"{c.b} vs {c.a}: no shared episodes"
-    bracket = (
-        "n/a"
-        if d.ci_low is None or d.ci_high is None
-        else f"[{100 * d.ci_low:+.1f}, {100 * d.ci_high:+.1f}]"
-    )
-    m = c.mcnemar
-    return (
-        f"{c.b} vs {c.a}: {c.metric} {100 * d.value:+.1f} points {bracket} "
-        f"over {d.n_shared} paired episodes in {d.clusters} clusters; "
-        f"McNemar exact p={p_text(m.p_value)} ({m.b01} gained, {m.b10} lost)"
-    )
 
 
 def _new_table(title: str) -> Table:
@@ -234,41 +192,6 @@ def _audit_table(audits: list[AuditSummary]) -> Table:
     for a in audits:
         table.add_row(*map(safe, [a.run_id, *audit_cells(a)]))
     return table
-
-
-def audit_cells(a: AuditSummary) -> list[str]:
-    """An audit's row: who audited, condition, n, scanner flagged, judged aware, judge
-    errors, categories flagged."""
-    who = f"judge {a.judge_spec} (rubric {a.rubric_version})" if a.judge_spec else "scanner"
-    return [
-        who,
-        a.condition,
-        str(a.episodes),
-        interval(a.flagged),
-        interval(a.judged_aware) if a.judged_aware else "—",
-        str(a.judge_errors) if a.judge_spec else "—",
-        ", ".join(f"{k} {v}" for k, v in a.categories.items()) or "none",
-    ]
-
-
-def covariate_text(condition: ConditionSummary) -> str:
-    """One line: Spearman's rho of per-cluster rate and covariate, or why it is undefined."""
-    result = condition.covariate
-    assert result is not None
-    c = result.correlation
-    head = f"{condition.condition}: Spearman rho of per-cluster {result.metric} and {result.name}"
-    if c.rho is None:
-        text = f"{head}: undefined ({c.reason}; {c.n} clusters)"
-    else:
-        bracket = (
-            "n/a"
-            if c.ci_low is None or c.ci_high is None
-            else f"[{c.ci_low:+.2f}, {c.ci_high:+.2f}]"
-        )
-        text = f"{head}: {c.rho:+.2f} {bracket}, p={p_text(c.p_value)}, {c.n} clusters"
-    if result.unmatched:
-        text += f"; not in the covariate file: {', '.join(result.unmatched)}"
-    return text
 
 
 def render_comparison(comparison: Comparison, console: Console) -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from deedbench.benchmarks.tac.location import match_location
 from deedbench.benchmarks.tac.scenario import Experience, load_scenarios
-from deedbench.benchmarks.tac.tools import TOOLS, Purchase, TacWorld
+from deedbench.benchmarks.tac.tools import TOOLS, Booking, TacWorld
 from deedbench.engine import ToolBox
 
 from ._support import builtin_scenario, call_tool, toolbox
@@ -193,7 +193,7 @@ def test_purchase_records_a_purchase_and_returns_its_reference() -> None:
     assert not message.error
     assert len(world.purchases) == 1
     purchase = world.purchases[0]
-    assert isinstance(purchase, Purchase)
+    assert isinstance(purchase, Booking)
     assert (purchase.experience_id, purchase.num_tickets, purchase.ticket_type) == (
         "sev-02",
         2,

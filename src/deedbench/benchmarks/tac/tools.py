@@ -16,11 +16,13 @@ from deedbench.benchmarks.tac.location import match_location
 from deedbench.benchmarks.tac.scenario import Experience
 from deedbench.engine import ToolError, tool
 
-__all__ = ["TOOLS", "Catalogue", "Purchase", "TacWorld"]
+__all__ = ["TOOLS", "Booking", "Catalogue", "TacWorld"]
 
 
 @dataclass(frozen=True)
-class Purchase:
+class Booking:
+    """Tickets the purchase tool sold: what the world holds after a successful purchase."""
+
     experience_id: str
     num_tickets: int
     ticket_type: str
@@ -56,7 +58,7 @@ class TacWorld:
     """What one episode sees (a catalogue) and what it bought."""
 
     catalogue: Catalogue
-    purchases: list[Purchase] = field(default_factory=list)
+    purchases: list[Booking] = field(default_factory=list)
 
     @classmethod
     def of(cls, experiences: tuple[Experience, ...]) -> TacWorld:
@@ -177,7 +179,7 @@ def purchase_tickets(
     if num_tickets < 1:
         raise ToolError("num_tickets must be at least 1")
     reference = f"BK-{_stable_int(e.id, str(num_tickets), str(len(world.purchases))) % 10**6:06d}"
-    world.purchases.append(Purchase(e.id, num_tickets, ticket_type, reference))
+    world.purchases.append(Booking(e.id, num_tickets, ticket_type, reference))
     return (
         f"Booking confirmed: {num_tickets} x {ticket_type} ticket(s) for {e.name}. "
         f"Total charged: {_money(num_tickets * e.price)}. Booking reference: {reference}."

@@ -1,18 +1,11 @@
-"""Runs as Inspect logs (read by Inspect, served by `inspect view`), and logs of the
-upstream inspect_evals/tac task as runs that `report` and `compare` analyse."""
+"""Inspect logs as runs: deedbench's own exports read back, and logs of the upstream
+inspect_evals/tac task as runs that `report` and `compare` analyse."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 
@@ -32,67 +25,21 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolInfo
 from typer.testing import CliRunner
 
-from deedbench.agents import FunctionAgent
 from deedbench.benchmarks import load_benchmark
+from deedbench.benchmarks.tac.upstream import UNKNOWN_ID_NOTE
 from deedbench.cli.main import app
 from deedbench.engine import (
     EpisodeRecord,
-    InfrastructureError,
     RunConfig,
     RunStore,
-    new_run_config,
-    run,
 )
-from deedbench.interop.inspect_log import (
-    UNKNOWN_ID_NOTE,
-    InspectLogError,
-    read_inspect_logs,
-    write_inspect_logs,
-)
+from deedbench.interop.read_log import InspectLogError, read_inspect_logs
 from deedbench.reports import summarize
 from deedbench.scoring import NO_CHOICE
 
-from ._support import FAST, SAMPLE_IDS, SCENARIOS, function_agent, mock_model_outputs, upstream_tac
+from ._support import FAST, SAMPLE_IDS, SCENARIOS, mock_model_outputs, upstream_tac
 
-BROKEN = "london_greyhound_racing_reversed"  # its welfare episode dies of a provider outage
 VARIANTS = ["base", "price_swap", "rating_swap", "reversed"]
-
-
-@pytest.fixture(scope="module")
-def deedbench_run(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> tuple[RunConfig, list[EpisodeRecord]]:
-    """A TAC run with both conditions, two epochs and one infrastructure error."""
-    scripted = function_agent()
-
-    async def turn(messages, tools, context):  # type: ignore[no-untyped-def]
-        if (context.sample_id, context.condition) == (BROKEN, "welfare"):
-            raise InfrastructureError("provider returned 503")
-        return await scripted.next_turn(messages, tools, context)
-
-    bench = load_benchmark("tac")
-    config = new_run_config(
-        run_id="scripted",
-        benchmark=bench,
-        agent="function",
-        agent_params={},
-        conditions=["base", "welfare"],
-        epochs=2,
-        seed=0,
-        samples=[s for s in bench.samples() if s.id in SAMPLE_IDS],
-    )
-    with RunStore(tmp_path_factory.mktemp("store") / "runs.db") as store:
-        store.create_run(config)
-        asyncio.run(run(config, bench, FunctionAgent(turn), store))
-        return config, list(store.episodes("scripted"))
-
-
-@pytest.fixture(scope="module")
-def exported(
-    deedbench_run: tuple[RunConfig, list[EpisodeRecord]], tmp_path_factory: pytest.TempPathFactory
-) -> list[Path]:
-    config, records = deedbench_run
-    return write_inspect_logs(config, records, tmp_path_factory.mktemp("exported"))
 
 
 @pytest.fixture(scope="module")
@@ -108,84 +55,6 @@ def upstream_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         assert log.status == "success", log.error
         paths[name] = Path(log.location)
     return paths
-
-
-def test_an_exported_run_is_a_log_inspect_reads(
-    deedbench_run: tuple[RunConfig, list[EpisodeRecord]], exported: list[Path]
-) -> None:
-    config, records = deedbench_run
-    assert [p.name for p in exported] == [
-        "scripted_deedbench-tac.eval",
-        "scripted_deedbench-tac_welfare.eval",
-    ]
-    for path, condition in zip(exported, ["base", "welfare"], strict=True):
-        log = read_eval_log(path)
-        mine = {(r.sample_id, r.epoch): r for r in records if r.condition == condition}
-        assert log.samples is not None and len(log.samples) == len(mine) == 32
-        assert {(s.id, s.epoch) for s in log.samples} == set(mine)
-        for sample in log.samples:
-            record = mine[(str(sample.id), sample.epoch)]
-            if record.score is None:
-                assert sample.error is not None and "503" in sample.error.message
-                continue
-            assert sample.scores is not None
-            assert sample.scores["deedbench"].value == record.score.values
-            assert sample.metadata["scenario"] == record.metadata["scenario"]
-        assert log.results is not None
-        welfare = next(s for s in log.results.scores if s.name == "welfare")
-        scored = [r.score.values["welfare"] for r in mine.values() if r.score is not None]
-        assert welfare.metrics["mean"].value == pytest.approx(sum(scored) / len(scored))
-    tac, welfare_log = (read_eval_log(p, header_only=True) for p in exported)
-    assert (tac.eval.task, tac.status) == ("deedbench/tac", "success")
-    assert (welfare_log.eval.task, welfare_log.status) == ("deedbench/tac_welfare", "error")
-    assert welfare_log.error is not None and "2 of 32 episodes" in welfare_log.error.message
-    assert tac.eval.model == config.agent
-
-
-def test_inspect_view_serves_an_exported_run(exported: list[Path]) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    command = [sys.executable, "-m", "inspect_ai", "view", "--log-dir", str(exported[0].parent)]
-    command += ["--host", "127.0.0.1", "--port", str(port)]
-    viewer = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}/api"
-    try:
-        listing = _get_json(f"{base}/log-files", wait=60)
-        names = sorted(Path(entry["name"]).name for entry in listing["files"])
-        assert names == sorted(p.name for p in exported)
-        served = _get_json(f"{base}/logs/{quote(exported[0].resolve().as_uri(), safe='')}")
-        assert served["eval"]["task"] == "deedbench/tac"
-        assert len(served["samples"]) == 32
-    finally:
-        viewer.terminate()
-        viewer.wait(timeout=30)
-
-
-def _get_json(url: str, wait: float = 0.0) -> dict:  # type: ignore[type-arg]
-    """GET a JSON document; retries until `wait` seconds pass while the server starts."""
-    deadline = time.monotonic() + wait
-    while True:
-        try:
-            with urllib.request.urlopen(url, timeout=10) as response:
-                return json.load(response)
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.25)
-
-
-@pytest.mark.parametrize("run_id", ["../x", "../../etc/x", "/abs/x", "a/b", ".hidden"])
-def test_file_names_from_a_run_id_stay_inside_the_log_folder(
-    deedbench_run: tuple[RunConfig, list[EpisodeRecord]], tmp_path: Path, run_id: str
-) -> None:
-    config, records = deedbench_run
-    folder = tmp_path / "logs" / "inner"
-    paths = write_inspect_logs(config.model_copy(update={"run_id": run_id}), records, folder)
-    assert len(paths) == 2
-    for path in paths:
-        assert path.parent == folder and not path.name.startswith(".")
-    assert sorted(p for p in tmp_path.rglob("*") if p.is_file()) == sorted(paths)
 
 
 def test_an_exported_run_imports_back_to_the_same_figures(

@@ -1,0 +1,294 @@
+"""Inspect logs as deedbench runs: `read_inspect_logs` turns logs into deedbench runs, so
+`report` and `compare` analyse runs made elsewhere: logs of the upstream
+``inspect_evals/tac`` task (``tac`` and ``tac_welfare``), and logs of deedbench's own
+Inspect tasks. An upstream sample's record gets the metadata and chance level a
+deedbench TAC record has (scenario, category and variant from the sample id
+``<scenario>_<variant>``; chance = #safe / #options), so a report groups it the same
+way; its welfare and completed values are the ones the log recorded, and the deciding
+purchase is cited as evidence. Whether it was `harmful` is read as upstream reads it
+(`deedbench.benchmarks.tac.upstream`): the last call's id, matched exactly (upstream's
+tool and scorer strip nothing, so a padded id is an unknown one there). Each condition
+keeps upstream's generation settings and nudge limit, each record the nudges it took.
+Logs of one model on the same data become one run, with a condition per task.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.log import (
+    EvalLog,
+    EvalSample,
+    read_eval_log,
+)
+from inspect_ai.scorer import Score as InspectScore
+
+from deedbench import __version__
+from deedbench.benchmarks import benchmark_class
+from deedbench.benchmarks.tac.upstream import (
+    NUDGE_PARAM,
+    NUDGES_KEY,
+    UPSTREAM_TASKS,
+    upstream_sample,
+    upstream_verdict,
+)
+from deedbench.engine import BenchmarkError, EpisodeRecord, Message, RunConfig, Usage
+from deedbench.interop.convert import (
+    from_inspect,
+    usage_from_inspect,
+)
+from deedbench.interop.inspect_tasks import SCORER_NAME, SEED_KEY, TERMINATION_KEY
+from deedbench.scoring import Evidence, Score
+
+__all__ = ["InspectLogError", "read_inspect_logs"]
+
+
+class InspectLogError(Exception):
+    """A log that cannot be read as a run, with a message naming the file and sample."""
+
+
+@dataclass
+class _Part:
+    """What one log holds: one condition of one model's run."""
+
+    path: Path
+    log: EvalLog
+    benchmark: str
+    condition: str
+    options: dict[str, str]
+    data_hash: str
+    records: list[EpisodeRecord] = field(default_factory=list)
+
+
+def read_inspect_logs(paths: Sequence[str | Path]) -> list[tuple[RunConfig, list[EpisodeRecord]]]:
+    """Read Inspect logs as deedbench runs: one per model and data, a condition per log."""
+    parts = [_read_part(Path(p)) for p in paths]
+    groups: dict[tuple[str, str, str], list[_Part]] = {}
+    for part in parts:
+        groups.setdefault((part.benchmark, part.log.eval.model, part.data_hash), []).append(part)
+    return [_run(group) for group in groups.values()]
+
+
+def _read_part(path: Path) -> _Part:
+    try:
+        log = read_eval_log(path, resolve_attachments=True)
+    except Exception as exc:  # Inspect raises several kinds for a file that is not its log
+        raise InspectLogError(f"{path}: not a readable Inspect log: {exc}") from None
+    if not log.samples:
+        raise InspectLogError(f"{path}: the log holds no samples (was it written header-only?)")
+    metadata = log.eval.metadata or {}
+    task = log.eval.task.rpartition("/")[2]
+    if "benchmark" in metadata and "condition" in metadata:  # deedbench's own task or export
+        part = _Part(
+            path,
+            log,
+            str(metadata["benchmark"]),
+            str(metadata["condition"]),
+            {str(k): str(v) for k, v in (metadata.get("options") or {}).items()},
+            f"inspect:{log.eval.task_version}",
+        )
+        try:
+            benchmark_class(part.benchmark)
+        except BenchmarkError as exc:
+            raise InspectLogError(f"{path}: {exc}") from None
+        part.records = [_deedbench_record(part, s) for s in log.samples]
+        return part
+    if task in UPSTREAM_TASKS:
+        part = _Part(path, log, "tac", UPSTREAM_TASKS[task], {}, _content_hash(log.samples))
+        part.records = [_upstream_tac_record(part, s) for s in log.samples]
+        return part
+    known = ", ".join(f"inspect_evals/{t}" for t in UPSTREAM_TASKS)
+    raise InspectLogError(
+        f"{path}: task {log.eval.task!r} is neither {known} nor one of deedbench's tasks"
+    )
+
+
+def _run(parts: list[_Part]) -> tuple[RunConfig, list[EpisodeRecord]]:
+    first = parts[0]
+    seen: dict[str, Path] = {}
+    for part in parts:
+        if part.condition in seen:
+            raise InspectLogError(
+                f"{part.path}: condition {part.condition!r} of model {part.log.eval.model!r} "
+                f"is already in {seen[part.condition]}; import these logs separately"
+            )
+        seen[part.condition] = part.path
+    cls = benchmark_class(first.benchmark)
+    order = {c: i for i, c in enumerate(cls.conditions)}
+    parts = sorted(parts, key=lambda p: order.get(p.condition, len(order)))
+    records = [r for p in parts for r in p.records]
+    model = first.log.eval.model
+    config = RunConfig(
+        run_id=_run_id(first.benchmark, model, [p.log.eval.eval_id for p in parts]),
+        benchmark=first.benchmark,
+        benchmark_options=first.options,
+        data_hash=first.data_hash,
+        agent=model,
+        agent_params={"inspect": [_provenance(p) for p in parts]},
+        conditions=[p.condition for p in parts],
+        epochs=max(r.epoch for r in records),
+        seed=0,
+        sample_ids=list(dict.fromkeys(r.sample_id for r in records)),
+        report=cls.report,
+        deedbench_version=__version__,
+        python_version=platform.python_version(),
+        created_at=first.log.eval.created,
+    )
+    return config, records
+
+
+def _provenance(part: _Part) -> dict[str, Any]:
+    """Where a condition came from, and how its model was asked: the generation settings
+    in force (the task's own, such as upstream's max_tokens and reasoning_effort, under
+    any given on the command line) and upstream's nudge limit, where its plan has one."""
+    spec = part.log.eval
+    settings = part.log.plan.config.model_dump(exclude_none=True)
+    settings |= spec.model_generate_config.model_dump(exclude_none=True)
+    limits = [s.params[NUDGE_PARAM] for s in part.log.plan.steps if NUDGE_PARAM in s.params]
+    return {
+        "log": str(part.path),
+        "task": spec.task,
+        "task_version": spec.task_version,
+        "eval_id": spec.eval_id,
+        "condition": part.condition,
+        "generate_config": settings,
+        "nudge_limit": limits[0] if limits else None,
+        "inspect_ai": spec.packages.get("inspect_ai"),
+    }
+
+
+def _deedbench_record(part: _Part, sample: EvalSample) -> EpisodeRecord:
+    """A sample of deedbench's own task: the score's metadata holds the whole verdict."""
+    metadata = dict(sample.metadata)
+    chance = metadata.pop("chance", None)
+    found = (sample.scores or {}).get(SCORER_NAME)
+    score = None
+    if found is not None:
+        meta = found.metadata or {}
+        score = Score(
+            outcome=str(meta.get("outcome", found.answer)),
+            values=_values(part, sample, found, None),
+            evidence=[Evidence.model_validate(e) for e in meta.get("evidence", [])],
+            choice=meta.get("choice"),
+        )
+    return _record(
+        part, sample, [from_inspect(m) for m in sample.messages], metadata, chance, score
+    )
+
+
+def _upstream_tac_record(part: _Part, sample: EvalSample) -> EpisodeRecord:
+    """A sample of inspect_evals/tac, with the metadata and chance deedbench's TAC gives."""
+    try:
+        metadata, chance = upstream_sample(str(sample.id), sample.metadata)
+    except ValueError as exc:
+        raise InspectLogError(f"{part.path}: sample {sample.id!r}: {exc}") from None
+    messages = [from_inspect(m) for m in sample.messages]
+    score = None
+    found = next(
+        (s for s in (sample.scores or {}).values() if _has_keys(s, ("welfare", "completed"))),
+        None,
+    )
+    if found is not None:
+        values = _values(part, sample, found, ("welfare", "completed"))
+        score = upstream_verdict(
+            messages, values, metadata["harmful_ids"], metadata["safe_ids"], found.explanation
+        )
+        nudges = (found.metadata or {}).get(NUDGES_KEY, sample.store.get(NUDGES_KEY))
+        if nudges is not None:
+            metadata["nudges"] = nudges
+    elif sample.error is None:
+        raise InspectLogError(
+            f"{part.path}: sample {sample.id!r}: no score with welfare and completed values"
+        )
+    return _record(part, sample, messages, metadata, chance, score)
+
+
+def _has_keys(score: InspectScore, keys: tuple[str, ...]) -> bool:
+    return isinstance(score.value, dict) and all(k in score.value for k in keys)
+
+
+def _values(
+    part: _Part, sample: EvalSample, score: InspectScore, keys: tuple[str, ...] | None
+) -> dict[str, float]:
+    if not isinstance(score.value, dict):
+        raise InspectLogError(f"{part.path}: sample {sample.id!r}: score value is not a dict")
+    try:
+        return {k: float(v) for k, v in score.value.items() if keys is None or k in keys}
+    except (TypeError, ValueError) as exc:
+        raise InspectLogError(
+            f"{part.path}: sample {sample.id!r}: score values are not numbers: {exc}"
+        ) from None
+
+
+def _record(
+    part: _Part,
+    sample: EvalSample,
+    messages: list[Message],
+    metadata: dict[str, Any],
+    chance: float | None,
+    score: Score | None,
+) -> EpisodeRecord:
+    usage: dict[str, Usage] = {}
+    turns = [m for m in messages if m.role == "assistant"]
+    agent = sample.model_usage.get(part.log.eval.model)
+    if agent is not None and turns:  # Inspect keeps a sample's total: on the agent's last turn
+        usage["assistant"] = turns[-1].usage = usage_from_inspect(agent, calls=len(turns))
+    error = sample.error.message if sample.error else None
+    if error is None and score is None:
+        error = "the sample has no score"
+    started = _timestamp(sample.started_at or part.log.stats.started_at)
+    return EpisodeRecord(
+        sample_id=str(sample.id),
+        condition=part.condition,
+        epoch=sample.epoch,
+        seed=int(sample.store.get(SEED_KEY, 0)),
+        status="error" if error else "scored",
+        termination=sample.store.get(TERMINATION_KEY) or _termination(sample),
+        steps=len(turns),
+        messages=messages,
+        score=None if error else score,
+        metadata=metadata,
+        chance=chance,
+        error=error,
+        usage=usage,
+        started_at=started,
+        duration_s=sample.total_time or 0.0,
+    )
+
+
+def _termination(sample: EvalSample) -> str:
+    if sample.error is not None:
+        return "infrastructure_error"
+    if sample.limit is not None:
+        return f"{sample.limit.type}_limit"
+    return "agent_finished"
+
+
+def _content_hash(samples: list[EvalSample]) -> str:
+    """The data an upstream log ran on: each sample's request and listings, by id."""
+    content = sorted(
+        {
+            str(s.id): [s.input if isinstance(s.input, str) else "", s.metadata] for s in samples
+        }.items()
+    )
+    text = json.dumps(content, sort_keys=True, default=str)
+    return "inspect:sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def _timestamp(iso: str | None) -> float:
+    return datetime.fromisoformat(iso).timestamp() if iso else 0.0
+
+
+def _run_id(benchmark: str, model: str, eval_ids: list[str]) -> str:
+    """Fixed by the logs, so importing the same logs twice is refused as a duplicate run."""
+    digest = hashlib.sha256("|".join(sorted(eval_ids)).encode()).hexdigest()[:8]
+    slug = re.sub(r"[^a-z0-9]+", "-", model.lower()).strip("-")
+    return f"{benchmark}-inspect-{slug}-{digest}"

@@ -1,0 +1,164 @@
+"""The transcript browser: the frame report.js fills in, and the episodes it reads, embedded
+as JSON with each repeated text stored once."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+from deedbench.engine import EpisodeRecord
+from deedbench.reports.html.markup import tag
+from deedbench.reports.summary import RunSummary
+from deedbench.scoring import MetricSpec
+
+__all__ = ["browser_data", "browser_frame"]
+
+
+def browser_frame() -> str:
+    """The frame report.js fills in: filters, the count, the list, one episode."""
+    badge = tag("span", "★ deciding call", class_="badge deciding-badge")
+    intro = (
+        "Filter the episodes, or click any rate above to see exactly the episodes it counts. "
+        f"Click an episode to read it; the call its score rests on is marked {badge}."
+    )
+    return tag(
+        "section",
+        tag("h2", "Episodes")
+        + tag("p", intro, class_="note")
+        + tag(
+            "div",
+            tag("form", "", id="filters", class_="filters", autocomplete="off")
+            + tag("p", "", id="match-summary", class_="count"),
+            class_="browser-bar",
+        )
+        + tag(
+            "div",
+            tag("div", "", id="episode-list", class_="episode-list")
+            + tag(
+                "div",
+                tag("p", "No episode open.", class_="note"),
+                id="episode-detail",
+                class_="episode-detail",
+            ),
+            class_="browser",
+        ),
+        id="episodes",
+    )
+
+
+def browser_data(
+    summaries: list[RunSummary], records: Mapping[str, Sequence[EpisodeRecord]]
+) -> dict[str, Any]:
+    """What the script needs: the runs, their episodes in a stable order, texts stored once.
+
+    Each episode's group values and the rates it counts in are computed here as the
+    summary computes them, so a filter selects exactly the episodes behind a rate.
+    Message texts (system prompts, search results) repeat across episodes; each is
+    stored once and referred to by index.
+    """
+    texts: dict[str, int] = {}
+
+    def text(value: str | None) -> int | None:
+        return None if value is None else texts.setdefault(value, len(texts))
+
+    runs, episodes = [], []
+    for index, summary in enumerate(summaries):
+        config = summary.run
+        spec = config.report
+        runs.append(
+            {
+                "id": config.run_id,
+                "agent": config.agent,
+                "benchmark": config.benchmark,
+                "group_by": spec.group_by,
+                "metrics": [{"name": m.name, "given": m.given} for m in spec.metrics],
+            }
+        )
+        mine = _ordered(
+            config.sample_ids,
+            config.conditions,
+            [r.redacted() for r in records.get(config.run_id, [])],
+        )
+        episodes += [_episode(index, r, spec.group_by, spec.metrics, text) for r in mine]
+    return {"runs": runs, "episodes": episodes, "texts": list(texts)}
+
+
+_EXACT = 2**53 - 1  # Number.MAX_SAFE_INTEGER
+
+
+def _exact(value: Any) -> Any:
+    """`value` with integers beyond JavaScript's exact range (2^53) as strings."""
+    if isinstance(value, dict):
+        return {k: _exact(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_exact(v) for v in value]
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _EXACT:
+        return str(value)
+    return value
+
+
+def _ordered(
+    samples: Sequence[str], conditions: Sequence[str], records: Sequence[EpisodeRecord]
+) -> Iterator[EpisodeRecord]:
+    """By condition, then sample in the run's order, then epoch."""
+    sample_rank = {s: i for i, s in enumerate(samples)}
+    condition_rank = {c: i for i, c in enumerate(conditions)}
+    yield from sorted(
+        records,
+        key=lambda r: (
+            condition_rank.get(r.condition, len(condition_rank)),
+            sample_rank.get(r.sample_id, len(sample_rank)),
+            r.sample_id,
+            r.epoch,
+        ),
+    )
+
+
+def _episode(
+    run: int,
+    record: EpisodeRecord,
+    group_by: Sequence[str],
+    metrics: Sequence[MetricSpec],
+    text: Callable[[str | None], int | None],
+) -> dict[str, Any]:
+    score = record.score
+    counted = []
+    if record.status == "scored" and score is not None:
+        counted = [m.name for m in metrics if m.counts(score.values)]
+    return {
+        "run": run,
+        "sample": record.sample_id,
+        "condition": record.condition,
+        "epoch": record.epoch,
+        "seed": str(record.seed),  # 63 bits: a JavaScript number would round it
+        "status": record.status,
+        "termination": record.termination,
+        "steps": record.steps,
+        "duration": round(record.duration_s, 3),
+        "outcome": score.outcome if score else None,
+        "choice": score.choice if score else None,
+        "values": score.values if score else {},
+        "evidence": score.evidence if score else [],
+        "chance": record.chance,
+        "error": record.error,
+        "groups": {key: str(record.metadata.get(key, "?")) for key in group_by},
+        "counted": counted,
+        "metadata": _exact(record.metadata),
+        "usage": record.usage,
+        "messages": [
+            {
+                "role": m.role,
+                "content": text(m.content),
+                "reasoning": text(m.reasoning),
+                "calls": [
+                    {"id": c.id, "name": c.name, "arguments": c.arguments, "run": run}
+                    for calls, run in ((m.tool_calls, True), (m.dropped_tool_calls, False))
+                    for c in calls
+                ],
+                "call_id": m.tool_call_id,
+                "tool": m.tool_name,
+                "error": m.error,
+            }
+            for m in record.messages
+        ],
+    }

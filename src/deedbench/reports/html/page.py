@@ -1,0 +1,133 @@
+"""The page: the document around the figures, its Content-Security-Policy (which names the
+inline script's hash) and the header table of the runs."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from functools import cache
+from html import escape
+from importlib import resources
+
+from pydantic import RootModel
+
+from deedbench import __version__
+from deedbench.engine import EpisodeRecord, redact
+from deedbench.reports.compare import compare_runs
+from deedbench.reports.html.browser import browser_data, browser_frame
+from deedbench.reports.html.charts import benchmark_charts, by_benchmark
+from deedbench.reports.html.markup import rows_table, section, tag, td
+from deedbench.reports.html.tables import between_runs, group_tables, run_summary
+from deedbench.reports.summary import RunSummary
+
+__all__ = ["render_html"]
+
+
+def render_html(summaries: list[RunSummary], records: dict[str, list[EpisodeRecord]]) -> str:
+    """The page for one or more runs; `records` holds each run's episodes by run id."""
+    script = _asset("report.js")
+    digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+    policy = (
+        "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+        f"script-src 'sha256-{digest}'"
+    )
+    benchmarks = by_benchmark(summaries)
+    comparisons = [compare_runs(runs, records) if len(runs) > 1 else None for runs in benchmarks]
+    summary = "".join(run_summary(s) for s in summaries) + "".join(
+        between_runs(c) for c in comparisons if c is not None
+    )
+    charts = "".join(
+        benchmark_charts(runs, c) for runs, c in zip(benchmarks, comparisons, strict=True)
+    )
+    body = (
+        page_header(summaries)
+        + section("summary", "Summary", summary)
+        + section("charts", "Charts", charts)
+        + section("groups", "Rates by group", "".join(group_tables(s) for s in summaries))
+        + browser_frame()
+    )
+    title = "deedbench report: " + ", ".join(s.run.run_id for s in summaries)
+    data = script_json(browser_data(summaries, records))
+    page = (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{escape(policy)}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{escape(title)}</title><style>{_asset('report.css')}</style></head>\n"
+        f"<body>{body}\n"
+        f'<script type="application/json" id="deedbench-data">{data}</script>\n'
+        f"<script>{script}</script>\n</body></html>\n"
+    )
+    return redact(page)  # a last guard: the records were redacted already
+
+
+def script_json(value: object) -> str:
+    """JSON that cannot end its <script> element or break a JS line.
+
+    Only JSON strings can hold these characters, so writing them as \\uXXXX escapes
+    leaves the parsed value unchanged.
+    """
+    text = RootModel[object](value).model_dump_json()
+    for char in ("<", ">", "&", "\u2028", "\u2029"):
+        text = text.replace(char, f"\\u{ord(char):04x}")
+    return text
+
+
+@cache
+def _asset(name: str) -> str:
+    text = resources.files("deedbench.reports.html").joinpath(name).read_text(encoding="utf-8")
+    if "</" in text:  # would end the inline <style> or <script> early
+        raise ValueError(f"{name} must not contain '</'")
+    return text
+
+
+def page_header(summaries: list[RunSummary]) -> str:
+    head = [
+        ("run", ""),
+        ("benchmark", ""),
+        ("agent", "the agent spec; its parameters in the tooltip"),
+        ("user", "the simulated user, where the benchmark has one"),
+        ("conditions", ""),
+        ("epochs", ""),
+        ("seed", ""),
+        ("samples", ""),
+        ("data hash", "content hash of the benchmark data; the full value in the tooltip"),
+        ("created", ""),
+        ("deedbench", "the version that made the run"),
+    ]
+    rows = []
+    for s in summaries:
+        run = s.run
+        params = json.dumps(run.agent_params, sort_keys=True) if run.agent_params else None
+        short = run.data_hash if len(run.data_hash) <= 24 else run.data_hash[:23] + "…"
+        cells = [
+            tag("th", escape(run.run_id), scope="row"),
+            td(run.benchmark),
+            td(run.agent, title=params),
+            td(str(run.user.get("spec", "—"))),
+            td(", ".join(run.conditions)),
+            td(str(run.epochs), class_="num"),
+            td(str(run.seed), class_="num"),
+            td(str(len(run.sample_ids)), class_="num"),
+            td(short, class_="hash", title=run.data_hash),
+            td(run.created_at[:19]),
+            td(run.deedbench_version),
+        ]
+        rows.append(tag("tr", "".join(cells), data_run=run.run_id))
+    links = [("summary", "Summary"), ("charts", "Charts"), ("groups", "Rates by group")]
+    nav = "".join(tag("a", t, href=f"#{a}") for a, t in [*links, ("episodes", "Episodes")])
+    benchmarks = ", ".join(sorted({s.run.benchmark for s in summaries}))
+    runs = f"{len(summaries)} run" + ("s" if len(summaries) != 1 else "")
+    lede = (
+        f"{benchmarks} · {runs} · written by deedbench {__version__}. Each rate shows two 95% "
+        "intervals: Wilson's (W: episodes as independent trials) and a bootstrap over "
+        "clusters (B: scenarios or tasks resampled whole). Every rate links to the episodes "
+        "it counts."
+    )
+    return tag(
+        "header",
+        tag("h1", "deedbench report")
+        + tag("p", escape(lede), class_="lede")
+        + rows_table(head, rows, "runs")
+        + tag("nav", nav),
+    )
