@@ -5,7 +5,8 @@ worlds of its own, so a generated world must be indistinguishable in *shape* fro
 τ-bench's `users.json`, `orders.json` and `products.json`: the same keys in the same
 order, the same value types (τ-bench's database hash is over `str()` of the structure,
 so `100` and `100.0` differ) and the same invariants. The content — names, streets,
-cities, product types, ids — is deedbench's own vocabulary below.
+cities, product types, ids — is deedbench's own vocabulary: below, and the product
+catalogue in catalog.json.
 
 Shape facts mirrored from τ-bench (checked against its files):
 
@@ -31,6 +32,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -123,251 +125,6 @@ _CITIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 )
 _UNIT_KINDS: tuple[tuple[str, float], ...] = (("Suite", 0.5), ("Apt", 0.4), ("Unit", 0.1))
 
-# Product types: "name: lowest-highest base price in dollars", then one indented line per
-# option with its values; a variant is one combination of values.
-_CATALOG = """
-Rain Jacket: 60-140
-    size: XS, S, M, L, XL
-    color: olive, navy, yellow, charcoal
-    hood: packable, fixed
-Camping Tent: 120-480
-    capacity: 1-person, 2-person, 4-person, 6-person
-    season: 3-season, 4-season
-    color: orange, green, grey
-Sleeping Bag: 80-260
-    temperature rating: 20F, 35F, 50F
-    fill: down, synthetic
-    length: regular, long
-Blender: 70-320
-    capacity: 48oz, 64oz, 72oz
-    motor: 900W, 1200W, 1500W
-    color: black, red, white
-Standing Desk: 300-900
-    width: 48 inch, 55 inch, 60 inch, 72 inch
-    top finish: walnut, white, bamboo, black
-    frame: single motor, dual motor
-Computer Monitor: 180-700
-    screen size: 24-inch, 27-inch, 32-inch
-    resolution: 1080p, 1440p, 4K
-    refresh rate: 60Hz, 144Hz, 165Hz
-Webcam: 40-180
-    resolution: 720p, 1080p, 4K
-    microphone: mono, stereo
-    mount: clip, tripod
-Air Fryer: 60-200
-    capacity: 3qt, 5qt, 8qt
-    color: black, white, sage
-    display: dial, touchscreen
-Rice Cooker: 40-220
-    capacity: 3 cups, 6 cups, 10 cups
-    inner pot: nonstick, ceramic, stainless steel
-    function: basic, fuzzy logic
-Cast Iron Skillet: 25-90
-    diameter: 8 inch, 10 inch, 12 inch
-    finish: pre-seasoned, enameled
-    handle: standard, dual
-Chef Knife: 40-260
-    blade length: 6 inch, 8 inch, 10 inch
-    steel: German, Japanese, Damascus
-    handle: wood, resin, composite
-Food Processor: 60-300
-    capacity: 7 cup, 11 cup, 14 cup
-    color: silver, black, white
-    attachments: basic, deluxe
-Stand Mixer: 200-550
-    bowl size: 4.5qt, 5qt, 6qt
-    color: red, cream, slate, black
-    attachments: standard, baking bundle
-Toaster Oven: 60-240
-    capacity: 4-slice, 6-slice
-    convection: yes, no
-    color: black, stainless steel, copper
-Throw Blanket: 30-120
-    size: 50x60, 60x80
-    material: wool, cotton, sherpa
-    color: grey, rust, teal, cream
-Bath Towel Set: 30-110
-    pieces: 2-piece, 4-piece, 6-piece
-    material: Turkish cotton, bamboo, microfiber
-    color: white, navy, sand
-Bed Sheet Set: 50-250
-    size: twin, queen, king
-    material: percale, sateen, linen
-    color: white, ivory, slate
-Pillow: 30-140
-    fill: down, memory foam, latex
-    firmness: soft, medium, firm
-    size: standard, king
-Floor Lamp: 60-260
-    color: brass, black, white
-    bulb type: LED, incandescent
-    style: arc, tripod, torchiere
-Area Rug: 120-600
-    size: 5x8 ft, 8x10 ft, 9x12 ft
-    material: wool, jute, polypropylene
-    pattern: solid, geometric, vintage
-Shoe Rack: 25-90
-    tiers: 3-tier, 4-tier, 5-tier
-    material: bamboo, metal
-    color: natural, black, white
-Chair Mat: 30-90
-    size: 36x48, 45x53, 46x60
-    surface: hard floor, low pile carpet, high pile carpet
-    shape: rectangle, lip
-Drone: 300-1400
-    camera: 2.7K, 4K, 6K
-    flight time: 20 minutes, 30 minutes, 40 minutes
-    color: grey, white
-Smart Doorbell: 80-260
-    resolution: 1080p, 1536p, 2K
-    power: battery, wired
-    color: black, satin nickel, bronze
-Robot Lawn Mower: 700-2500
-    lawn size: 0.25 acre, 0.5 acre, 1 acre
-    navigation: boundary wire, GPS
-    color: green, grey
-Electric Scooter: 300-1200
-    range: 15 miles, 25 miles, 40 miles
-    max speed: 15 mph, 20 mph
-    color: black, white, blue
-Kayak: 250-900
-    length: 9 ft, 10 ft, 12 ft
-    type: sit-on-top, sit-inside, inflatable
-    color: orange, teal, lime, red
-Fishing Rod: 40-220
-    length: 6 ft, 7 ft, 8 ft
-    power: light, medium, heavy
-    material: graphite, fiberglass
-Tennis Racket: 90-260
-    head size: 98 sq in, 100 sq in, 105 sq in
-    weight: 280g, 300g, 315g
-    grip size: 4 1/8, 4 1/4, 4 3/8
-Golf Balls: 20-60
-    pack size: 12-pack, 24-pack
-    compression: low, mid, high
-    color: white, yellow, orange
-Treadmill: 500-2200
-    max speed: 8 mph, 10 mph, 12 mph
-    incline: manual, motorized
-    deck: folding, fixed
-Rowing Machine: 300-1300
-    resistance: air, magnetic, water
-    monitor: basic, Bluetooth
-    frame: steel, aluminum
-Resistance Bands: 15-60
-    set size: 3-band, 5-band, 11-band
-    material: latex, fabric
-    handles: yes, no
-Board Game: 20-90
-    players: 2-4, 2-6, 3-8
-    genre: strategy, party, cooperative, family
-    edition: standard, deluxe
-Acoustic Guitar: 180-900
-    body: dreadnought, concert, parlor
-    top wood: spruce, cedar, mahogany
-    finish: natural, sunburst, black
-Digital Piano: 300-1500
-    keys: 61, 76, 88
-    action: semi-weighted, fully weighted, graded hammer
-    color: black, white, rosewood
-Turntable: 120-600
-    drive: belt, direct
-    preamp: built-in, none
-    color: black, walnut, white
-Soundbar: 150-900
-    channels: 2.0, 3.1, 5.1
-    subwoofer: wireless, none
-    connectivity: HDMI eARC, optical, Bluetooth
-Projector: 400-2200
-    resolution: 1080p, 4K
-    brightness: 2000 lumens, 3000 lumens, 4000 lumens
-    throw: standard, short throw
-Wi-Fi Router: 80-500
-    standard: Wi-Fi 5, Wi-Fi 6, Wi-Fi 6E, Wi-Fi 7
-    bands: dual-band, tri-band
-    mesh: yes, no
-External Drive: 60-450
-    capacity: 1TB, 2TB, 4TB, 8TB
-    type: HDD, SSD
-    interface: USB-C, Thunderbolt
-Printer: 100-500
-    type: inkjet, laser
-    output: monochrome, color
-    functions: print only, all-in-one
-    connectivity: USB, Wi-Fi
-Drawing Tablet: 60-400
-    active area: small, medium, large
-    pressure levels: 4096, 8192
-    connectivity: wired, Bluetooth
-Baby Stroller: 200-900
-    type: full-size, jogging, travel
-    color: black, grey, navy
-    fold: one-hand, two-step
-Car Seat: 80-400
-    type: infant, convertible, booster
-    color: black, grey, red
-    installation: LATCH, belt
-Dog Leash: 12-60
-    length: 4 ft, 6 ft, 16 ft retractable
-    material: nylon, leather, rope
-    color: black, red, blue, green
-Cat Tree: 45-220
-    height: 36 inch, 52 inch, 72 inch
-    color: beige, grey, dark grey
-    platforms: 3, 5, 7
-Aquarium: 60-450
-    volume: 10 gallon, 20 gallon, 40 gallon
-    material: glass, acrylic
-    lighting: standard, LED
-Planter Set: 25-110
-    count: 3-pack, 5-pack
-    material: ceramic, terracotta, concrete
-    color: white, clay, charcoal
-Raised Garden Bed: 60-400
-    size: 2x4 ft, 4x4 ft, 4x8 ft
-    material: cedar, galvanized steel, composite
-    height: 11 inch, 17 inch
-Hammock: 40-250
-    material: cotton, nylon, polyester
-    capacity: single, double
-    stand: included, none
-Cordless Drill: 70-280
-    voltage: 12V, 18V, 20V
-    battery: 1.5Ah, 2.0Ah, 4.0Ah
-    kit: bare tool, with charger
-Tool Box: 25-200
-    size: 16 inch, 19 inch, 22 inch
-    material: plastic, steel, aluminum
-    wheels: yes, no
-Ladder: 60-400
-    height: 4 ft, 6 ft, 8 ft, 10 ft
-    material: aluminum, fiberglass
-    type: step, extension
-Wallet: 20-120
-    material: leather, canvas, nylon
-    style: bifold, trifold, card holder
-    color: black, brown, tan
-Handbag: 60-450
-    material: leather, vegan leather, canvas
-    size: mini, medium, large
-    color: black, camel, burgundy, olive
-Winter Gloves: 15-80
-    size: S, M, L, XL
-    material: wool, leather, synthetic
-    touchscreen: yes, no
-Wool Sweater: 60-220
-    size: S, M, L, XL
-    color: oatmeal, forest green, navy, burgundy
-    neckline: crew, turtleneck, v-neck
-Ski Goggles: 40-220
-    lens: mirrored, photochromic, clear
-    frame color: black, white, red
-    fit: small, medium, large
-Snowboard: 250-700
-    length: 148 cm, 152 cm, 156 cm, 160 cm
-    profile: camber, rocker, hybrid
-    flex: soft, medium, stiff
-"""
 
 JSONDict = dict[str, Any]
 
@@ -423,21 +180,16 @@ def _address(rng: random.Random) -> JSONDict:
     }
 
 
-def _parse_catalog(text: str) -> list[tuple[str, int, int, dict[str, list[str]]]]:
-    """The product types of `_CATALOG` as (name, low, high, option name -> values)."""
-    types: list[tuple[str, int, int, dict[str, list[str]]]] = []
-    for line in text.strip().splitlines():
-        if line.startswith(" "):
-            option, values = line.split(":")
-            types[-1][3][option.strip()] = [value.strip() for value in values.split(",")]
-        else:
-            name, prices = line.rsplit(":", 1)
-            low, high = prices.split("-")
-            types.append((name, int(low), int(high), {}))
-    return types
+def _load_catalog() -> list[tuple[str, int, int, dict[str, list[str]]]]:
+    """The product types of catalog.json as (name, lowest and highest base price in
+    dollars, option name -> values); a variant is one combination of option values."""
+    text = resources.files("deedbench.benchmarks.retail").joinpath("catalog.json").read_text()
+    return [
+        (t["name"], t["base_price"][0], t["base_price"][1], t["options"]) for t in json.loads(text)
+    ]
 
 
-_PRODUCT_TYPES = _parse_catalog(_CATALOG)
+_PRODUCT_TYPES = _load_catalog()
 
 
 def _products(rng: random.Random, ids: _Ids, count: int) -> dict[str, JSONDict]:
