@@ -34,10 +34,10 @@ from deedbench.reports.compare import Comparison, compare_runs
 from deedbench.reports.contrast import Contrast
 from deedbench.reports.summary import ConditionSummary, GroupSummary, RunSummary
 from deedbench.reports.terminal import audit_cells, covariate_text, interval, p_text, pct
-from deedbench.scoring import MetricSpec
+from deedbench.scoring import MetricSpec, ReportSpec
 from deedbench.stats import ClusterRate, Rate
 
-__all__ = ["render_html"]
+__all__ = ["episode_data", "render_figures", "render_html"]
 
 # Okabe-Ito: distinguishable with the common colour-vision deficiencies.
 PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"]
@@ -55,19 +55,7 @@ def render_html(summaries: list[RunSummary], records: dict[str, list[EpisodeReco
         "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
         f"script-src 'sha256-{digest}'"
     )
-    benchmarks = _by_benchmark(summaries)
-    comparisons = [compare_runs(runs, records) if len(runs) > 1 else None for runs in benchmarks]
-    summary = "".join(_run_summary(s) for s in summaries) + "".join(
-        _between_runs(c) for c in comparisons if c is not None
-    )
-    charts = "".join(_charts(runs, c) for runs, c in zip(benchmarks, comparisons, strict=True))
-    body = (
-        _header(summaries)
-        + _section("summary", "Summary", summary)
-        + _section("charts", "Charts", charts)
-        + _section("groups", "Rates by group", "".join(_group_tables(s) for s in summaries))
-        + _browser()
-    )
+    body = _header(summaries) + render_figures(summaries, records) + _browser()
     title = "deedbench report: " + ", ".join(s.run.run_id for s in summaries)
     data = _script_json(_browser_data(summaries, records))
     page = (
@@ -80,6 +68,38 @@ def render_html(summaries: list[RunSummary], records: dict[str, list[EpisodeReco
         f"<script>{script}</script>\n</body></html>\n"
     )
     return redact(page)  # a last guard: the records were redacted already
+
+
+def render_figures(
+    summaries: list[RunSummary], records: Mapping[str, Sequence[EpisodeRecord]]
+) -> str:
+    """The report's figures without its header and transcript browser: the summary, charts
+    and group tables, each rate a link with its filter in `data-filter`. `deedbench view`
+    serves these for a run's page; `records` need no transcripts (runs are paired on
+    their scores)."""
+    benchmarks = _by_benchmark(summaries)
+    comparisons = [compare_runs(runs, records) if len(runs) > 1 else None for runs in benchmarks]
+    summary = "".join(_run_summary(s) for s in summaries) + "".join(
+        _between_runs(c) for c in comparisons if c is not None
+    )
+    charts = "".join(_charts(runs, c) for runs, c in zip(benchmarks, comparisons, strict=True))
+    return redact(
+        _section("summary", "Summary", summary)
+        + _section("charts", "Charts", charts)
+        + _section("groups", "Rates by group", "".join(_group_tables(s) for s in summaries))
+    )
+
+
+def episode_data(record: EpisodeRecord, spec: ReportSpec) -> dict[str, Any]:
+    """One episode as the transcript browser reads it (`episode`), with the texts its
+    messages refer to by index (`texts`): what `deedbench view` sends for an episode."""
+    texts: dict[str, int] = {}
+
+    def text(value: str | None) -> int | None:
+        return None if value is None else texts.setdefault(value, len(texts))
+
+    episode = _episode(0, record.redacted(), spec.group_by, spec.metrics, text)
+    return {"episode": episode, "texts": list(texts)}
 
 
 def _script_json(value: object) -> str:
