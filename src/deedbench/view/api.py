@@ -74,7 +74,7 @@ def parse_key(condition: str, epoch: str, sample: str) -> EpisodeKey:
 def parse_ref(text: str | None) -> tuple[str, EpisodeKey]:
     """`run/condition/epoch/sample`, as `catalog.ref` writes it."""
     parts = (text or "").split("/", 3)
-    if len(parts) != 4:
+    if len(parts) != 4 or not all(parts) or not parts[2].isdigit():
         raise Rejected(400, "an episode is given as run/condition/epoch/sample")
     run_id, condition, epoch, sample = parts
     return run_id, parse_key(condition, epoch, sample)

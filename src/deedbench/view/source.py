@@ -5,7 +5,7 @@ viewer can sit beside a run being executed (WAL lets readers read while the one 
 writes) and can never migrate, lock or change the store, whatever a bug asked it to do.
 
 Figures need no transcript, so `light_records` reads records with their messages cut
-out by SQLite (`json_set(..., '$.messages', json('[]'))`): Python parses a transcript
+down by SQLite to the role and token usage of each model call: Python parses a transcript
 only for the episode a page shows (`episode`). This is the seam for a store that keeps
 what reports read apart from transcripts (issue 14): only `light_records` then changes.
 """
@@ -31,6 +31,14 @@ __all__ = ["Activity", "StoreReader"]
 # A run whose executor sent no heartbeat for three beats is no longer shown as running
 # (the store's own takeover rule waits longer, since it must be sure).
 LIVE_SECONDS = 3 * HEARTBEAT_SECONDS
+
+# A record with each message cut to its role and usage, and messages without usage left out.
+_LIGHT = """
+SELECT rowid, sample_id, condition, epoch, json_set(record_json, '$.messages', (
+    SELECT json_group_array(json_object('role', m.value ->> '$.role', 'usage', m.value -> '$.usage'))
+    FROM json_each(record_json, '$.messages') AS m WHERE m.value ->> '$.usage' IS NOT NULL
+)) FROM episodes WHERE run_id = ? AND rowid > ? ORDER BY rowid
+"""
 
 
 @dataclass(frozen=True)
@@ -119,14 +127,10 @@ class StoreReader:
 
     def light_records(self, run_id: str, after: int = 0) -> Iterator[tuple[int, EpisodeRecord]]:
         """The run's records written after rowid `after`, in the order they were written,
-        with their messages left out: everything a summary, a filter or a pairing reads."""
+        each message cut to its role and token usage (costs are counted per call):
+        everything a summary, a filter or a pairing reads."""
         with self._connect() as db:
-            rows = db.execute(
-                "SELECT rowid, sample_id, condition, epoch, "
-                "json_set(record_json, '$.messages', json('[]')) FROM episodes "
-                "WHERE run_id = ? AND rowid > ? ORDER BY rowid",
-                (run_id, after),
-            )
+            rows = db.execute(_LIGHT, (run_id, after))
             for rowid, sample_id, condition, epoch, text in rows:
                 record = self._parse(text, run_id, sample_id, condition, epoch)
                 if record is not None:
