@@ -1,7 +1,7 @@
 """Serving the viewer: a socket bound here, uvicorn answering on it until Ctrl-C.
 
-The socket is bound before uvicorn starts, so port 0 gives a free port and its number
-is known (and printed) before the first request; a port in use is a `ServeError`.
+The socket is bound and listening before uvicorn starts, so port 0 gives a free port
+whose number is printed when a browser can already connect; a port in use is a `ServeError`.
 Starlette and uvicorn were chosen as the smallest well-kept pieces made for this: an
 ASGI toolkit that runs plain functions in a thread pool (the store is read with
 blocking SQLite calls, which never stall the event loop), and the reference ASGI
@@ -51,6 +51,7 @@ def serve(
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
+        sock.listen(128)  # connections wait in the backlog until uvicorn accepts them
     except OSError as exc:
         sock.close()
         raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None

@@ -35,8 +35,9 @@ LIVE_SECONDS = 3 * HEARTBEAT_SECONDS
 # A record with each message cut to its role and usage, and messages without usage left out.
 _LIGHT = """
 SELECT rowid, sample_id, condition, epoch, json_set(record_json, '$.messages', (
-    SELECT json_group_array(json_object('role', m.value ->> '$.role', 'usage', m.value -> '$.usage'))
-    FROM json_each(record_json, '$.messages') AS m WHERE m.value ->> '$.usage' IS NOT NULL
+    SELECT json_group_array(
+        json_object('role', m.value ->> '$.role', 'usage', m.value -> '$.usage')
+    ) FROM json_each(record_json, '$.messages') AS m WHERE m.value ->> '$.usage' IS NOT NULL
 )) FROM episodes WHERE run_id = ? AND rowid > ? ORDER BY rowid
 """
 
