@@ -359,6 +359,8 @@
     const controls = {};
     let version = "";
     let figuresAt = 0;
+    let figuresVersion = "";
+    let figuresBusy = false;  // one computation of the figures at a time
     let figuresOf = -1;
     let built = false;
     let lastActivity = null;
@@ -599,8 +601,14 @@
       }
     }
 
-    async function loadFigures(stored) {
-      const data = await api("/api/runs/" + enc(RUN) + "/figures");
+    async function loadFigures() {
+      figuresBusy = true;
+      let data;
+      try {
+        data = await api("/api/runs/" + enc(RUN) + "/figures");
+      } finally {
+        figuresBusy = false;
+      }
       figuresAt = Date.now();
       if (data.of_episodes === figuresOf && document.getElementById("summary")) return;
       figuresOf = data.of_episodes;
@@ -623,15 +631,22 @@
       node.dataset.stored = a.scored + a.errors;
     }
 
-    async function poll() {
+    async function poll(figuresToo = true) {
       const a = await api("/api/runs/" + enc(RUN) + "/activity");
       clearProblem();
       lastActivity = a;
       drawStatus();
-      if (a.version === version) return;
-      version = a.version;
-      await loadList();
-      if (Date.now() - figuresAt > 1500) await loadFigures();
+      if (a.version !== version) {
+        version = a.version;
+        await loadList();
+      }
+      // Figures are recomputed at most every 1.5 s while episodes arrive, and once more
+      // after the last one, so they never stay behind the list.
+      if (figuresToo && !figuresBusy && figuresVersion !== version && Date.now() - figuresAt > 1500) {
+        const seen = version;
+        await loadFigures();
+        figuresVersion = seen;
+      }
     }
 
     document.addEventListener("click", (event) => {
@@ -650,10 +665,13 @@
 
     fromUrl();
     (async () => {
-      await poll();
+      await poll(false);  // the list and an episode first: the figures take longest
       if (state.open) await openEpisode(state.open, false);
+      const seen = version;
       await loadFigures();
-      if (window.location.hash === "#episodes") document.getElementById("episodes").scrollIntoView();
+      figuresVersion = seen;
+      // The figures above push the browser down: bring back what the URL named.
+      if (state.open || window.location.hash === "#episodes") document.getElementById("episodes").scrollIntoView();
     })().catch((error) => showProblem(error.message));
     every(1000, poll);
   }
@@ -764,7 +782,7 @@
           h(
             "div",
             { class: "pair-side", id: "side-" + name },
-            h("h3", {}, h("a", { href: episodeUrl(ref), text: ep.sample })),
+            h("h3", {}, h("span", { class: "side-name", text: name + " " }), h("a", { href: episodeUrl(ref), text: ep.sample })),
             episodeHead(side),
             episodeFacts(ep),
           ),
