@@ -37,7 +37,7 @@ from deedbench.reports.terminal import audit_cells, covariate_text, interval, p_
 from deedbench.scoring import MetricSpec, ReportSpec
 from deedbench.stats import ClusterRate, Rate
 
-__all__ = ["episode_data", "render_figures", "render_html"]
+__all__ = ["episode_data", "episode_filters", "render_figures", "render_html"]
 
 # Okabe-Ito: distinguishable with the common colour-vision deficiencies.
 PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"]
@@ -100,6 +100,24 @@ def episode_data(record: EpisodeRecord, spec: ReportSpec) -> dict[str, Any]:
 
     episode = _episode(0, record.redacted(), spec.group_by, spec.metrics, text)
     return {"episode": episode, "texts": list(texts)}
+
+
+def episode_filters(
+    record: EpisodeRecord, group_by: Sequence[str], metrics: Sequence[MetricSpec]
+) -> dict[str, Any]:
+    """What the transcript browser's filters read of an episode: its outcome and choice,
+    its groups, and the metrics whose rates count it (`deedbench view` lists episodes by
+    these without building the rest)."""
+    score = record.score
+    counted = []
+    if record.status == "scored" and score is not None:
+        counted = [m.name for m in metrics if m.counts(score.values)]
+    return {
+        "outcome": score.outcome if score else None,
+        "choice": score.choice if score else None,
+        "groups": {key: str(record.metadata.get(key, "?")) for key in group_by},
+        "counted": counted,
+    }
 
 
 def _script_json(value: object) -> str:
@@ -1060,9 +1078,7 @@ def _episode(
     text: Callable[[str | None], int | None],
 ) -> dict[str, Any]:
     score = record.score
-    counted = []
-    if record.status == "scored" and score is not None:
-        counted = [m.name for m in metrics if m.counts(score.values)]
+    filters = episode_filters(record, group_by, metrics)
     return {
         "run": run,
         "sample": record.sample_id,
@@ -1073,14 +1089,14 @@ def _episode(
         "termination": record.termination,
         "steps": record.steps,
         "duration": round(record.duration_s, 3),
-        "outcome": score.outcome if score else None,
-        "choice": score.choice if score else None,
+        "outcome": filters["outcome"],
+        "choice": filters["choice"],
         "values": score.values if score else {},
         "evidence": score.evidence if score else [],
         "chance": record.chance,
         "error": record.error,
-        "groups": {key: str(record.metadata.get(key, "?")) for key in group_by},
-        "counted": counted,
+        "groups": filters["groups"],
+        "counted": filters["counted"],
         "metadata": _exact(record.metadata),
         "usage": record.usage,
         "messages": [

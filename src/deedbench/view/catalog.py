@@ -24,7 +24,7 @@ from typing import Any
 from deedbench.engine import EpisodeKey, EpisodeRecord, RunConfig, register_secret
 from deedbench.reports.contrast import Contrast, contrast
 from deedbench.reports.cost import PriceTable
-from deedbench.reports.html import ERROR, SCORED, episode_data
+from deedbench.reports.html import ERROR, SCORED, episode_data, episode_filters
 from deedbench.reports.summary import RunSummary, cluster_of, summarize
 from deedbench.scoring import ReportSpec
 from deedbench.view.source import Activity, StoreReader
@@ -377,8 +377,8 @@ def ref(run_id: str, key: EpisodeKey) -> str:
 
 def _row(run_id: str, rowid: int, record: EpisodeRecord, spec: ReportSpec) -> dict[str, Any]:
     """The browser's row of an episode, with the groups and rates it counts in computed
-    by the report's own code (`episode_data`), so a filter selects what a rate counts."""
-    data = episode_data(record, spec)["episode"]
+    by the report's own code (`episode_filters`), so a filter selects what a rate counts."""
+    data = episode_filters(record, spec.group_by, spec.metrics)
     shown = "error" if record.status == "error" else (data["outcome"] or "?")
     return {
         "ref": ref(run_id, record.key),
