@@ -116,3 +116,25 @@ def test_a_corrupt_record_is_skipped_and_named(tmp_path: Path, reports: Reports)
     assert len(list(reader.light_records("relevance"))) == 95
     assert reader.episode("relevance", EpisodeKey("melbourne_cup_base", "base", 1)) is None
     assert len(said) == 2 and "'melbourne_cup_base', condition 'base', epoch 1" in said[0]
+
+
+def test_counts_follow_new_and_rewritten_records(reports: Reports, tmp_path: Path) -> None:
+    """Counts are kept between looks while nothing is written; a record written, or one
+    rewritten in place (a failed episode run again), is counted at the next look."""
+    with RunStore(reports.tac.path.parent / "runs.db") as source:
+        config = source.require_run("mixed")
+        failed = next(r for r in source.episodes("mixed") if r.status == "error")
+    path = tmp_path / "runs.db"
+    with RunStore(path) as store:
+        store.create_run(config)
+        reader = StoreReader(path, on_corrupt=pytest.fail)
+        assert reader.activity()["mixed"].counts == {}
+        store.add("mixed", failed)
+        store.flush()
+        first = reader.activity()["mixed"]
+        assert first.counts == {"error": 1} and reader.activity() == {"mixed": first}
+        store.add("mixed", failed.model_copy(update={"status": "scored"}))
+        store.flush()
+        again = reader.activity()["mixed"]
+    assert again.counts == {"scored": 1} and again.last_rowid > first.last_rowid
+    assert again.version != first.version
