@@ -12,8 +12,8 @@ list; for each load it reports
 - figures: until the summary, charts and tables are drawn (the first load computes the
   summary; later loads, and the runs list, reuse it while the run does not change);
 
-and the server's resident memory (VmRSS, sampled every 50 ms while pages load) and its
-peak (VmHWM) at the end.
+the time of the poll each open page makes every second, and the server's resident memory
+(VmRSS, sampled every 50 ms while pages load) and its peak (VmHWM) at the end.
 
     python bench/view.py [--epochs 209] [--repeat 3]
 """
@@ -29,6 +29,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from pathlib import Path
 
 from playwright.sync_api import Page, sync_playwright
@@ -115,6 +116,12 @@ def main() -> None:
                 runs = load(page, url, "tr.run-row", "tr.run-row .cond-rate")
                 page.close()
                 browser.close()
+            polls = []
+            for _ in range(20):
+                started = time.perf_counter()
+                with urllib.request.urlopen(f"{url}api/runs/{run_id}/activity") as answer:
+                    answer.read()
+                polls.append(time.perf_counter() - started)
             sampler.done.set()
             sampler.join()
             for i, (paint, listed, figures) in enumerate(rows, start=1):
@@ -126,6 +133,8 @@ def main() -> None:
                 f"  then the runs list: first paint {runs[0]:.2f} s, the run listed "
                 f"{runs[1]:.2f} s, its rates {runs[2]:.2f} s"
             )
+            poll = statistics.median(polls)
+            print(f"  a poll (/api/runs/{run_id}/activity): {poll:.3f} s median")
             print(
                 f"  server memory: {idle:.0f} MB idle before the first page, "
                 f"{statistics.median(sampler.samples):.0f} MB median while serving, "
