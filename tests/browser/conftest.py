@@ -4,8 +4,9 @@ Playwright never downloads a browser here: it launches the system's Chromium wit
 fresh profile folder. Without /usr/bin/chromium the tests are skipped, saying why;
 in CI (CI set to anything but 0/false) they fail instead, since .ci/run installs it.
 
-Every page a test opens is watched: a request for anything but the report file, a
-Content-Security-Policy violation, a script error or a dialog fails the test.
+Every page a test opens is watched: a request for anything but the report file (or the
+viewer's server, for its pages), a Content-Security-Policy violation, a script error or
+a dialog fails the test.
 Screenshots go to the test's temporary folder, and also to $DEEDBENCH_ARTIFACTS.
 """
 
@@ -90,7 +91,14 @@ def browser(
 
 
 @pytest.fixture
-def page(browser: BrowserContext) -> Iterator[Page]:
+def origin() -> str:
+    """Where the page may fetch from: the report's file here; a module serving its pages
+    (the viewer's) overrides it with its server's URL."""
+    return "file://"
+
+
+@pytest.fixture
+def page(browser: BrowserContext, origin: str) -> Iterator[Page]:
     page = browser.new_page()
     problems: list[str] = []
     page.on("pageerror", lambda error: problems.append(f"script error: {error}"))
@@ -99,7 +107,7 @@ def page(browser: BrowserContext) -> Iterator[Page]:
     )
     page.on(
         "request",
-        lambda r: None if r.url.startswith("file://") else problems.append(f"request: {r.url}"),
+        lambda r: None if r.url.startswith(origin) else problems.append(f"request: {r.url}"),
     )
 
     def dialog(d: Dialog) -> None:
@@ -114,12 +122,13 @@ def page(browser: BrowserContext) -> Iterator[Page]:
 
 
 @pytest.fixture
-def screenshot(page: Page, tmp_path: Path) -> Callable[[str], Path]:
-    """Takes a PNG of the page as it is, into the test's folder and $DEEDBENCH_ARTIFACTS."""
+def screenshot(page: Page, tmp_path: Path) -> Callable[..., Path]:
+    """Takes a PNG of the page as it is (the viewport, or the whole page with
+    `full_page=True`), into the test's folder and $DEEDBENCH_ARTIFACTS."""
 
-    def take(name: str) -> Path:
+    def take(name: str, full_page: bool = False) -> Path:
         path = tmp_path / f"{name}.png"
-        page.screenshot(path=str(path))
+        page.screenshot(path=str(path), full_page=full_page)
         artifacts = os.environ.get("DEEDBENCH_ARTIFACTS")
         if artifacts:
             Path(artifacts).mkdir(parents=True, exist_ok=True)

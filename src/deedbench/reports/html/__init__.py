@@ -17,6 +17,15 @@ The package follows the page: `page` (the document, its policy and header), `tab
 browser's frame and data) and `markup` (elements and links every part writes with).
 """
 
-from deedbench.reports.html.page import render_html
+from deedbench.reports.html.browser import episode_data, episode_filters
+from deedbench.reports.html.markup import ERROR, SCORED
+from deedbench.reports.html.page import render_figures, render_html
 
-__all__ = ["render_html"]
+__all__ = [
+    "ERROR",
+    "SCORED",
+    "episode_data",
+    "episode_filters",
+    "render_figures",
+    "render_html",
+]

@@ -9,9 +9,9 @@ from typing import Any
 from deedbench.engine import EpisodeRecord
 from deedbench.reports.html.markup import tag
 from deedbench.reports.summary import RunSummary
-from deedbench.scoring import MetricSpec
+from deedbench.scoring import MetricSpec, ReportSpec
 
-__all__ = ["browser_data", "browser_frame"]
+__all__ = ["browser_data", "browser_frame", "episode_data", "episode_filters"]
 
 
 def browser_frame() -> str:
@@ -83,6 +83,36 @@ def browser_data(
     return {"runs": runs, "episodes": episodes, "texts": list(texts)}
 
 
+def episode_data(record: EpisodeRecord, spec: ReportSpec) -> dict[str, Any]:
+    """One episode as the transcript browser reads it (`episode`), with the texts its
+    messages refer to by index (`texts`): what `deedbench view` sends for an episode."""
+    texts: dict[str, int] = {}
+
+    def text(value: str | None) -> int | None:
+        return None if value is None else texts.setdefault(value, len(texts))
+
+    episode = _episode(0, record.redacted(), spec.group_by, spec.metrics, text)
+    return {"episode": episode, "texts": list(texts)}
+
+
+def episode_filters(
+    record: EpisodeRecord, group_by: Sequence[str], metrics: Sequence[MetricSpec]
+) -> dict[str, Any]:
+    """What the transcript browser's filters read of an episode: its outcome and choice,
+    its groups, and the metrics whose rates count it (`deedbench view` lists episodes by
+    these without building the rest)."""
+    score = record.score
+    counted = []
+    if record.status == "scored" and score is not None:
+        counted = [m.name for m in metrics if m.counts(score.values)]
+    return {
+        "outcome": score.outcome if score else None,
+        "choice": score.choice if score else None,
+        "groups": {key: str(record.metadata.get(key, "?")) for key in group_by},
+        "counted": counted,
+    }
+
+
 _EXACT = 2**53 - 1  # Number.MAX_SAFE_INTEGER
 
 
@@ -122,9 +152,7 @@ def _episode(
     text: Callable[[str | None], int | None],
 ) -> dict[str, Any]:
     score = record.score
-    counted = []
-    if record.status == "scored" and score is not None:
-        counted = [m.name for m in metrics if m.counts(score.values)]
+    filters = episode_filters(record, group_by, metrics)
     return {
         "run": run,
         "sample": record.sample_id,
@@ -135,14 +163,14 @@ def _episode(
         "termination": record.termination,
         "steps": record.steps,
         "duration": round(record.duration_s, 3),
-        "outcome": score.outcome if score else None,
-        "choice": score.choice if score else None,
+        "outcome": filters["outcome"],
+        "choice": filters["choice"],
         "values": score.values if score else {},
         "evidence": score.evidence if score else [],
         "chance": record.chance,
         "error": record.error,
-        "groups": {key: str(record.metadata.get(key, "?")) for key in group_by},
-        "counted": counted,
+        "groups": filters["groups"],
+        "counted": filters["counted"],
         "metadata": _exact(record.metadata),
         "usage": record.usage,
         "messages": [

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+from collections.abc import Mapping, Sequence
 from functools import cache
 from html import escape
 from importlib import resources
@@ -21,7 +22,7 @@ from deedbench.reports.html.markup import rows_table, section, tag, td
 from deedbench.reports.html.tables import between_runs, group_tables, run_summary
 from deedbench.reports.summary import RunSummary
 
-__all__ = ["render_html"]
+__all__ = ["render_figures", "render_html"]
 
 
 def render_html(summaries: list[RunSummary], records: dict[str, list[EpisodeRecord]]) -> str:
@@ -32,21 +33,7 @@ def render_html(summaries: list[RunSummary], records: dict[str, list[EpisodeReco
         "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
         f"script-src 'sha256-{digest}'"
     )
-    benchmarks = by_benchmark(summaries)
-    comparisons = [compare_runs(runs, records) if len(runs) > 1 else None for runs in benchmarks]
-    summary = "".join(run_summary(s) for s in summaries) + "".join(
-        between_runs(c) for c in comparisons if c is not None
-    )
-    charts = "".join(
-        benchmark_charts(runs, c) for runs, c in zip(benchmarks, comparisons, strict=True)
-    )
-    body = (
-        page_header(summaries)
-        + section("summary", "Summary", summary)
-        + section("charts", "Charts", charts)
-        + section("groups", "Rates by group", "".join(group_tables(s) for s in summaries))
-        + browser_frame()
-    )
+    body = page_header(summaries) + render_figures(summaries, records) + browser_frame()
     title = "deedbench report: " + ", ".join(s.run.run_id for s in summaries)
     data = script_json(browser_data(summaries, records))
     page = (
@@ -59,6 +46,28 @@ def render_html(summaries: list[RunSummary], records: dict[str, list[EpisodeReco
         f"<script>{script}</script>\n</body></html>\n"
     )
     return redact(page)  # a last guard: the records were redacted already
+
+
+def render_figures(
+    summaries: list[RunSummary], records: Mapping[str, Sequence[EpisodeRecord]]
+) -> str:
+    """The report's figures without its header and transcript browser: the summary, charts
+    and group tables, each rate a link with its filter in `data-filter`. `deedbench view`
+    serves these for a run's page; `records` need no transcripts (runs are paired on
+    their scores)."""
+    benchmarks = by_benchmark(summaries)
+    comparisons = [compare_runs(runs, records) if len(runs) > 1 else None for runs in benchmarks]
+    summary = "".join(run_summary(s) for s in summaries) + "".join(
+        between_runs(c) for c in comparisons if c is not None
+    )
+    charts = "".join(
+        benchmark_charts(runs, c) for runs, c in zip(benchmarks, comparisons, strict=True)
+    )
+    return redact(
+        section("summary", "Summary", summary)
+        + section("charts", "Charts", charts)
+        + section("groups", "Rates by group", "".join(group_tables(s) for s in summaries))
+    )
 
 
 def script_json(value: object) -> str:

@@ -1,0 +1,219 @@
+"""`deedbench view` in headless Chromium: the runs list, a run written while the page
+watches, a run page whose numbers are `report --json`'s, both side-by-side views, and
+markup in model replies that stays text.
+
+The server is `deedbench view` itself (a child process, tests/view/_server.py) over a
+copy of the HTML report tests' store; the `page` fixture fails a test on any request
+to anywhere but that server, a script error, a dialog or a policy violation.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from deedbench.engine import RunStore
+from reports._html_support import PAYLOADS, XSS, Reports, expected_rate_text, group_of
+from view._server import serving
+
+RATE_CELLS = """() => [...document.querySelectorAll("#figures td[data-wilson]")].map((td) => ({
+  row: {...td.closest("tr").dataset}, cell: {...td.dataset}, text: td.textContent,
+}))"""
+
+
+@pytest.fixture(scope="module")
+def store(reports: Reports, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the report tests' store, which the live test writes a run into."""
+    path = tmp_path_factory.mktemp("view-store") / "runs.db"
+    with sqlite3.connect(reports.tac.path.parent / "runs.db") as source:
+        copy = sqlite3.connect(path)
+        source.backup(copy)
+        copy.close()
+    return path
+
+
+@pytest.fixture(scope="module")
+def url(store: Path) -> Iterator[str]:
+    with serving(store) as served:
+        yield served
+
+
+@pytest.fixture
+def origin(url: str) -> str:
+    return url
+
+
+def summaries(reports: Reports) -> dict[str, dict[str, Any]]:
+    every = [s for r in (reports.tac, reports.retail, reports.model) for s in r.summaries]
+    return {s["run"]["run_id"]: s for s in every}
+
+
+def test_the_runs_list_shows_every_run_with_its_progress_and_filters(
+    page: Page, url: str, reports: Reports, screenshot: Callable[..., Path]
+) -> None:
+    page.goto(url)
+    rows = page.locator("tr.run-row")
+    expected = summaries(reports)
+    expect(rows.first).to_be_visible()
+    shown = {row.get_attribute("data-run"): row for row in rows.all()}
+    assert expected.keys() <= shown.keys()
+    for run_id, summary in expected.items():
+        cell = shown[run_id].locator("td.progress")
+        counts = [cell.get_attribute(f"data-{n}") for n in ("scored", "errors", "planned")]
+        assert counts == [str(summary[n]) for n in ("scored", "errors", "planned")]
+        expect(shown[run_id].locator(".state-chip")).to_have_text("finished")
+    mixed = expected["mixed"]["conditions"][0]
+    rate = shown["mixed"].locator('.cond-rate[data-condition="base"]')
+    text = expected_rate_text(mixed["overall"]["metrics"]["welfare"], None)[0]
+    expect(rate).to_contain_text(text, timeout=30_000)  # summaries are computed in the background
+    screenshot("view-runs", full_page=True)
+    benchmarks = {s["run"]["benchmark"] for s in expected.values()}
+    chosen = sorted(benchmarks)[0]
+    page.select_option("#runs-filter-benchmark", chosen)
+    wanted = sum(1 for s in expected.values() if s["run"]["benchmark"] == chosen)
+    expect(rows).to_have_count(wanted)
+    page.select_option("#runs-filter-benchmark", "")
+    page.check('tr[data-run="mixed"] input.choose')
+    page.check('tr[data-run="relevance"] input.choose')
+    page.click("#compare-chosen")
+    expect(page.locator("#pairs-count")).to_have_attribute("data-count", "48")
+
+
+def test_a_run_being_written_shows_new_episodes_within_two_seconds(
+    page: Page, url: str, store: Path, screenshot: Callable[..., Path]
+) -> None:
+    """The test is the run's executor: it holds the run's lock, beats, and writes the
+    mixed run's records one by one under a new id while the page watches."""
+    with RunStore(store) as writer:
+        config = writer.require_run("mixed").model_copy(
+            update={"run_id": "live", "created_at": datetime.now(UTC).isoformat()}
+        )
+        records = list(writer.episodes("mixed"))[:5]
+        writer.create_run(config)
+        with writer.lock_run("live"):
+            page.goto(url + "runs/live")
+            status = page.locator("#run-status")
+            expect(status).to_have_attribute("data-state", "running")
+            waited = []
+            for done, record in enumerate(records, start=1):
+                writer.add("live", record)
+                writer.flush()
+                writer.heartbeat("live")
+                started = time.monotonic()
+                expect(status).to_have_attribute("data-stored", str(done), timeout=5000)
+                waited.append(time.monotonic() - started)
+                expect(page.locator(".episode-row")).to_have_count(done)
+            assert max(waited) < 2.0, waited  # the page polls every second
+            expect(page.locator("#figures")).to_have_attribute("data-of-episodes", "5")
+            screenshot("view-run-live", full_page=True)
+        expect(status).to_have_attribute("data-state", "stopped", timeout=5000)
+    page.goto(url)
+    row = page.locator('tr[data-run="live"]')
+    expect(row.locator("td.progress")).to_have_attribute("data-scored", "5")
+    expect(row.locator(".state-chip")).to_contain_text("stopped before the end")
+
+
+def test_a_run_page_shows_report_json_figures_and_links_that_are_urls(
+    page: Page, url: str, reports: Reports, screenshot: Callable[..., Path]
+) -> None:
+    summary = summaries(reports)["mixed"]
+    page.goto(url + "runs/mixed")
+    expect(page.locator("#figures #summary")).to_be_attached()
+    cells = page.evaluate(RATE_CELLS)
+    assert len(cells) > 50
+    for item in cells:
+        row, cell = item["row"], item["cell"]
+        group = group_of(summary, row["condition"], row["grouping"], row["group"])
+        wilson, boot = json.loads(cell["wilson"]), json.loads(cell["boot"])
+        assert wilson == group["metrics"][cell["metric"]]
+        assert boot == group["clustered"].get(cell["metric"])
+        for text in expected_rate_text(wilson, boot):
+            assert text in item["text"]
+    screenshot("view-run", full_page=True)
+    group = group_of(summary, "base", "scenario", "seville_bullfight")
+    link = page.locator(
+        '#figures tr[data-condition="base"][data-grouping="scenario"]'
+        '[data-group="seville_bullfight"] td[data-metric="welfare"] a'
+    )
+    link.click()
+    count = page.locator("#match-count")
+    expect(count).to_have_attribute("data-count", str(group["metrics"]["welfare"]["n"]))
+    shared = page.url
+    page.goto(shared)  # the group's rate as a URL: the same episodes
+    expect(count).to_have_attribute("data-count", str(group["metrics"]["welfare"]["n"]))
+    page.locator(".episode-row a.sample").first.click()
+    expect(page.locator("#episode-detail h3")).to_have_text("seville_bullfight_base")
+    episode = page.url
+    assert "/runs/mixed/episodes/base/" in episode
+    page.goto(episode)  # an episode as a URL
+    expect(page.locator("#episode-detail h3")).to_have_text("seville_bullfight_base")
+    expect(page.locator(".episode-row.open")).to_have_count(1)
+    expect(page.locator("#figures #summary")).to_be_attached()
+    expect(page.locator("#episode-detail h3")).to_be_in_viewport()  # not pushed down by them
+    screenshot("view-episode", full_page=True)
+
+
+def test_two_conditions_side_by_side_pair_as_the_summary_does(
+    page: Page, url: str, reports: Reports, screenshot: Callable[..., Path]
+) -> None:
+    versus = summaries(reports)["mixed"]["conditions"][1]["versus_first"]
+    page.goto(url + "compare?a=mixed/base&b=mixed/welfare")
+    count = page.locator("#pairs-count")
+    expect(count).to_have_attribute("data-count", str(versus["difference"]["n_shared"]))
+    contrast = json.loads(page.locator("#contrast").get_attribute("data-contrast") or "null")
+    assert contrast["difference"] == versus["difference"]
+    assert contrast["mcnemar"] == versus["mcnemar"]
+    screenshot("view-compare", full_page=True)
+    page.check("#only-differ")
+    differ = versus["mcnemar"]["b01"] + versus["mcnemar"]["b10"]
+    expect(count).to_have_attribute("data-count", str(differ))
+    expect(page.locator("tr.pair-row")).to_have_count(differ)
+    assert "only=differ" in page.url
+
+
+def test_two_episodes_side_by_side_align_their_tool_calls(
+    page: Page, url: str, screenshot: Callable[..., Path]
+) -> None:
+    a, b = "relevance/base/1/seville_bullfight_base", "mixed/base/1/seville_bullfight_base"
+    page.goto(f"{url}pair?a={quote(a, safe='')}&b={quote(b, safe='')}")
+    rows = page.locator("#aligned tr.call-row")
+    expect(rows.first).to_be_visible()
+    assert page.locator("#aligned tr.call-row.gap-row").count() > 0  # relevance reads more
+    first = rows.first.locator("td").all()
+    assert len(first) == 2
+    expect(page.locator("#side-a h3")).to_have_text("a seville_bullfight_base")
+    expect(page.locator("#side-b .facts")).to_be_visible()
+    screenshot("view-pair", full_page=True)
+
+
+def test_markup_in_model_replies_never_runs(
+    page: Page, url: str, store: Path, screenshot: Callable[..., Path]
+) -> None:
+    run_id = "xss" + PAYLOADS["img"]
+    with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as db:
+        (sample,) = db.execute(
+            "SELECT sample_id FROM episodes WHERE run_id = ? AND condition = 'base' LIMIT 1",
+            (run_id,),
+        ).fetchone()
+    ref = f"{run_id}/base/1/{sample}"
+    for address in (
+        url,
+        f"{url}runs/{quote(run_id, safe='')}/episodes/base/1/{quote(sample, safe='')}",
+        f"{url}pair?a={quote(ref, safe='')}&b={quote(ref, safe='')}",
+    ):
+        page.goto(address)
+        page.wait_for_load_state("networkidle")
+        assert page.evaluate("window.__deedbench_xss") is None
+        assert page.locator("main script, main img, main iframe, main svg[onload]").count() == 0
+    text = page.locator("#pair").inner_text()
+    assert PAYLOADS["script"] in text and XSS.split(" ")[0] in text  # shown, as text
+    screenshot("view-xss", full_page=True)

@@ -1,0 +1,52 @@
+"""`deedbench view` as a user starts it: a child process on a free port, stopped by Ctrl-C."""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+__all__ = ["serving"]
+
+LAUNCH = "from deedbench.cli.main import app; app(prog_name='deedbench')"
+
+
+@contextmanager
+def serving(store: Path, *options: str) -> Iterator[str]:
+    """The URL `deedbench view --port 0` prints; the server is stopped (SIGINT, as Ctrl-C)
+    however the block ends, and killed if it does not stop within ten seconds."""
+    command = [sys.executable, "-c", LAUNCH, "view", "--port", "0", "--store", str(store)]
+    process = subprocess.Popen(
+        [*command, *options],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "COLUMNS": "500"},
+    )
+    try:
+        assert process.stdout is not None
+        ready, _, _ = select.select([process.stdout], [], [], 60)
+        line = process.stdout.readline() if ready else ""
+        found = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        if found is None:
+            process.kill()
+            _, errors = process.communicate(timeout=10)
+            raise AssertionError(f"deedbench view did not start: {line!r} {errors!r}")
+        yield found.group(0)
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
