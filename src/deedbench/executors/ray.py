@@ -44,7 +44,9 @@ somewhere else. What runs where:
   which workers on the same machine enter, so relative data paths mean what they meant.
   An agent given as `python/MODULE:ATTR` whose module is not installed (not under
   site-packages) is shipped with Ray's runtime environment (`py_modules`: its top-level
-  package folder, or its file). Installed packages, deedbench among them (the same
+  package folder, or its file), given to `ray.init` (Ray uploads local folders for a
+  whole job only; a process already connected to Ray gets a message to install the
+  module on every node instead). Installed packages, deedbench among them (the same
   version, checked when the workers start), and data folders (the same path on every
   node, checked against the run's data hash when a recipe is prepared) must be present
   on every node; when they are not, preparing the run fails with a message that names
@@ -459,6 +461,7 @@ class RayPool:
         self._started_ray = False
         self._changed: asyncio.Condition | None = None
         self._recipes: dict[str, list[Any]] = {}
+        self.finished_on: dict[str, int] = {}  # episodes finished per node, of every run
 
     @property
     def ray(self) -> ModuleType:
@@ -469,6 +472,7 @@ class RayPool:
     async def start(self) -> None:
         ray = self._ray = require_ray()
         self._changed = asyncio.Condition()
+        modules = _py_modules(self.ship)
         if not ray.is_initialized():
             try:
                 ray.init(
@@ -476,11 +480,19 @@ class RayPool:
                     include_dashboard=False,
                     log_to_driver=False,
                     logging_level=logging.WARNING,
+                    # local folders are uploaded only for a whole job (Ray's rule)
+                    runtime_env={"py_modules": modules} if modules else None,
                 )
             except (ConnectionError, ValueError, RuntimeError) as exc:
                 where = self.address or "the default address"
                 raise ExecutorError(f"cannot connect to a Ray cluster at {where}: {exc}") from None
             self._started_ray = True
+        elif modules:
+            raise ExecutorError(
+                f"Ray was connected before the pool started, so {', '.join(modules)} cannot "
+                "be shipped to its workers: install it on every node, or let deedbench "
+                "connect to the cluster"
+            )
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         here = ray.get_runtime_context().get_node_id()
@@ -498,14 +510,12 @@ class RayPool:
         )
         cpus = float(ray.cluster_resources().get("CPU", 1.0))
         count = self.requested or max(1, int(cpus))
-        runtime_env = {"py_modules": modules} if (modules := _py_modules(self.ship)) else None
         worker = ray.remote(_Worker).options(
             num_cpus=min(1.0, cpus / count),
             scheduling_strategy="SPREAD",
             max_restarts=-1,
             max_task_retries=0,
             max_concurrency=100_000,
-            runtime_env=runtime_env,
         )
         for index in range(count):
             handle = worker.remote(limits_name, self.concurrency, os.getcwd())
@@ -585,6 +595,7 @@ class RayPool:
                         put(Answered(payload))
                     elif kind == "finished":
                         put(Finished(EpisodeRecord.model_validate_json(payload), payload))
+                        self.finished_on[member.node] = self.finished_on.get(member.node, 0) + 1
                         return
                     elif kind == "aborted":
                         put(Aborted(payload))
@@ -630,9 +641,10 @@ class RayPool:
         if self._ray is None:
             return
         ray = self._ray
-        for member in self.members:
-            if member.reviving is not None:
-                member.reviving.cancel()
+        reviving = [m.reviving for m in self.members if m.reviving is not None]
+        for task in reviving:
+            task.cancel()
+        await asyncio.gather(*reviving, return_exceptions=True)
         members = [m for m in self.members if m.up]
         await asyncio.gather(*(m.handle.close.remote() for m in members), return_exceptions=True)
         for member in self.members:
@@ -675,11 +687,12 @@ class RayPool:
 
     async def _revive(self, member: _Member) -> None:
         assert self._changed is not None
+        ray = self.ray
         while True:
             try:
                 async with asyncio.timeout(_PING_SECONDS):
                     info = await member.handle.ping.remote()
-            except (TimeoutError, self.ray.exceptions.RayError):
+            except (TimeoutError, ray.exceptions.RayError):
                 await asyncio.sleep(0.5)
                 continue
             if info["token"] == member.token:  # the old incarnation still answers
