@@ -371,3 +371,36 @@ def test_without_ray_installed_the_executor_says_what_to_install(
     assert result.exit_code == 2, result.output
     assert "pip install 'deedbench[ray]'" in " ".join(result.output.split())
     assert "Traceback" not in result.output
+
+
+def test_a_study_on_ray_stores_what_it_stores_locally(
+    ray_cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`deedbench study --executor ray`: a baseline, a turn function shipped to the
+    workers and a model agent, record for record as in this process."""
+    from typer.testing import CliRunner
+
+    from deedbench.cli.main import app
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    with FakeModelServer("openai", tac_player) as server:
+        study = tmp_path / "study.toml"
+        study.write_text(
+            'name = "s"\n\n[[benchmarks]]\nname = "tac"\nlimit = 3\nepochs = 1\n\n'
+            '[[agents]]\nspec = "baseline/random"\n\n'
+            '[[agents]]\nspec = "python/study._agents:decline"\n\n'
+            f'[[agents]]\nname = "m"\nspec = "openai/gpt-4o"\nbase_url = "{server.base_url}"\n'
+        )
+        stored = {}
+        for kind in ("local", "ray"):
+            store = tmp_path / f"{kind}.db"
+            args = ["study", str(study), "--store", str(store), "--executor", kind]
+            result = CliRunner().invoke(app, [*args, "--concurrency", "4"])
+            assert result.exit_code == 0, result.output
+            with RunStore(store) as runs:
+                stored[kind] = {
+                    run_id: {r.key: comparable(r) for r in runs.episodes(run_id)}
+                    for run_id in ("s-tac-random", "s-tac-decline", "s-tac-m")
+                }
+    assert [len(records) for records in stored["ray"].values()] == [6, 6, 6]
+    assert stored["ray"] == stored["local"]

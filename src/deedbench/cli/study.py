@@ -83,7 +83,7 @@ def study(
         raise fail(f"unknown executor {executor!r}. Valid executors: {', '.join(EXECUTORS)}")
     price_table = load_prices(prices)
     store_path = resolve_store(store)
-    with _store_for(store_path, dry_run) as runs:
+    with _store_for(store_path) as runs:
         try:
             plan = plan_study(file, runs, price_table)
         except StudyError as exc:
@@ -104,13 +104,14 @@ def study(
         if dry_run:
             _print_plan(plan, runs, kind, cap)
             return
-        if kind == "ray":
-            from deedbench.executors import RayNotInstalled, require_ray
+    if kind == "ray":
+        from deedbench.executors import RayNotInstalled, require_ray
 
-            try:
-                require_ray()
-            except RayNotInstalled as exc:
-                raise fail(str(exc)) from None
+        try:
+            require_ray()
+        except RayNotInstalled as exc:
+            raise fail(str(exc)) from None
+    with open_store(store_path) as runs:
         outcomes = _launch(
             plan,
             runs,
@@ -127,10 +128,10 @@ def study(
 
 
 @contextlib.contextmanager
-def _store_for(path: Path, dry_run: bool) -> Iterator[RunStore]:
-    """The study's store; a dry run of a store that does not exist reads an empty one
-    (and creates nothing)."""
-    if dry_run and not path.exists():
+def _store_for(path: Path) -> Iterator[RunStore]:
+    """The store to plan against; one that does not exist is read as an empty one, so
+    an invalid study or a dry run creates nothing."""
+    if not path.exists():
         with tempfile.TemporaryDirectory() as folder, open_store(Path(folder) / "empty.db") as runs:
             yield runs
         return

@@ -282,8 +282,9 @@ def _plan_run(
     scored = store.count(run_id).get("scored", 0) if existing is not None else 0
     planned = PlannedRun(run_id, entry, bi, agent, ai, config, bench, existing is not None, scored)
     if existing is not None:
+        recorded = existing.planned_episodes  # its state as recorded, not as the file says
+        state = "finished" if scored >= recorded else f"{scored} of {recorded} scored"
         for loc, message in _changes(existing, config, study, entry, bi, agent, ai):
-            state = "finished" if planned.finished else f"{scored} of {planned.planned} scored"
             problems.add(
                 loc,
                 f"run {run_id!r} ({state}) was made with {message}. Put the setting back, or "
