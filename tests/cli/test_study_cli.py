@@ -7,8 +7,13 @@ share its endpoint, so the study's `--concurrency` is one cap across both runs.
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import sqlite3
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from contextlib import closing
 from dataclasses import replace
@@ -209,3 +214,46 @@ def test_a_changed_setting_of_a_finished_run_is_refused_naming_it(
     assert lines[4].startswith(f"{study}:{temperature_line}: agents[4].temperature:")
     assert "temperature = 0.5; the file says 0.9" in lines[4]
     assert len(server.requests) == requests
+
+
+def test_a_study_terminated_mid_run_resumes_without_a_record_twice_or_a_call_paid_twice(
+    study: Path, tmp_path: Path, server: FakeModelServer
+) -> None:
+    """A real `deedbench study` process gets SIGTERM once episodes are stored: it exits
+    143 saying how to resume; the same command then finishes every run, each episode
+    stored once, no request sent again but those in flight at the kill."""
+    store = tmp_path / "runs.db"
+    command = [sys.executable, "-c", "from deedbench.cli.main import main; main()", "study"]
+    command += [str(study), "--store", str(store), "--concurrency", "2"]
+    tests = str(Path(__file__).resolve().parents[1])  # where `study._agents` is
+    path = os.pathsep.join(p for p in (tests, os.environ.get("PYTHONPATH")) if p)
+    env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": path}
+    process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while stored(store) < 40 and process.poll() is None:  # the baselines and 8 more
+        assert time.monotonic() < deadline, "no episode stored in time"
+        time.sleep(0.05)
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 143, err
+    assert "terminated:" in err and f"Resume with:\n  deedbench study {study}" in err
+    at_kill = stored(store)
+    assert 40 <= at_kill < 64
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    with closing(sqlite3.connect(store)) as db:
+        keys = db.execute("SELECT run_id, sample_id, condition, epoch FROM episodes").fetchall()
+    assert len(keys) == len(set(keys)) == 64
+    every = [json.dumps(b, sort_keys=True) for b in server.requests]
+    repeated = len(every) - len(set(every))
+    assert repeated <= 2  # at most the calls in flight at the kill: the cap, 2
+
+
+def stored(store: Path) -> int:
+    if not store.exists():
+        return 0
+    try:
+        with closing(sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=10)) as db:
+            return int(db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0])
+    except sqlite3.OperationalError:  # no tables yet
+        return 0
