@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from deedbench.agents import AgentSettings, Providers, is_model_spec, resolve_agent
+from deedbench.agents import (
+    AgentSettings,
+    CallLimits,
+    Providers,
+    is_model_spec,
+    resolve_agent,
+)
 from deedbench.agents.registry import MODEL_PROTOCOLS
 from deedbench.benchmarks import BENCHMARKS, load_benchmark
 from deedbench.engine import Agent, Benchmark, Built, EpisodeCache, RunConfig
@@ -47,14 +53,17 @@ class RunRecipe:
                 names += [module, package]
         return tuple(dict.fromkeys(names))
 
-    def build(self, cache: EpisodeCache | None, concurrency: int) -> Built:
-        """The benchmark and agent, their model calls through `cache` where the run uses it.
+    def build(
+        self, cache: EpisodeCache | None, concurrency: int, limits: CallLimits | None = None
+    ) -> Built:
+        """The benchmark and agent, their model calls through `cache` where the run uses it
+        and within `limits` where the process shares them among runs.
 
         Raises BenchmarkError, AgentSpecError or RunAborted (a key missing) as the CLI
         reports them.
         """
         benchmark = load_benchmark(self.config.benchmark, self.config.benchmark_options)
-        providers = Providers(cache if self.uses_cache else None, concurrency)
+        providers = Providers(cache if self.uses_cache else None, concurrency, limits)
         agent = _agent(self.config, benchmark, providers)
         return Built(benchmark, agent, providers.aclose)
 

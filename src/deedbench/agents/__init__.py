@@ -6,7 +6,7 @@ Model agents (OpenAI-compatible, Anthropic) import their SDK only when created.
 
 from deedbench.agents.cache import ResponseCache
 from deedbench.agents.function import FunctionAgent
-from deedbench.agents.limiter import AdaptiveLimiter
+from deedbench.agents.limiter import AdaptiveLimiter, CallLimits, Limiter, SharedLimits
 from deedbench.agents.model import ModelAgent, RetryPolicy, TransientError
 from deedbench.agents.params import GenerationParams
 from deedbench.agents.registry import (
@@ -25,12 +25,15 @@ __all__ = [
     "AgentContext",
     "AgentSettings",
     "AgentSpecError",
+    "CallLimits",
     "FunctionAgent",
     "GenerationParams",
+    "Limiter",
     "ModelAgent",
     "Providers",
     "ResponseCache",
     "RetryPolicy",
+    "SharedLimits",
     "TransientError",
     "agent_kinds",
     "is_model_spec",

@@ -28,7 +28,7 @@ from tenacity import (
 )
 
 from deedbench.agents.cache import Cache, cache_key
-from deedbench.agents.limiter import AdaptiveLimiter
+from deedbench.agents.limiter import AdaptiveLimiter, Limiter
 from deedbench.agents.params import GenerationParams
 from deedbench.engine import (
     AgentContext,
@@ -98,7 +98,7 @@ class ModelAgent(ABC):
         api_key_env: str | None = None,
         params: GenerationParams | None = None,
         cache: Cache | None = None,
-        limiter: AdaptiveLimiter | None = None,
+        limiter: Limiter | None = None,
         retry: RetryPolicy | None = None,
     ) -> None:
         self.model = model
@@ -106,7 +106,7 @@ class ModelAgent(ABC):
         self.api_key_env = api_key_env or self.default_key_env
         self.params = params or GenerationParams()
         self.cache = cache
-        self.limiter = limiter or AdaptiveLimiter(16)
+        self.limiter: Limiter = limiter or AdaptiveLimiter(16)
         self.retry = retry or RetryPolicy()
         self.calls_made = 0
         self._client: Any = None

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 
 from deedbench.agents.cache import Cache
 from deedbench.agents.function import FunctionAgent
-from deedbench.agents.limiter import AdaptiveLimiter
+from deedbench.agents.limiter import CallLimits, Limiter, SharedLimits
 from deedbench.agents.model import ModelAgent, RetryPolicy
 from deedbench.agents.params import GenerationParams
 from deedbench.engine import Agent, Benchmark
@@ -67,12 +67,18 @@ class AgentSettings(BaseModel):
 
 
 class Providers:
-    """Run-wide resources shared by every model agent: the cache and a limiter per provider."""
+    """Run-wide resources shared by every model agent: the cache and a limiter per provider.
 
-    def __init__(self, cache: Cache | None = None, concurrency: int = 16) -> None:
+    `limits` shares the limiters beyond these agents (a study's runs share one per
+    endpoint); by default they are these agents' own, capped at `concurrency`.
+    """
+
+    def __init__(
+        self, cache: Cache | None = None, concurrency: int = 16, limits: CallLimits | None = None
+    ) -> None:
         self.cache = cache
         self.concurrency = concurrency
-        self._limiters: dict[tuple[str, str | None], AdaptiveLimiter] = {}
+        self.limits = limits if limits is not None else SharedLimits(concurrency)
         self.agents: list[ModelAgent] = []  # every model agent made here, to close at the end
 
     async def aclose(self) -> None:
@@ -80,11 +86,8 @@ class Providers:
         for agent in self.agents:
             await agent.aclose()
 
-    def limiter(self, protocol: str, base_url: str | None) -> AdaptiveLimiter:
-        key = (protocol, base_url)
-        if key not in self._limiters:
-            self._limiters[key] = AdaptiveLimiter(self.concurrency)
-        return self._limiters[key]
+    def limiter(self, protocol: str, base_url: str | None) -> Limiter:
+        return self.limits.limiter(protocol, base_url)
 
 
 def agent_kinds(benchmark: Benchmark | type[Benchmark] | None = None) -> list[str]:

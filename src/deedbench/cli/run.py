@@ -92,13 +92,21 @@ def run(
         int, typer.Option(min=1, help="Episodes in flight, and model calls per provider.")
     ] = 16,
     workers: Annotated[
-        int,
+        int | None,
         typer.Option(
             min=1,
             help="Processes sharing the run (and --concurrency): a model run with many calls "
-            "in flight is CPU-bound in the SDK, so use up to one per core.",
+            "in flight is CPU-bound in the SDK, so use up to one per core (default 1: this "
+            "process; with --executor ray, one per CPU of the cluster).",
         ),
-    ] = 1,
+    ] = None,
+    executor: Annotated[
+        str, typer.Option(help="Where episodes run: local (this machine) or ray (a cluster).")
+    ] = "local",
+    ray_address: Annotated[
+        str | None,
+        typer.Option(help="--executor ray: the cluster (default: Ray's, else a local one)."),
+    ] = None,
     seed: Annotated[int | None, typer.Option(help="Run seed (default 0).")] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N samples.")] = None,
     run_id: Annotated[
@@ -163,6 +171,10 @@ def run(
     from deedbench.recipes import RunRecipe
     from deedbench.reports import render_summary, summarize
 
+    if executor not in ("local", "ray"):
+        raise fail(f"unknown executor {executor!r}. Valid executors: local, ray")
+    if ray_address is not None and executor != "ray":
+        raise fail("--ray-address needs --executor ray")
     store_path = resolve_store(store)
     price_table = load_prices(prices)  # a bad price file is found before the run, not after
     if run_id is not None and not RUN_ID_RULE.fullmatch(run_id) and not store_path.exists():
@@ -251,7 +263,13 @@ def run(
         resume = _resume_command(benchmark, config.run_id, store_path)
         with runs.lock_run(config.run_id):  # a run executed elsewhere: exit 2, naming it
             try:
-                launch.go(workers, concurrency, new=existing is None)
+                launch.go(
+                    workers,
+                    concurrency,
+                    new=existing is None,
+                    ray=executor == "ray",
+                    ray_address=ray_address,
+                )
             except (AgentSpecError, BenchmarkError) as exc:  # before anything was written
                 raise fail(str(exc)) from None
             except (KeyboardInterrupt, asyncio.CancelledError) as exc:
@@ -330,21 +348,41 @@ class _Launch:
         self.store = store
         self.started = False
 
-    def go(self, workers: int, concurrency: int, *, new: bool) -> None:
-        asyncio.run(self._go(workers, concurrency, new))
+    def go(
+        self,
+        workers: int | None,
+        concurrency: int,
+        *,
+        new: bool,
+        ray: bool = False,
+        ray_address: str | None = None,
+    ) -> None:
+        asyncio.run(self._go(workers, concurrency, new, ray, ray_address))
 
-    async def _go(self, workers: int, concurrency: int, new: bool) -> None:
-        from deedbench.engine import InProcessExecutor, ProcessExecutor, execute
+    async def _go(
+        self,
+        workers: int | None,
+        concurrency: int,
+        new: bool,
+        ray: bool,
+        ray_address: str | None,
+    ) -> None:
+        from deedbench.engine import Executor, InProcessExecutor, ProcessExecutor, execute
 
         main = asyncio.current_task()
         assert main is not None
         with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main.cancel)
         config, runs = self.config, self.runs
-        if workers > 1:
-            executor: InProcessExecutor | ProcessExecutor = ProcessExecutor(
-                workers, concurrency, preload=self.recipe.modules
-            )
+        executor: Executor
+        if ray:
+            from deedbench.executors.ray import RayExecutor, modules_to_ship
+
+            ship = modules_to_ship([config])
+            executor = RayExecutor(concurrency, address=ray_address, workers=workers, ship=ship)
+            label = "episodes (Ray)"
+        elif workers is not None and workers > 1:
+            executor = ProcessExecutor(workers, concurrency, preload=self.recipe.modules)
             label = f"episodes ({workers} workers)"
         else:
             executor, label = InProcessExecutor(concurrency, lookup=runs.response), "episodes"

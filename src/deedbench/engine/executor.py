@@ -26,7 +26,7 @@ import traceback
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Protocol, Self
+from typing import Any, Protocol, Self
 
 from deedbench.engine.benchmark import Benchmark
 from deedbench.engine.cache import CacheEntry, EpisodeCache
@@ -79,8 +79,9 @@ class Recipe(Protocol):
     can travel to a worker process or another machine. `name` tells recipes apart in a
     worker that has built several; `uses_cache` says whether the agents read and write
     the response cache (the driver then ships each episode's answers with its job).
-    `build` receives the process's cache (None: check that it builds, outside a run) and
-    its share of the run's concurrency.
+    `build` receives the process's cache (None: check that it builds, outside a run),
+    its share of the run's concurrency, and `limits`, the per-endpoint call limits the
+    process shares among runs (`deedbench.agents.CallLimits`; None: the recipe's own).
     """
 
     @property
@@ -89,7 +90,9 @@ class Recipe(Protocol):
     @property
     def uses_cache(self) -> bool: ...
 
-    def build(self, cache: EpisodeCache | None, concurrency: int) -> Built: ...
+    def build(
+        self, cache: EpisodeCache | None, concurrency: int, limits: Any | None = None
+    ) -> Built: ...
 
 
 @dataclass
@@ -102,7 +105,9 @@ class Prebuilt:
     name: str = "prebuilt"
     uses_cache: bool = False
 
-    def build(self, cache: EpisodeCache | None, concurrency: int) -> Built:
+    def build(
+        self, cache: EpisodeCache | None, concurrency: int, limits: Any | None = None
+    ) -> Built:
         return Built(self.benchmark, self.agent)
 
 
@@ -204,13 +209,19 @@ class InProcessExecutor(Executor):
 
     `lookup` (the driver store's `response`) lets the agents find answers by key that no
     job shipped: those cached by deedbench versions that did not record their episode.
+    `limits` are call limits shared with other runs in this process (a study's).
     """
 
     def __init__(
-        self, concurrency: int = 16, *, lookup: Callable[[str], CacheEntry | None] | None = None
+        self,
+        concurrency: int = 16,
+        *,
+        lookup: Callable[[str], CacheEntry | None] | None = None,
+        limits: Any | None = None,
     ) -> None:
         self.capacity = max(1, concurrency)
         self._lookup = lookup
+        self._limits = limits
         self._built: dict[str, Built] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._queue: asyncio.Queue[Event] = asyncio.Queue()
@@ -224,7 +235,11 @@ class InProcessExecutor(Executor):
 
     def _build(self, recipe: Recipe) -> Built:
         if recipe.name not in self._built:
-            self._built[recipe.name] = recipe.build(self._cache, self.capacity)
+            if self._limits is None:  # recipes written before limits were shared
+                built = recipe.build(self._cache, self.capacity)
+            else:
+                built = recipe.build(self._cache, self.capacity, limits=self._limits)
+            self._built[recipe.name] = built
         return self._built[recipe.name]
 
     def submit(self, job: EpisodeJob) -> None:

@@ -8,7 +8,7 @@ unfinished batch, and those simply run again on resume; answers are committed as
 arrive, so a resumed run never pays for them again. The primary key (run, sample,
 condition, epoch) guarantees one record per episode. Audits of a run (`deedbench
 audit`) sit beside its episodes, one per episode and judge, so auditing again with the
-same judge replaces them.
+same judge replaces them. A study (`deedbench study`) is a row naming its runs.
 
 A run being executed holds a lock row (pid, host, heartbeat): a second process that
 would execute it is refused with the holder's name, and a lock whose process died or
@@ -76,6 +76,12 @@ CREATE TABLE IF NOT EXISTS responses (
     sample_id TEXT,
     epoch INTEGER,
     seed INTEGER
+);
+CREATE TABLE IF NOT EXISTS studies (
+    name TEXT PRIMARY KEY,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    study_json TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS run_locks (
     run_id TEXT PRIMARY KEY,
@@ -355,6 +361,27 @@ class RunStore:
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 rows,
             )
+
+    # --- studies --------------------------------------------------------------------------
+
+    def save_study(self, name: str, study_json: str) -> None:
+        """Record a study (`deedbench study`: its file, settings and run ids, as JSON),
+        replacing what an earlier invocation of it recorded; its runs are rows of `runs`."""
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        self._write(
+            "INSERT INTO studies (name, created_at, updated_at, study_json) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (name) DO UPDATE SET updated_at = excluded.updated_at, "
+            "study_json = excluded.study_json",
+            [(name, now, now, study_json)],
+        )
+
+    def study(self, name: str) -> str | None:
+        """A recorded study's JSON, or None."""
+        with self._guard():
+            row = self._db.execute(
+                "SELECT study_json FROM studies WHERE name = ?", (name,)
+            ).fetchone()
+        return row[0] if row else None
 
     # --- locks of runs being executed -----------------------------------------------------
 

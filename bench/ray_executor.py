@@ -1,0 +1,149 @@
+"""The Ray executor against the local one: TAC episodes of a model agent at a loopback server.
+
+2,016 episodes (TAC's 48 samples x 2 conditions x 21 epochs, three calls each) through the
+fake server (deedbench.testing.serve, its own process) answering after `--latency`
+seconds, at `--concurrency` episodes and calls in flight: once in this process
+(`InProcessExecutor`), once on a Ray cluster started here (`ray.init`, as `deedbench run
+--executor ray` does with no address) with `--workers` worker actors, calls capped by the
+pool's limits actor; and, for the same parallelism, in `--workers` local worker
+processes (`ProcessExecutor`). Printed for each: wall time from start (Ray's start and the workers'
+builds included) and from "ready" (the run prepared where it runs), against the ideal
+(calls x latency / concurrency), and the driver process's CPU per episode in `execute`
+(what the one writer costs: receiving, validating and storing records and answers,
+following the streams). Then the same at latency 0 with `--fast-epochs`, where the
+difference per episode between Ray and the local worker processes is what Ray adds (the
+actor round trips per call and per episode).
+
+    python bench/ray_executor.py [--latency 0.2] [--concurrency 100] [--workers 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from concurrency import CALLS_PER_EPISODE, cpu_seconds, serve
+from deedbench.agents import AgentSettings, GenerationParams
+from deedbench.benchmarks import load_benchmark
+from deedbench.engine import (
+    Executor,
+    InProcessExecutor,
+    ProcessExecutor,
+    RunConfig,
+    RunStore,
+    execute,
+    new_run_config,
+)
+from deedbench.executors.ray import RayExecutor
+from deedbench.recipes import RunRecipe
+
+
+def config_for(label: str, url: str, epochs: int) -> RunConfig:
+    bench = load_benchmark("tac")
+    settings = AgentSettings(
+        base_url=url,
+        params=GenerationParams(temperature=0.7, timeout=30),
+        max_attempts=10,
+        retry_initial_wait=0.2,
+    )
+    return new_run_config(
+        run_id=label,
+        benchmark=bench,
+        agent="openai-compatible/fake",
+        agent_params=settings.model_dump(),
+        conditions=list(bench.conditions),
+        epochs=epochs,
+        seed=0,
+        samples=bench.samples(),
+    )
+
+
+def timed(config: RunConfig, store_path: Path, executor: Executor) -> dict[str, Any]:
+    recipe = RunRecipe(config, cache=False)
+    marks: dict[str, float] = {}
+
+    async def go(store: RunStore) -> None:
+        async with executor:
+            await executor.prepare(recipe)
+            marks["ready"] = time.perf_counter()
+            marks["cpu"] = time.process_time()
+            await execute(config, store, executor, recipe)
+            marks["cpu"] = time.process_time() - marks["cpu"]
+
+    with RunStore(store_path) as store:
+        store.create_run(config)
+        machine = cpu_seconds()
+        start = time.perf_counter()
+        asyncio.run(go(store))
+        end = time.perf_counter()
+        machine = cpu_seconds() - machine
+        counts = store.count(config.run_id)
+    return {
+        "wall": end - start,
+        "from_ready": end - marks["ready"],
+        "driver_cpu": marks["cpu"],
+        "machine_cores": machine / (end - start),
+        "counts": counts,
+    }
+
+
+def measure(label: str, latency: float, epochs: int, args: argparse.Namespace, tmp: Path) -> None:
+    results = {}
+    for kind in ("local", "processes", "ray"):
+        process, url = serve(latency, 0.0)
+        try:
+            config = config_for(f"{label}-{kind}", url, epochs)
+            executor: Executor
+            if kind == "local":
+                executor = InProcessExecutor(args.concurrency)
+            elif kind == "processes":
+                modules = RunRecipe(config).modules
+                executor = ProcessExecutor(args.workers, args.concurrency, preload=modules)
+            else:
+                executor = RayExecutor(args.concurrency, address="local", workers=args.workers)
+            results[kind] = result = timed(config, tmp / f"{label}-{kind}.db", executor)
+        finally:
+            process.terminate()
+            process.communicate()
+        episodes = config.planned_episodes
+        ideal = episodes * CALLS_PER_EPISODE * latency / args.concurrency
+        where = {
+            "local": "1 process",
+            "processes": f"--workers {args.workers}",
+            "ray": f"Ray, {args.workers} workers",
+        }[kind]
+        against = f", ideal {ideal:.2f} s ({result['from_ready'] / ideal:.2f}x)" if ideal else ""
+        print(
+            f"{label} {where}: {episodes} episodes, wall {result['wall']:.2f} s, from ready "
+            f"{result['from_ready']:.2f} s{against}; driver CPU in execute "
+            f"{1000 * result['driver_cpu'] / episodes:.2f} ms per episode; machine busy "
+            f"{result['machine_cores']:.1f} cores; stored {result['counts']}",
+            flush=True,
+        )
+    per_episode = (results["ray"]["from_ready"] - results["processes"]["from_ready"]) / episodes
+    print(
+        f"{label}: Ray adds {1000 * per_episode:.2f} ms of wall time per episode (from ready) "
+        f"to {args.workers} local worker processes"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--concurrency", type=int, default=100)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--epochs", type=int, default=21, help="x 96 episodes")
+    parser.add_argument("--fast-epochs", type=int, default=10, help="at latency 0")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        tmp = Path(folder)
+        measure(f"latency {args.latency:g}s", args.latency, args.epochs, args, tmp)
+        measure("latency 0", 0.0, args.fast_epochs, args, tmp)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,347 @@
+"""`deedbench study FILE`: a whole study (runs of benchmarks x agents) in one command."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from deedbench.cli.app import (
+    NoCacheOption,
+    PricesOption,
+    StoreOption,
+    app,
+    console,
+    errors,
+    fail,
+    load_prices,
+    open_store,
+    progress_bar,
+    resolve_store,
+)
+from deedbench.engine.printable import printable, safe
+
+if TYPE_CHECKING:
+    from deedbench.engine import RunStore
+    from deedbench.reports.cost import PriceTable
+    from deedbench.study import RunOutcome, StudyPlan
+    from deedbench.study.runner import ExecutorKind
+
+EXECUTORS = ("local", "ray")
+
+
+@app.command()
+def study(
+    file: Annotated[Path, typer.Argument(help="The study file (TOML; see the README).")],
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run", help="Print the plan: runs, episodes, model calls and cost expected."
+        ),
+    ] = False,
+    executor: Annotated[
+        str | None,
+        typer.Option(help="Where episodes run: local (this process) or ray (default: the file's)."),
+    ] = None,
+    ray_address: Annotated[
+        str | None,
+        typer.Option(help="The Ray cluster (default: the file's, else Ray's own default)."),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(min=1, help="Ray worker processes (default: one per CPU of the cluster)."),
+    ] = None,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Model calls in flight per endpoint across the study, and episodes in flight "
+            "per run (default: the file's, else 16).",
+        ),
+    ] = None,
+    html: Annotated[
+        Path | None, typer.Option("--html", help="Also write the HTML report of all its runs.")
+    ] = None,
+    prices: PricesOption = None,
+    no_cache: NoCacheOption = False,
+    store: StoreOption = None,
+) -> None:
+    """Run a study: every (benchmark, agent) run of FILE at once, then one table; running
+    it again resumes it."""
+    from deedbench.engine import register_secret
+    from deedbench.study import StudyError, plan_study
+
+    if executor is not None and executor not in EXECUTORS:
+        raise fail(f"unknown executor {executor!r}. Valid executors: {', '.join(EXECUTORS)}")
+    price_table = load_prices(prices)
+    store_path = resolve_store(store)
+    with _store_for(store_path) as runs:
+        try:
+            plan = plan_study(file, runs, price_table)
+        except StudyError as exc:
+            for problem in exc.problems:
+                errors.print(
+                    f"[red]error:[/red] {safe(problem.render(exc.path))}",
+                    highlight=False,
+                    soft_wrap=True,
+                )
+            raise typer.Exit(2) from None
+        for run in plan.runs:  # what is printed is redacted of the keys the runs read
+            for settings in (run.config.agent_params, run.config.user.get("settings") or {}):
+                variable = settings.get("api_key_env")
+                if isinstance(variable, str):
+                    register_secret(os.environ.get(variable))
+        kind: ExecutorKind = "ray" if (executor or plan.study.executor) == "ray" else "local"
+        cap = concurrency or plan.study.concurrency
+        if dry_run:
+            _print_plan(plan, runs, kind, cap)
+            return
+    if kind == "ray":
+        from deedbench.executors import RayNotInstalled, require_ray
+
+        try:
+            require_ray()
+        except RayNotInstalled as exc:
+            raise fail(str(exc)) from None
+    with open_store(store_path) as runs:
+        outcomes = _launch(
+            plan,
+            runs,
+            store_path,
+            kind,
+            cap,
+            ray_address or plan.study.ray_address,
+            workers or plan.study.workers,
+            cache=not no_cache,
+        )
+        failed = _report(plan, runs, outcomes, price_table=plan.prices, html=html)
+    if failed:
+        raise typer.Exit(1)
+
+
+@contextlib.contextmanager
+def _store_for(path: Path) -> Iterator[RunStore]:
+    """The store to plan against; one that does not exist is read as an empty one, so
+    an invalid study or a dry run creates nothing."""
+    if not path.exists():
+        with tempfile.TemporaryDirectory() as folder, open_store(Path(folder) / "empty.db") as runs:
+            yield runs
+        return
+    with open_store(path) as runs:
+        yield runs
+
+
+def _print_plan(plan: StudyPlan, runs: RunStore, kind: str, concurrency: int) -> None:
+    from rich.table import Table
+
+    from deedbench.study import estimate_runs
+
+    estimates = estimate_runs(plan.runs, runs, plan.prices)
+    table = Table(title=f"study {safe(plan.study.name)}: the plan", title_justify="left")
+    for column in ("run", "benchmark", "agent", "conditions x epochs", "episodes"):
+        table.add_column(column)
+    for column in ("model calls", "cost (USD)", "estimated from"):
+        table.add_column(column, justify="right" if column != "estimated from" else "left")
+    total_episodes = total_calls = 0.0
+    total_cost: float | None = 0.0
+    for estimate in estimates:
+        run = estimate.run
+        state = "finished" if run.finished else ("resumed" if run.exists else "new")
+        cost = estimate.cost_usd
+        table.add_row(
+            safe(run.run_id),
+            safe(run.benchmark.key),
+            safe(run.config.agent),
+            f"{len(run.config.conditions)} x {run.config.epochs}",
+            f"{estimate.to_run:,} of {run.planned:,} ({state})",
+            f"{estimate.calls:,.0f}" if estimate.roles else "none",
+            "-" if not estimate.roles else (f"{cost:,.2f}" if cost is not None else "unknown"),
+            "\n".join(safe(f"{r.role}: {r.basis}") for r in estimate.roles) or "-",
+        )
+        total_episodes += estimate.to_run
+        total_calls += estimate.calls
+        if estimate.roles:
+            total_cost = None if cost is None or total_cost is None else total_cost + cost
+    table.add_row(
+        "total",
+        "",
+        "",
+        "",
+        f"{total_episodes:,.0f}",
+        f"{total_calls:,.0f}",
+        f"{total_cost:,.2f}" if total_cost is not None else "unknown",
+        "",
+    )
+    console.print(table)
+    where = "in this process" if kind == "local" else "on a Ray cluster"
+    console.print(
+        f"{len(estimates)} runs {where}, at most {concurrency} model calls in flight per "
+        "endpoint. Calls and tokens per episode come from the runs the store holds (the same "
+        "model first), else from the benchmark's first baseline played here (one call per "
+        "turn, 4 characters a token: a floor); prices from the study, --prices and "
+        f"{safe(plan.prices.as_of)}. Nothing was run.",
+        highlight=False,
+    )
+
+
+def _launch(
+    plan: StudyPlan,
+    runs: RunStore,
+    store_path: Path,
+    kind: ExecutorKind,
+    concurrency: int,
+    address: str | None,
+    workers: int | None,
+    *,
+    cache: bool,
+) -> list[RunOutcome]:
+    """Run the study, turning failures before the start and signals into clear exits."""
+    from deedbench.agents import AgentSpecError
+    from deedbench.engine import BenchmarkError, ExecutorError, RunAborted, StoreError
+    from deedbench.study import run_study
+
+    started: list[bool] = []
+    resume = f"deedbench study {_quoted(plan.path)} --store {store_path}"
+
+    async def go() -> list[RunOutcome]:
+        main = asyncio.current_task()
+        assert main is not None
+        with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main.cancel)
+        with progress_bar() as progress:
+            tasks: dict[str, object] = {}
+
+            def begin(pending: list[object]) -> None:
+                started.append(True)
+                for run in plan.runs:
+                    done = runs.count(run.run_id).get("scored", 0)
+                    tasks[run.run_id] = progress.add_task(
+                        safe(run.run_id), total=run.planned, completed=done
+                    )
+                todo = sum(r.planned - r.scored for r in plan.runs if not r.finished)
+                console.print(
+                    f"study [bold]{safe(plan.study.name)}[/bold]: {len(pending)} of "
+                    f"{len(plan.runs)} runs to run, {todo:,} episodes "
+                    f"({'this process' if kind == 'local' else 'Ray'}; store {safe(store_path)})",
+                    highlight=False,
+                )
+
+            return await run_study(
+                plan,
+                runs,
+                executor=kind,
+                concurrency=concurrency,
+                address=address,
+                workers=workers,
+                cache=cache,
+                on_started=begin,
+                on_record=lambda run_id, _: progress.advance(tasks[run_id]),  # type: ignore[arg-type]
+            )
+
+    try:
+        return asyncio.run(go())
+    except (AgentSpecError, BenchmarkError, StoreError, ExecutorError) as exc:
+        if not started:
+            raise fail(str(exc)) from None
+        raise fail(f"{exc}\nthe study stopped; resume with: {resume}", code=1) from None
+    except RunAborted as exc:  # a missing key, found while preparing
+        raise fail(str(exc), code=1) from None
+    except (KeyboardInterrupt, asyncio.CancelledError) as exc:
+        signalled = "interrupted" if isinstance(exc, KeyboardInterrupt) else "terminated"
+        if started:
+            lines = [_progress(runs, run.run_id, run.planned) for run in plan.runs]
+            sys.stderr.write(
+                printable(f"{signalled}: " + "; ".join(lines) + f". Resume with:\n  {resume}\n")
+            )
+        else:
+            sys.stderr.write(f"{signalled} before the study started: nothing was stored\n")
+        raise typer.Exit(130 if isinstance(exc, KeyboardInterrupt) else 143) from None
+
+
+def _quoted(path: Path) -> str:
+    import shlex
+
+    return shlex.quote(str(path))
+
+
+def _progress(runs: RunStore, run_id: str, total: int) -> str:
+    counts = runs.count(run_id)
+    failed = counts.get("error", 0)
+    text = f"{run_id} {counts.get('scored', 0)} of {total} scored"
+    return text + (f", {failed} failed" if failed else "")
+
+
+def _report(
+    plan: StudyPlan,
+    runs: RunStore,
+    outcomes: list[RunOutcome],
+    *,
+    price_table: PriceTable,
+    html: Path | None,
+) -> bool:
+    """The comparison table of each benchmark's runs (agents x conditions), the HTML
+    report of all of them, and what failed; True when something did."""
+    from deedbench.audit import load_audits
+    from deedbench.reports import summarize
+    from deedbench.reports.compare import compare_runs
+    from deedbench.reports.terminal import render_comparison
+
+    summaries, records = [], {}
+    for entry, planned in plan.by_benchmark():
+        if not planned:
+            continue
+        group = []
+        for run in planned:
+            episodes = list(runs.episodes(run.run_id))
+            records[run.run_id] = episodes
+            summary = summarize(
+                run.config, episodes, price_table, audits=load_audits(runs, run.run_id)
+            )
+            group.append(summary)
+        summaries += group
+        console.print(f"\n[bold]{safe(entry.key)}[/bold]", highlight=False)
+        render_comparison(compare_runs(group, records), console)
+    if html is not None:
+        from deedbench.reports.export import OutputError, atomic_write
+        from deedbench.reports.html import render_html
+
+        try:
+            with atomic_write(html) as out:
+                out.write(render_html(summaries, records))
+        except OutputError as exc:
+            raise fail(str(exc)) from None
+        console.print(f"wrote {html}", highlight=False, markup=False)
+    failed = False
+    for outcome in outcomes:
+        counts = runs.count(outcome.run.run_id)
+        if outcome.failure is not None:
+            failed = True
+            errors.print(
+                f"[red]run {safe(outcome.run.run_id)} stopped:[/red] {safe(outcome.failure)}",
+                highlight=False,
+                soft_wrap=True,
+            )
+        elif counts.get("error") and not counts.get("scored"):
+            failed = True
+            errors.print(
+                f"[red]run {safe(outcome.run.run_id)}: every episode failed[/red] "
+                f"({counts['error']} errors; `deedbench report {safe(outcome.run.run_id)}` "
+                "lists them)",
+                highlight=False,
+                soft_wrap=True,
+            )
+    if failed:
+        errors.print(
+            f"fix the cause, then resume with: deedbench study {safe(_quoted(plan.path))}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    return failed

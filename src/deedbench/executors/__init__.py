@@ -1,0 +1,10 @@
+"""Executors beyond this machine's processes: episodes on a Ray cluster (`ray`).
+
+The engine's executors (`deedbench.engine.InProcessExecutor`, `ProcessExecutor`) need
+nothing but deedbench; the ones here need an optional extra, imported only when one is
+started, with an install hint when it is missing.
+"""
+
+from deedbench.executors.ray import RayExecutor, RayNotInstalled, RayPool, require_ray
+
+__all__ = ["RayExecutor", "RayNotInstalled", "RayPool", "require_ray"]

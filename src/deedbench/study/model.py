@@ -1,0 +1,268 @@
+"""A study file: TOML read with `tomllib`, checked with pydantic, every problem on its line.
+
+    name = "tac-paper"            # run ids are <name>-<benchmark>-<agent>
+    seed = 0
+    concurrency = 32              # model calls in flight per endpoint, across the study
+
+    [[benchmarks]]
+    name = "tac"
+    conditions = ["base", "welfare"]
+    epochs = 3
+
+    [[agents]]
+    name = "opus"
+    spec = "anthropic/claude-opus-4-7"
+    temperature = 0.7
+    price = { input = 15.0, output = 75.0 }
+
+`tomllib` keeps no positions, so `locate` finds the line of a key path
+(``("agents", 1, "price", "input")``) by reading the text itself: table headers, the
+occurrences of each array of tables, and `key =` lines, skipping multi-line strings.
+A problem with a key that is missing points at its table's header.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from deedbench.engine.records import MAX_EPOCHS
+from deedbench.reports.cost import Price
+
+__all__ = [
+    "LABEL",
+    "LABEL_RULE",
+    "AgentEntry",
+    "BenchmarkEntry",
+    "Problem",
+    "StudyError",
+    "StudyFile",
+    "UserEntry",
+    "load_study",
+    "locate",
+]
+
+Loc = tuple[str | int, ...]
+
+# What a study's name and its agents' and benchmarks' labels may be: run ids are made of
+# them (`<name>-<benchmark>-<agent>`), and a run id is 1 to 128 of these characters.
+LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+LABEL_RULE = "1 to 64 letters, digits, '.', '_' or '-', starting with a letter or a digit"
+
+
+class Problem(BaseModel):
+    """One thing wrong with a study file, at its line (None: the file as a whole)."""
+
+    line: int | None
+    where: str
+    message: str
+
+    def render(self, path: Path) -> str:
+        at = f"{path}:{self.line}" if self.line is not None else str(path)
+        return f"{at}: {self.where}: {self.message}" if self.where else f"{at}: {self.message}"
+
+
+class StudyError(Exception):
+    """A study file that cannot run: every problem found, each on its line."""
+
+    def __init__(self, path: Path, problems: list[Problem]) -> None:
+        self.path = path
+        self.problems = problems
+        super().__init__("\n".join(p.render(path) for p in problems))
+
+
+class _Entry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class BenchmarkEntry(_Entry):
+    """One benchmark of the study; each agent runs it once (one run)."""
+
+    name: str
+    label: str | None = None  # in run ids and tables; needed when a benchmark is listed twice
+    conditions: list[str] | None = None
+    epochs: int | None = Field(default=None, ge=1, le=MAX_EPOCHS)
+    seed: int | None = None
+    limit: int | None = Field(default=None, ge=1)
+    data: str | None = None  # a file or folder, relative to the study file
+    options: dict[str, Any] = Field(default_factory=dict)  # as `-T KEY=VALUE`
+
+    @field_validator("options")
+    @classmethod
+    def _scalars(cls, options: dict[str, Any]) -> dict[str, Any]:
+        for key, value in options.items():
+            if not isinstance(value, str | int | float | bool):
+                raise ValueError(f"option {key!r} must be a string, a number or a boolean")
+        return options
+
+    @property
+    def key(self) -> str:
+        return self.label or self.name
+
+
+class AgentEntry(_Entry):
+    """One agent and its settings (model ones only for model specs)."""
+
+    spec: str
+    name: str | None = None  # in run ids and tables; by default made from the spec
+    benchmarks: list[str] | None = None  # the benchmark labels it runs (default: all)
+    base_url: str | None = None
+    api_key_env: str | None = None
+    temperature: float | None = None
+    max_tokens: int | None = Field(default=None, ge=1)
+    top_p: float | None = None
+    seed: int | None = None  # sent to the model (default: each episode's derived seed)
+    reasoning_effort: str | None = None
+    extra: dict[str, Any] = Field(default_factory=dict)  # any other request parameter
+    timeout: float = Field(default=120.0, gt=0)
+    max_attempts: int = Field(default=8, ge=1)
+    max_retry_seconds: float = Field(default=300.0, gt=0)
+    price: Price | None = None  # USD per million tokens
+
+    @property
+    def key(self) -> str:
+        """The name, by default the spec's last part (`openai/gpt-4o`: `gpt-4o`)."""
+        last = self.spec.rsplit("/", 1)[-1].rsplit(":", 1)[-1]
+        return self.name or re.sub(r"[^A-Za-z0-9._-]+", "-", last).strip("-._")[:64]
+
+    @property
+    def model_settings(self) -> dict[str, Any]:
+        """The settings given that only a model agent takes."""
+        names = set(AgentEntry.model_fields) - {"spec", "name", "benchmarks", "price"}
+        return {k: getattr(self, k) for k in sorted(names & self.model_fields_set)}
+
+
+class UserEntry(_Entry):
+    """A model-played user, for the benchmarks that have one (the service desk)."""
+
+    spec: str
+    base_url: str | None = None
+    api_key_env: str | None = None
+    temperature: float = 0.0
+    timeout: float = Field(default=120.0, gt=0)
+    max_attempts: int = Field(default=8, ge=1)
+    max_retry_seconds: float = Field(default=300.0, gt=0)
+    price: Price | None = None
+
+
+class StudyFile(_Entry):
+    """The whole file."""
+
+    name: str
+    description: str = ""
+    seed: int = 0
+    epochs: int | None = Field(default=None, ge=1, le=MAX_EPOCHS)
+    concurrency: int = Field(default=16, ge=1)
+    executor: Literal["local", "ray"] = "local"
+    ray_address: str | None = None
+    workers: int | None = Field(default=None, ge=1)
+    benchmarks: list[BenchmarkEntry] = Field(min_length=1)
+    agents: list[AgentEntry] = Field(min_length=1)
+    user: UserEntry | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _label(cls, name: str) -> str:
+        if not LABEL.fullmatch(name):
+            raise ValueError(f"a study name is {LABEL_RULE}")
+        return name
+
+
+def load_study(path: Path) -> tuple[StudyFile, str]:
+    """The study and its text; StudyError with every problem pydantic or TOML found."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        message = f"not UTF-8: {exc}"
+        raise StudyError(path, [Problem(line=None, where="", message=message)]) from None
+    except OSError as exc:
+        message = f"cannot be read: {exc.strerror or exc}"
+        raise StudyError(path, [Problem(line=None, where="", message=message)]) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        found = re.search(r"\(at line (\d+), column \d+\)", str(exc))
+        line = int(found.group(1)) if found else None
+        message = "not TOML: " + re.sub(r" \(at line.*", "", str(exc))
+        raise StudyError(path, [Problem(line=line, where="", message=message)]) from None
+    try:
+        study = StudyFile.model_validate(data)
+    except ValidationError as exc:
+        problems = [_problem(text, error) for error in exc.errors()]
+        problems.sort(key=lambda p: (p.line or 0, p.where))
+        raise StudyError(path, problems) from None
+    return study, text
+
+
+def _problem(text: str, error: Any) -> Problem:
+    loc: Loc = tuple(error["loc"])
+    message = error["msg"].removeprefix("Value error, ")
+    if error["type"] == "extra_forbidden":
+        message = "unknown key (a typo?)"
+    elif error["type"] == "missing":
+        message = "required, missing"
+    return Problem(line=locate(text, loc), where=where(loc), message=message)
+
+
+def where(loc: Loc) -> str:
+    """A key path as a reader of the file names it: ``agents[2].price.input`` (1-based)."""
+    text = ""
+    for part in loc:
+        text += f"[{part + 1}]" if isinstance(part, int) else (f".{part}" if text else part)
+    return text
+
+
+_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
+_BARE = r"""[A-Za-z0-9_-]+|"[^"]*"|'[^']*'"""  # a bare or quoted key
+_KEY = re.compile(rf"^\s*((?:{_BARE})(?:\s*\.\s*(?:{_BARE}))*)\s*=")
+
+
+def _parts(dotted: str) -> list[str]:
+    return [part.strip("\"'") for part in re.findall(_BARE, dotted)]
+
+
+def locate(text: str, loc: Loc) -> int | None:
+    """The 1-based line that defines the longest prefix of `loc` (a key or a table header);
+    None when even the first part is defined nowhere (a top-level key that is missing)."""
+    best: tuple[int, int] | None = None  # (matched parts, line)
+    arrays: dict[tuple[str, ...], int] = {}  # array-of-tables path -> index of its last table
+    table: tuple[str | int, ...] = ()
+    in_string: str | None = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if in_string is not None:
+            if line.count(in_string) % 2:
+                in_string = None
+            continue
+        path: tuple[str | int, ...] | None = None
+        header = _HEADER.match(line)
+        if header:
+            names = _parts(header.group(2))
+            resolved: list[str | int] = []
+            for index, name in enumerate(names):
+                resolved.append(name)
+                prefix = tuple(names[: index + 1])
+                is_last = index == len(names) - 1
+                if prefix in arrays and not (is_last and header.group(1) == "[["):
+                    resolved.append(arrays[prefix])
+            if header.group(1) == "[[":
+                key = tuple(names)
+                arrays[key] = arrays.get(key, -1) + 1
+                resolved.append(arrays[key])
+            table = path = tuple(resolved)
+        else:
+            key = _KEY.match(line)
+            if key:
+                path = table + tuple(_parts(key.group(1)))
+                rest = line[key.end() :]
+                for quote in ('"""', "'''"):
+                    if rest.count(quote) % 2:
+                        in_string = quote
+        if path is None or tuple(loc[: len(path)]) != path:
+            continue
+        if best is None or len(path) > best[0]:
+            best = (len(path), number)
+    return best[1] if best else None

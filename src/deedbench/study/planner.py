@@ -1,0 +1,419 @@
+"""From a study file to its runs: one `RunConfig` per (benchmark, agent), checked whole.
+
+Every check that `deedbench run` makes of one run is made here of all of them before
+anything runs, and each failure is a `Problem` on the line of the setting behind it:
+unknown benchmarks, conditions, options, data or agents, settings a baseline does not
+take, run ids beyond the rule, plans beyond the bounds. A run the store already holds is
+resumed when the file still describes it; a setting that differs from what the run was
+made with (finished or not) is a problem naming that setting, as `run` refuses a
+resume that contradicts the recorded run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from deedbench.agents import AgentSettings, GenerationParams, agent_kinds, is_model_spec
+from deedbench.benchmarks import benchmark_class, load_benchmark
+from deedbench.engine import Benchmark, BenchmarkError, PlanError, RunConfig, RunStore
+from deedbench.engine.runner import new_run_config
+from deedbench.reports.cost import Price, PriceTable
+from deedbench.study.model import (
+    LABEL,
+    LABEL_RULE,
+    AgentEntry,
+    BenchmarkEntry,
+    Loc,
+    Problem,
+    StudyError,
+    StudyFile,
+    load_study,
+    locate,
+    where,
+)
+
+__all__ = ["PlannedRun", "StudyPlan", "plan_study"]
+
+_RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")  # `deedbench run`'s rule
+
+
+@dataclass
+class PlannedRun:
+    """One run of the study: its configuration, as recorded when it exists already."""
+
+    run_id: str
+    benchmark: BenchmarkEntry
+    benchmark_index: int
+    agent: AgentEntry
+    agent_index: int
+    config: RunConfig
+    bench: Benchmark
+    exists: bool
+    scored: int
+
+    @property
+    def planned(self) -> int:
+        return self.config.planned_episodes
+
+    @property
+    def finished(self) -> bool:
+        return self.scored >= self.planned
+
+
+@dataclass
+class StudyPlan:
+    """A valid study and its runs, in file order (benchmark by benchmark, agent by agent)."""
+
+    study: StudyFile
+    path: Path
+    text: str
+    runs: list[PlannedRun]
+    prices: PriceTable
+
+    def by_benchmark(self) -> Iterator[tuple[BenchmarkEntry, list[PlannedRun]]]:
+        for entry in self.study.benchmarks:
+            yield entry, [r for r in self.runs if r.benchmark is entry]
+
+
+class _Problems:
+    """Problems found so far, each placed on its line."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.found: list[Problem] = []
+
+    def add(self, loc: Loc, message: str) -> None:
+        line = locate(self.text, loc)
+        self.found.append(Problem(line=line, where=where(loc), message=message))
+
+
+def plan_study(path: Path, store: RunStore, prices: PriceTable) -> StudyPlan:
+    """The study's runs, or StudyError listing every problem with its line."""
+    study, text = load_study(path)
+    problems = _Problems(text)
+    benches = _benchmarks(study, path, problems)
+    _check_agents(study, benches, problems)
+    runs: list[PlannedRun] = []
+    if not problems.found:
+        for bi, entry in enumerate(study.benchmarks):
+            bench = benches[bi]
+            if bench is None:
+                continue
+            for ai, agent in enumerate(study.agents):
+                if agent.benchmarks is not None and entry.key not in agent.benchmarks:
+                    continue
+                planned = _plan_run(study, entry, bi, bench, agent, ai, store, problems)
+                if planned is not None:
+                    runs.append(planned)
+    if not problems.found and not runs:
+        problems.add(("agents",), "no agent runs any of the study's benchmarks")
+    if problems.found:
+        ordered = sorted(problems.found, key=lambda p: (p.line or 0, p.where))
+        raise StudyError(path, ordered)
+    return StudyPlan(study, path, text, runs, _with_study_prices(prices, study))
+
+
+def _with_study_prices(prices: PriceTable, study: StudyFile) -> PriceTable:
+    """The price table with the study's own prices winning (by agent spec)."""
+    extra: dict[str, Price] = {a.spec: a.price for a in study.agents if a.price is not None}
+    if study.user is not None and study.user.price is not None:
+        extra[study.user.spec] = study.user.price
+    if not extra:
+        return prices
+    as_of = f"{prices.as_of}; the study's prices"
+    return PriceTable(as_of=as_of, models={**prices.models, **extra})
+
+
+def _option_text(value: object) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _benchmarks(study: StudyFile, path: Path, problems: _Problems) -> list[Benchmark | None]:
+    """Each benchmark entry loaded with its options, or None with its problems noted."""
+    loaded: list[Benchmark | None] = []
+    seen: set[str] = set()
+    takes_user = False
+    for bi, entry in enumerate(study.benchmarks):
+        loaded.append(None)
+        at: Loc = ("benchmarks", bi)
+        if entry.key in seen:
+            problems.add(
+                (*at, "label"),
+                f"{entry.key!r} is listed twice: give one of them a distinct label",
+            )
+            continue
+        seen.add(entry.key)
+        if entry.label is not None and not LABEL.fullmatch(entry.label):
+            problems.add((*at, "label"), f"a label is {LABEL_RULE}")
+            continue
+        try:
+            cls = benchmark_class(entry.name)
+        except BenchmarkError as exc:
+            problems.add((*at, "name"), str(exc))
+            continue
+        options = {k: _option_text(v) for k, v in entry.options.items()}
+        if entry.data is not None:
+            data = Path(entry.data).expanduser()
+            data = data if data.is_absolute() else (path.parent / data)
+            if cls.data_option is None:
+                problems.add((*at, "data"), f"benchmark {entry.name!r} takes no data")
+                continue
+            if not data.exists():
+                problems.add((*at, "data"), f"{data} does not exist")
+                continue
+            options[cls.data_option] = str(data.resolve())
+        accepts_user = "user" in getattr(cls, "option_help", {})
+        takes_user |= accepts_user
+        if study.user is not None and accepts_user and "user" not in options:
+            options["user"] = f"llm:{study.user.spec}"
+        try:
+            bench = load_benchmark(entry.name, options)
+        except BenchmarkError as exc:
+            key = "options" if entry.options else ("data" if entry.data else None)
+            problems.add((*at, key) if key else at, str(exc))
+            continue
+        unknown = [c for c in entry.conditions or () if c not in bench.conditions]
+        if unknown or entry.conditions == []:
+            problems.add(
+                (*at, "conditions"),
+                f"unknown condition(s) {unknown or entry.conditions}. Valid conditions of "
+                f"{entry.name}: {', '.join(bench.conditions)}",
+            )
+            continue
+        loaded[-1] = bench
+    if study.user is not None and not takes_user:
+        problems.add(("user",), "no benchmark of the study has a model-played user")
+    return loaded
+
+
+def _check_agents(study: StudyFile, benches: list[Benchmark | None], problems: _Problems) -> None:
+    labels = [entry.key for entry in study.benchmarks]
+    seen: set[str] = set()
+    for ai, agent in enumerate(study.agents):
+        at: Loc = ("agents", ai)
+        if agent.key in seen or not agent.key:
+            problems.add(
+                (*at, "name"),
+                f"agent name {agent.key!r} is used twice (or is empty): give each agent a "
+                "distinct name",
+            )
+        seen.add(agent.key)
+        if not LABEL.fullmatch(agent.key):
+            problems.add((*at, "name"), f"an agent name is {LABEL_RULE}")
+        for label in agent.benchmarks or ():
+            if label not in labels:
+                problems.add(
+                    (*at, "benchmarks"),
+                    f"no benchmark labelled {label!r} in the study ({', '.join(labels)})",
+                )
+        prefix, _, rest = agent.spec.partition("/")
+        if is_model_spec(agent.spec):
+            if prefix == "openai-compatible" and not agent.base_url:
+                problems.add((*at, "base_url"), "openai-compatible agents need a base_url")
+            continue
+        if agent.model_settings:
+            first = next(iter(agent.model_settings))
+            problems.add(
+                (*at, first),
+                f"only model agents take settings ({', '.join(agent.model_settings)}); "
+                f"{agent.spec!r} is not one",
+            )
+        if prefix == "python" and ":" in rest:
+            continue  # imported where episodes run, when the run is prepared
+        if prefix != "baseline":
+            problems.add(
+                (*at, "spec"),
+                f"unknown agent {agent.spec!r}. Valid agents: {', '.join(agent_kinds())}",
+            )
+            continue
+        for bi, bench in enumerate(benches):
+            entry = study.benchmarks[bi]
+            if bench is None or (
+                agent.benchmarks is not None and entry.key not in agent.benchmarks
+            ):
+                continue
+            if rest not in bench.baseline_names:
+                problems.add(
+                    (*at, "spec"),
+                    f"benchmark {entry.key!r} has no {agent.spec} (its baselines: "
+                    f"{', '.join(bench.baseline_names) or 'none'}); list the benchmarks this "
+                    "agent runs in its `benchmarks`",
+                )
+
+
+def _plan_run(
+    study: StudyFile,
+    entry: BenchmarkEntry,
+    bi: int,
+    bench: Benchmark,
+    agent: AgentEntry,
+    ai: int,
+    store: RunStore,
+    problems: _Problems,
+) -> PlannedRun | None:
+    run_id = f"{study.name}-{entry.key}-{agent.key}"
+    if not _RUN_ID.fullmatch(run_id):
+        problems.add(
+            ("agents", ai, "name"),
+            f"the run id {run_id!r} is longer than 128 characters: shorten the names",
+        )
+        return None
+    samples = bench.samples()
+    try:
+        config = new_run_config(
+            run_id=run_id,
+            benchmark=bench,
+            agent=agent.spec,
+            agent_params=_agent_settings(agent, bench),
+            conditions=list(entry.conditions or bench.conditions),
+            epochs=entry.epochs or study.epochs or bench.default_epochs,
+            seed=study.seed if entry.seed is None else entry.seed,
+            samples=samples[: entry.limit] if entry.limit else samples,
+            user=_user(study, bench),
+        )
+    except PlanError as exc:
+        problems.add(("benchmarks", bi, "epochs"), f"{exc}: plan a smaller run (or several)")
+        return None
+    existing = store.get_run(run_id)
+    scored = store.count(run_id).get("scored", 0) if existing is not None else 0
+    planned = PlannedRun(run_id, entry, bi, agent, ai, config, bench, existing is not None, scored)
+    if existing is not None:
+        recorded = existing.planned_episodes  # its state as recorded, not as the file says
+        state = "finished" if scored >= recorded else f"{scored} of {recorded} scored"
+        for loc, message in _changes(existing, config, study, entry, bi, agent, ai):
+            problems.add(
+                loc,
+                f"run {run_id!r} ({state}) was made with {message}. Put the setting back, or "
+                "give the study (or the agent) a new name to start new runs",
+            )
+        planned.config = existing
+    return planned
+
+
+def _agent_settings(agent: AgentEntry, bench: Benchmark) -> dict[str, Any]:
+    """What `deedbench run` records for the same flags."""
+    if not is_model_spec(agent.spec):
+        return {}
+    params = GenerationParams(
+        temperature=agent.temperature,
+        max_tokens=agent.max_tokens,
+        top_p=agent.top_p,
+        seed=agent.seed,
+        reasoning_effort=agent.reasoning_effort,
+        timeout=agent.timeout,
+        extra=agent.extra,
+    ).over(bench.generation_defaults)
+    settings = AgentSettings(
+        base_url=agent.base_url,
+        api_key_env=agent.api_key_env,
+        params=params,
+        max_attempts=agent.max_attempts,
+        max_retry_seconds=agent.max_retry_seconds,
+    )
+    return settings.for_spec(agent.spec).model_dump()
+
+
+def _user(study: StudyFile, bench: Benchmark) -> dict[str, Any]:
+    spec = bench.user_model_spec()
+    if spec is None:
+        return {}
+    user = study.user
+    settings = AgentSettings(
+        base_url=user.base_url if user else None,
+        api_key_env=user.api_key_env if user else None,
+        params=GenerationParams(
+            temperature=user.temperature if user else 0.0,
+            timeout=user.timeout if user else 120.0,
+        ),
+        max_attempts=user.max_attempts if user else 8,
+        max_retry_seconds=user.max_retry_seconds if user else 300.0,
+    ).for_spec(spec)
+    return {
+        "spec": spec,
+        "settings": settings.model_dump(),
+        "prompt_version": getattr(bench, "user_prompt_version", None),
+    }
+
+
+def _changes(
+    old: RunConfig,
+    new: RunConfig,
+    study: StudyFile,
+    entry: BenchmarkEntry,
+    bi: int,
+    agent: AgentEntry,
+    ai: int,
+) -> Iterator[tuple[Loc, str]]:
+    """Each setting the file now gives differently from the recorded run, with the key
+    behind it."""
+    bench_at: Loc = ("benchmarks", bi)
+    agent_at: Loc = ("agents", ai)
+    if old.benchmark != new.benchmark:
+        yield (*bench_at, "name"), f"benchmark {old.benchmark!r}; the file says {new.benchmark!r}"
+    for key in sorted(set(old.benchmark_options) | set(new.benchmark_options)):
+        was, now = old.benchmark_options.get(key), new.benchmark_options.get(key)
+        if was == now:
+            continue
+        if key == "user":
+            loc: Loc = ("user", "spec") if study.user else (*bench_at, "options")
+        elif key == benchmark_class(new.benchmark).data_option:
+            loc = (*bench_at, "data")
+        else:
+            loc = (*bench_at, "options")
+        yield loc, f"option {key} = {was!r}; the file says {now!r}"
+    if old.data_hash != new.data_hash and old.benchmark_options == new.benchmark_options:
+        yield (*bench_at, "data"), f"data {old.data_hash}; the data now hashes to {new.data_hash}"
+    if old.agent != new.agent:
+        yield (*agent_at, "spec"), f"agent {old.agent!r}; the file says {new.agent!r}"
+    elif is_model_spec(new.agent):
+        recorded, given = _settings(old.agent_params), _settings(new.agent_params)
+        for name, was, now in _differences(recorded, given):
+            key = "extra" if name.startswith("params.extra") else name.split(".")[-1]
+            setting = name.removeprefix("params.")
+            yield (*agent_at, key), f"{setting} = {was!r}; the file says {now!r}"
+    if old.user.get("spec") == new.user.get("spec"):
+        was_user = _settings(old.user.get("settings") or {})
+        now_user = _settings(new.user.get("settings") or {})
+        for name, was, now in _differences(was_user, now_user):
+            setting = name.removeprefix("params.")
+            yield (
+                ("user", name.split(".")[-1]),
+                (f"user {setting} = {was!r}; the file says {now!r}"),
+            )
+    if old.conditions != new.conditions:
+        yield (
+            (*bench_at, "conditions"),
+            (f"conditions {old.conditions}; the file says {new.conditions}"),
+        )
+    if old.epochs != new.epochs:
+        loc = (*bench_at, "epochs") if entry.epochs is not None else ("epochs",)
+        yield loc, f"epochs = {old.epochs}; the file says {new.epochs}"
+    if old.seed != new.seed:
+        loc = (*bench_at, "seed") if entry.seed is not None else ("seed",)
+        yield loc, f"seed = {old.seed}; the file says {new.seed}"
+    if old.sample_ids != new.sample_ids and old.data_hash == new.data_hash:
+        yield (
+            (*bench_at, "limit"),
+            (f"{len(old.sample_ids)} samples; the file gives {len(new.sample_ids)}"),
+        )
+
+
+def _settings(recorded: Mapping[str, Any]) -> dict[str, Any]:
+    """Recorded agent settings as this version records them (fields added since filled in)."""
+    return AgentSettings.model_validate(dict(recorded)).model_dump()
+
+
+def _differences(
+    old: Mapping[str, Any], new: Mapping[str, Any], prefix: str = ""
+) -> Iterator[tuple[str, Any, Any]]:
+    for key in sorted(set(old) | set(new)):
+        was, now = old.get(key), new.get(key)
+        name = f"{prefix}{key}"
+        if isinstance(was, Mapping) and isinstance(now, Mapping):
+            yield from _differences(was, now, name + ".")
+        elif was != now:
+            yield name, was, now

@@ -1,0 +1,259 @@
+"""`deedbench study FILE`: a whole study in one command, its plan, its resume, its report.
+
+The model agents talk to `deedbench.testing`'s fake server on 127.0.0.1; two of them
+share its endpoint, so the study's `--concurrency` is one cap across both runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import closing
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from deedbench.cli.main import app
+from deedbench.engine import RunStore
+from deedbench.testing import FakeModelServer, Reply, tac_player
+
+KEY = "sk-test-study-0000-4321"
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+RUNS = ["paper-tac-random", "paper-tac-decline", "paper-tac-model-a", "paper-tac-model-b"]
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(app, list(args))
+
+
+def flat(text: str) -> str:
+    """Output without colour codes or whitespace (rich wraps long lines anywhere)."""
+    return "".join(ANSI.sub("", text).split())
+
+
+def study_text(url: str, *, epochs: int = 2) -> str:
+    return f"""\
+name = "paper"
+seed = 3
+
+[[benchmarks]]
+name = "tac"
+limit = 4
+epochs = {epochs}
+
+[[agents]]
+spec = "baseline/random"
+
+[[agents]]
+spec = "python/study._agents:decline"
+
+[[agents]]
+name = "model-a"
+spec = "openai/gpt-4o"
+base_url = "{url}"
+max_attempts = 2
+price = {{ input = 2.5, output = 10.0 }}
+
+[[agents]]
+name = "model-b"
+spec = "openai/house-model"
+base_url = "{url}"
+temperature = 0.5
+max_attempts = 2
+"""
+
+
+@pytest.fixture
+def server() -> Iterator[FakeModelServer]:
+    def slow(body: dict[str, Any]) -> Reply:
+        return replace(tac_player(body), delay=0.02)
+
+    with FakeModelServer("openai", slow) as started:
+        yield started
+
+
+@pytest.fixture
+def study(tmp_path: Path, server: FakeModelServer, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    path = tmp_path / "paper.toml"
+    path.write_text(study_text(server.base_url))
+    return path
+
+
+def started_at(store: Path) -> dict[str, list[float]]:
+    with RunStore(store) as runs:
+        return {r: sorted(e.started_at for e in runs.episodes(r)) for r in RUNS}
+
+
+def test_an_invalid_file_gets_one_message_per_problem_and_nothing_runs(tmp_path: Path) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(
+        'name = "bad"\n'
+        "\n"
+        "[[benchmarks]]\n"
+        'name = "tac"\n'
+        'conditions = ["base", "nope"]\n'
+        "\n"
+        "[[benchmarks]]\n"
+        'name = "no-such-bench"\n'
+        "\n"
+        "[[agents]]\n"
+        'spec = "baseline/random"\n'
+        "temperature = 0.2\n"
+    )
+    store = tmp_path / "runs.db"
+    result = invoke("study", str(path), "--store", str(store))
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert [line.split(": ")[1] for line in lines] == [f"{path}:5", f"{path}:8", f"{path}:12"]
+    assert "benchmarks[1].conditions: unknown condition(s) ['nope']" in lines[0]
+    assert "benchmarks[2].name" in lines[1] and "no-such-bench" in lines[1]
+    assert "agents[1].temperature: only model agents take settings" in lines[2]
+    assert "Traceback" not in result.output
+    assert not store.exists()
+
+
+def test_dry_run_prints_runs_episodes_calls_and_cost_and_stores_nothing(
+    study: Path, tmp_path: Path, server: FakeModelServer
+) -> None:
+    store = tmp_path / "runs.db"
+    result = invoke("study", str(study), "--dry-run", "--store", str(store))
+    assert result.exit_code == 0, result.output
+    out = flat(result.output)
+    for run_id in RUNS:
+        assert flat(f"{run_id} │ tac") in out
+    assert out.count(flat("2 x 2 │ 16 of 16 (new)")) == 4
+    rows = {
+        cells[0]: cells
+        for line in result.output.splitlines()
+        if len(cells := [c.strip() for c in line.strip()[1:-1].split("│")]) == 8
+    }
+    assert rows["paper-tac-random"][5:7] == ["none", "-"]
+    calls = float(rows["paper-tac-model-a"][5].replace(",", ""))
+    assert calls >= 16  # at least one call per episode
+    assert float(rows["paper-tac-model-a"][6]) > 0  # its price is in the file
+    assert rows["paper-tac-model-b"][6] == "unknown"  # no price known for it: no cost, never $0
+    assert rows["total"][4] == "64" and rows["total"][6] == "unknown"
+    assert "Nothing was run" in result.output
+    assert not store.exists() and server.requests == []
+
+
+def test_a_study_runs_every_run_under_one_cap_then_compares_them_and_resumes(
+    study: Path, tmp_path: Path, server: FakeModelServer
+) -> None:
+    store, html = tmp_path / "runs.db", tmp_path / "study.html"
+    result = invoke(
+        "study", str(study), "--store", str(store), "--concurrency", "2", "--html", str(html)
+    )
+    assert result.exit_code == 0, result.output
+    out = flat(result.output)
+    assert flat("4 of 4 runs to run, 64 episodes") in out
+    assert "tac:welfarebyagentandcondition" in out  # the compare table, agents x conditions
+    for run_id in RUNS:
+        assert out.count(flat(f"{run_id} base")) >= 1
+        assert out.count(flat(f"{run_id} welfare")) >= 1
+    assert "pMcNemar" in out and "chance" in out
+    assert 1 < server.max_in_flight <= 2  # one cap for both model runs' endpoint
+    with RunStore(store) as runs:
+        assert [runs.count(r) for r in RUNS] == [{"scored": 16}] * 4
+        recorded = json.loads(runs.study("paper") or "{}")
+        seeds = {r.seed for r in runs.episodes("paper-tac-random")}
+    assert recorded["runs"] == RUNS and recorded["executor"] == "local"
+    assert len(seeds) == 16
+    page = html.read_text()
+    assert all(run_id in page for run_id in RUNS)
+    assert KEY not in page and KEY not in result.output
+
+    before, requests = started_at(store), len(server.requests)
+    again = invoke("study", str(study), "--store", str(store), "--concurrency", "2")
+    assert again.exit_code == 0, again.output
+    assert flat("0 of 4 runs to run, 0 episodes") in flat(again.output)
+    assert started_at(store) == before and len(server.requests) == requests
+
+    with closing(sqlite3.connect(store)) as db, db:  # one unfinished run: only it runs
+        db.execute("DELETE FROM episodes WHERE run_id = ?", ("paper-tac-model-a",))
+    resumed = invoke("study", str(study), "--store", str(store))
+    assert resumed.exit_code == 0, resumed.output
+    assert flat("1 of 4 runs to run, 16 episodes") in flat(resumed.output)
+    after = started_at(store)
+    assert {r: after[r] == before[r] for r in RUNS} == {
+        "paper-tac-random": True,
+        "paper-tac-decline": True,
+        "paper-tac-model-a": False,
+        "paper-tac-model-b": True,
+    }
+    assert len(server.requests) == requests  # its answers were in the cache: none paid twice
+
+
+def test_a_changed_setting_of_a_finished_run_is_refused_naming_it(
+    study: Path, tmp_path: Path, server: FakeModelServer
+) -> None:
+    store = tmp_path / "runs.db"
+    assert invoke("study", str(study), "--store", str(store)).exit_code == 0
+    text = study.read_text().replace("temperature = 0.5", "temperature = 0.9")
+    study.write_text(text.replace("epochs = 2", "epochs = 3"))
+    requests = len(server.requests)
+    result = invoke("study", str(study), "--store", str(store))
+    assert result.exit_code == 2, result.output
+    lines = [" ".join(line.split()) for line in result.output.split("error: ")[1:]]
+    epochs_line = study.read_text().splitlines().index("epochs = 3") + 1
+    temperature_line = study.read_text().splitlines().index("temperature = 0.9") + 1
+    assert len(lines) == 5  # epochs for each of the four runs, temperature for one
+    assert all(f"{study}:{epochs_line}: benchmarks[1].epochs: run" in line for line in lines[:4])
+    assert "(finished) was made with epochs = 2; the file says 3" in lines[0], lines
+    assert lines[4].startswith(f"{study}:{temperature_line}: agents[4].temperature:")
+    assert "temperature = 0.5; the file says 0.9" in lines[4]
+    assert len(server.requests) == requests
+
+
+def test_a_study_terminated_mid_run_resumes_without_a_record_twice_or_a_call_paid_twice(
+    study: Path, tmp_path: Path, server: FakeModelServer
+) -> None:
+    """A real `deedbench study` process gets SIGTERM once episodes are stored: it exits
+    143 saying how to resume; the same command then finishes every run, each episode
+    stored once, no request sent again but those in flight at the kill."""
+    store = tmp_path / "runs.db"
+    command = [sys.executable, "-c", "from deedbench.cli.main import main; main()", "study"]
+    command += [str(study), "--store", str(store), "--concurrency", "2"]
+    tests = str(Path(__file__).resolve().parents[1])  # where `study._agents` is
+    path = os.pathsep.join(p for p in (tests, os.environ.get("PYTHONPATH")) if p)
+    env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": path}
+    process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while stored(store) < 40 and process.poll() is None:  # the baselines and 8 more
+        assert time.monotonic() < deadline, "no episode stored in time"
+        time.sleep(0.05)
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 143, err
+    assert "terminated:" in err and f"Resume with:\n  deedbench study {study}" in err
+    at_kill = stored(store)
+    assert 40 <= at_kill < 64
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    with closing(sqlite3.connect(store)) as db:
+        keys = db.execute("SELECT run_id, sample_id, condition, epoch FROM episodes").fetchall()
+    assert len(keys) == len(set(keys)) == 64
+    every = [json.dumps(b, sort_keys=True) for b in server.requests]
+    repeated = len(every) - len(set(every))
+    assert repeated <= 2  # at most the calls in flight at the kill: the cap, 2
+
+
+def stored(store: Path) -> int:
+    if not store.exists():
+        return 0
+    try:
+        with closing(sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=10)) as db:
+            return int(db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0])
+    except sqlite3.OperationalError:  # no tables yet
+        return 0
