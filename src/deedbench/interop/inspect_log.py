@@ -52,7 +52,7 @@ from deedbench import __version__
 from deedbench.benchmarks import benchmark_class
 from deedbench.benchmarks.tac.scorer import as_choice, last_purchase
 from deedbench.benchmarks.tac.variants import VARIANTS
-from deedbench.engine import BenchmarkError, EpisodeRecord, Message, RunConfig, Usage
+from deedbench.errors import BenchmarkError, InspectLogError
 from deedbench.interop.convert import (
     from_inspect,
     to_inspect,
@@ -60,6 +60,7 @@ from deedbench.interop.convert import (
     usage_to_inspect,
 )
 from deedbench.interop.inspect_tasks import SCORER_NAME, SEED_KEY, TERMINATION_KEY, inspect_score
+from deedbench.records import EpisodeRecord, Message, RunConfig, Usage
 from deedbench.reports.export import atomic_path
 from deedbench.scoring import NO_CHOICE, Evidence, Score
 
@@ -69,10 +70,6 @@ UPSTREAM_TAC_TASKS = {"tac": "base", "tac_welfare": "welfare"}  # inspect_evals'
 NUDGE_PARAM = "max_confirms"  # upstream's nudging solver's limit, in the log's plan
 NUDGES_KEY = "confirms_used"  # ... and the nudges a sample took, in its score's metadata
 UNKNOWN_ID_NOTE = "not an id of this sample as sent: inspect_evals/tac matches ids exactly"
-
-
-class InspectLogError(Exception):
-    """A log that cannot be read as a run, with a message naming the file and sample."""
 
 
 def task_name(benchmark: str, condition: str) -> str:
@@ -171,7 +168,7 @@ def _eval_sample(config: RunConfig, record: EpisodeRecord) -> EvalSample:
     opening = next((m.content for m in record.messages if m.role == "user"), record.sample_id)
     usage = {
         spec: usage_to_inspect(_usage(record, role))
-        for role, spec in (("assistant", config.agent), ("user", config.user.get("spec")))
+        for role, spec in (("assistant", config.agent), ("user", config.user and config.user.spec))
         if spec and role in record.usage
     }
     return EvalSample(

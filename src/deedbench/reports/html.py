@@ -29,12 +29,12 @@ from pydantic import BaseModel, RootModel
 
 from deedbench import __version__
 from deedbench.audit import AuditSummary
-from deedbench.engine import EpisodeRecord, redact
+from deedbench.records import EpisodeRecord, MetricSpec
 from deedbench.reports.compare import Comparison, compare_runs
 from deedbench.reports.contrast import Contrast
 from deedbench.reports.summary import ConditionSummary, GroupSummary, RunSummary
 from deedbench.reports.terminal import audit_cells, covariate_text, interval, p_text, pct
-from deedbench.scoring import MetricSpec
+from deedbench.secrets import redact
 from deedbench.stats import ClusterRate, Rate
 
 __all__ = ["render_html"]
@@ -182,13 +182,14 @@ def _header(summaries: list[RunSummary]) -> str:
     rows = []
     for s in summaries:
         run = s.run
-        params = json.dumps(run.agent_params, sort_keys=True) if run.agent_params else None
+        dumped = run.model_dump(mode="json")["agent_params"]
+        params = json.dumps(dumped, sort_keys=True) if dumped else None
         short = run.data_hash if len(run.data_hash) <= 24 else run.data_hash[:23] + "…"
         cells = [
             _tag("th", escape(run.run_id), scope="row"),
             _td(run.benchmark),
             _td(run.agent, title=params),
-            _td(str(run.user.get("spec", "—"))),
+            _td(run.user.spec if run.user else "—"),
             _td(", ".join(run.conditions)),
             _td(str(run.epochs), class_="num"),
             _td(str(run.seed), class_="num"),

@@ -13,8 +13,8 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.text import Text
 
-from deedbench.engine import EpisodeRecord, Message
-from deedbench.engine.printable import printable
+from deedbench.printable import printable
+from deedbench.records import EpisodeRecord, Message
 
 __all__ = ["render_episode"]
 

@@ -74,7 +74,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from deedbench.engine.messages import Message, ToolCall
+from deedbench.records.messages import Message, ToolCall
 from deedbench.scoring.procedure import (
     AFTER_TRANSFER,
     CONSENT,

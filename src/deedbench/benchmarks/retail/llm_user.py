@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from deedbench.benchmarks.retail.tasks import UserInstructions
 from deedbench.benchmarks.retail.tau_toolbox import conversation
 from deedbench.engine import Agent, AgentContext, Message
-from deedbench.engine.messages import Role
+from deedbench.records.messages import Role
 
 __all__ = ["PROMPT_VERSION", "STOP", "LLMUser", "user_prompt"]
 
