@@ -8,9 +8,8 @@ import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
-import click
 import typer
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
@@ -31,7 +30,7 @@ class _Commands(TyperGroup):
     store that cannot serve, a file that cannot be written) is one line on stderr and exit
     code 2, never a traceback. Commands catch what they report otherwise themselves."""
 
-    def invoke(self, ctx: click.Context) -> object:
+    def invoke(self, ctx: Any) -> Any:  # typer's Context here is its private vendored click's
         try:
             return super().invoke(ctx)
         except DeedbenchError as exc:

@@ -29,7 +29,7 @@ import socket
 import sqlite3
 import time
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
@@ -346,8 +346,8 @@ class RunStore:
             ).fetchone()
         if row is None:
             return None
-        sample_id, epoch, seed = row[4:]
-        return CacheEntry(*row[:4], sample_id or "", epoch or 0, seed or 0)
+        key, protocol, model, response, sample_id, epoch, seed = row
+        return CacheEntry(key, protocol, model, response, sample_id or "", epoch or 0, seed or 0)
 
     def add_responses(self, entries: Iterable[CacheEntry]) -> None:
         """Commit answers at once, in one transaction."""
@@ -474,7 +474,7 @@ class RunStore:
             if self._db.in_transaction:
                 self._db.execute("ROLLBACK")
 
-    def _write(self, sql: str, rows: list[tuple[object, ...]]) -> None:
+    def _write(self, sql: str, rows: Sequence[tuple[object, ...]]) -> None:
         with self._guard(), self._transaction():
             self._db.executemany(sql, rows)
 

@@ -103,7 +103,7 @@ def _make_tool(fn: Callable[P, R], name: str, writes: bool, ends_episode: bool) 
             raise TypeError(f"tool {name!r}: parameter {param.name!r} has no type hint")
         default = ... if param.default is inspect.Parameter.empty else param.default
         fields[param.name] = (hints[param.name], default)
-    model = create_model(  # type: ignore[call-overload]
+    model = create_model(
         f"{name}_arguments",
         __config__=ConfigDict(extra="forbid", strict=True),
         **fields,

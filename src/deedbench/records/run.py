@@ -172,7 +172,7 @@ class EpisodeRecord(BaseModel):
     def key(self) -> EpisodeKey:
         return EpisodeKey(self.sample_id, self.condition, self.epoch)
 
-    def model_dump_json(self, **kwargs: Any) -> str:  # type: ignore[override]
+    def model_dump_json(self, **kwargs: Any) -> str:
         """The record as JSON with registered secrets redacted: the last guard before
         the store (model agents already remove keys from what providers answer)."""
         return redact(super().model_dump_json(**kwargs))

@@ -54,7 +54,7 @@ def render_episode(record: EpisodeRecord, console: Console, *, full_tools: bool 
 
 
 def _panel(
-    index: int, message: Message, deciding: set[str | None], cited: bool, full_tools: bool
+    index: int, message: Message, deciding: set[str], cited: bool, full_tools: bool
 ) -> Panel:
     body = Text()
     if message.reasoning:
