@@ -7,12 +7,13 @@ import pickle
 
 import pytest
 
-from deedbench.agents import AgentSettings, ModelAgent
+from deedbench.agents import AgentSettings, ModelAgent, settings_for
 from deedbench.agents.anthropic_agent import AnthropicAgent
 from deedbench.benchmarks import load_benchmark
 from deedbench.benchmarks.servicedesk import LLMUser
 from deedbench.engine import EpisodeCache, RunConfig, new_run_config
 from deedbench.recipes import RunRecipe
+from deedbench.records import ModelUser
 
 
 @pytest.fixture(autouse=True)
@@ -54,11 +55,11 @@ def test_a_model_run_builds_its_agent_with_the_cache_it_is_given() -> None:
 
 def test_a_model_played_user_is_rebuilt_and_its_sdk_imported() -> None:
     bench = load_benchmark("retail", {"user": "llm:anthropic/claude-test"})
-    settings = AgentSettings().for_spec("anthropic/claude-test")
+    settings = settings_for("anthropic/claude-test", AgentSettings())
     config = new_run_config(
         run_id="desk", benchmark=bench, agent="baseline/oracle", agent_params={},
         conditions=list(bench.conditions), epochs=1, seed=0, samples=bench.samples()[:1],
-        user={"spec": "anthropic/claude-test", "settings": settings.model_dump()},
+        user=ModelUser(spec="anthropic/claude-test", settings=settings),
     )  # fmt: skip
     recipe = RunRecipe(config)
     assert recipe.uses_cache  # the customer's calls are cached

@@ -20,6 +20,7 @@ from typing import Any, Literal
 import pytest
 from typer.testing import CliRunner, Result
 
+from deedbench import secrets as secrets_module
 from deedbench.agents import GenerationParams, ModelAgent, RetryPolicy
 from deedbench.agents.anthropic_agent import AnthropicAgent
 from deedbench.agents.openai_agent import OpenAIAgent
@@ -32,7 +33,6 @@ from deedbench.engine import (
     redact,
     register_secret,
 )
-from deedbench.engine import secrets as secrets_module
 from deedbench.testing import FakeModelServer, Reply, tac_player
 
 PLANTED = "sk-planted-SECRET-0123456789"

@@ -10,13 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from deedbench.agents import (
-    AgentSettings,
-    CallLimits,
-    Providers,
-    is_model_spec,
-    resolve_agent,
-)
+from deedbench.agents import CallLimits, Providers, is_model_spec, resolve_agent
 from deedbench.agents.registry import MODEL_PROTOCOLS
 from deedbench.benchmarks import BENCHMARKS, load_benchmark
 from deedbench.engine import Agent, Benchmark, Built, EpisodeCache, RunConfig
@@ -37,7 +31,7 @@ class RunRecipe:
 
     @property
     def uses_cache(self) -> bool:
-        return self.cache and (is_model_spec(self.config.agent) or bool(self.config.user))
+        return self.cache and (is_model_spec(self.config.agent) or self.config.user is not None)
 
     @property
     def modules(self) -> tuple[str, ...]:
@@ -47,7 +41,8 @@ class RunRecipe:
         names = [__name__]
         if self.config.benchmark in BENCHMARKS:
             names.append(BENCHMARKS[self.config.benchmark][0])
-        for spec in (self.config.agent, self.config.user.get("spec", "")):
+        user = self.config.user
+        for spec in (self.config.agent, user.spec if user is not None else ""):
             if is_model_spec(spec):
                 module, _, package = MODEL_PROTOCOLS[spec.partition("/")[0]]
                 names += [module, package]
@@ -70,10 +65,9 @@ class RunRecipe:
 
 def _agent(config: RunConfig, benchmark: Benchmark, providers: Providers) -> Agent:
     """The run's agent, after giving the benchmark its model-played user if it has one."""
-    if config.user:
-        settings = AgentSettings.model_validate(config.user["settings"])
-        benchmark.use_user_model(resolve_agent(config.user["spec"], benchmark, settings, providers))
+    user = config.user
+    if user is not None:
+        benchmark.use_user_model(resolve_agent(user.spec, benchmark, user.settings, providers))
     if not is_model_spec(config.agent):
         return resolve_agent(config.agent, benchmark)
-    settings = AgentSettings.model_validate(config.agent_params)
-    return resolve_agent(config.agent, benchmark, settings, providers)
+    return resolve_agent(config.agent, benchmark, config.agent_settings, providers)

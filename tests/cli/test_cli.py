@@ -296,7 +296,7 @@ def test_resume_with_the_same_flags_is_accepted(store: Path, finished_run: str) 
         (("--epochs", "3"), "epochs 1 (got 3)"),
         (("--agent", "baseline/welfare"), "agent 'baseline/random' (got 'baseline/welfare')"),
         (("--seed", "5"), "seed 0 (got 5)"),
-        (("--limit", "5"), "2 samples (got --limit 5)"),
+        (("--limit", "5"), "2 samples (got limit 5)"),
         (("--condition", "base"), "conditions base,welfare (got base)"),
     ],
 )

@@ -116,8 +116,9 @@ def test_openai_run_end_to_end_with_tokens_and_cost(tmp_path: Path) -> None:
 
     config = stored_config(store, "oa")
     assert config.agent == "openai/gpt-4o"
-    assert config.agent_params["params"]["temperature"] == 0.7
-    assert config.agent_params["base_url"] == server.base_url
+    assert config.agent_settings is not None
+    assert config.agent_settings.params.temperature == 0.7
+    assert config.agent_settings.base_url == server.base_url
 
     [costs] = json_report(store, "oa")["costs"]
     assert costs["model"] == "openai/gpt-4o"
@@ -225,7 +226,9 @@ def test_generation_flags_are_sent_and_recorded_but_never_the_key(
             assert body[name] == value
     assert key in server.headers[0]["authorization"]
 
-    settings = stored_config(store, "flags").agent_params
+    typed = stored_config(store, "flags").agent_settings
+    assert typed is not None
+    settings = typed.model_dump()
     assert settings["api_key_env"] == "MY_DEEDBENCH_KEY"
     assert settings["base_url"] == server.base_url
     assert settings["max_attempts"] == 3

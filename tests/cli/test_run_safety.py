@@ -23,7 +23,7 @@ from typer.testing import CliRunner, Result
 from deedbench.benchmarks import load_benchmark
 from deedbench.cli.main import app
 from deedbench.engine import RunStore, new_run_config
-from deedbench.engine import records as plan
+from deedbench.records import run as plan
 
 TIMEOUT = 120.0
 SLOW_AGENT = """

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from deedbench.agents import AgentSettings, GenerationParams, is_model_spec
+from deedbench.agents import AgentSettings, GenerationParams, is_model_spec, settings_for
 from deedbench.benchmarks import load_benchmark
 from deedbench.engine import (
     EpisodeRecord,
@@ -66,13 +66,12 @@ def config_of(
     data_hash: str | None = None,
 ) -> RunConfig:
     bench = load_benchmark(benchmark)
-    settings: dict[str, Any] = {}
+    settings: AgentSettings | dict[str, Any] = {}
     if is_model_spec(agent):
         params = GenerationParams(timeout=10).over(bench.generation_defaults)
-        settings = (
-            AgentSettings(base_url=url, params=params, max_attempts=4, retry_initial_wait=0.05)
-            .for_spec(agent)
-            .model_dump()
+        settings = settings_for(
+            agent,
+            AgentSettings(base_url=url, params=params, max_attempts=4, retry_initial_wait=0.05),
         )
     config = new_run_config(
         run_id=run_id,

@@ -33,7 +33,8 @@ from deedbench.engine import (
     RunConfig,
     RunStore,
 )
-from deedbench.interop.read_log import InspectLogError, read_inspect_logs
+from deedbench.errors import InspectLogError
+from deedbench.interop.read_log import read_inspect_logs
 from deedbench.reports import summarize
 from deedbench.scoring import NO_CHOICE
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deedbench.engine.messages import Message, ToolCall
+from deedbench.records.messages import Message, ToolCall
 from deedbench.scoring.procedure import (
     PROCEDURE_RULES,
     ProcedureSpec,

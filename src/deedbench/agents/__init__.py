@@ -7,17 +7,17 @@ Model agents (OpenAI-compatible, Anthropic) import their SDK only when created.
 from deedbench.agents.cache import ResponseCache
 from deedbench.agents.function import FunctionAgent
 from deedbench.agents.limiter import AdaptiveLimiter, CallLimits, Limiter, SharedLimits
-from deedbench.agents.model import ModelAgent, RetryPolicy, TransientError
-from deedbench.agents.params import GenerationParams
+from deedbench.agents.model import ModelAgent
 from deedbench.agents.registry import (
-    AgentSettings,
-    AgentSpecError,
     Providers,
     agent_kinds,
     is_model_spec,
     resolve_agent,
+    settings_for,
 )
 from deedbench.engine import Agent, AgentContext
+from deedbench.errors import AgentSpecError, TransientError
+from deedbench.records import AgentSettings, GenerationParams, RetryPolicy
 
 __all__ = [
     "AdaptiveLimiter",
@@ -38,4 +38,5 @@ __all__ = [
     "agent_kinds",
     "is_model_spec",
     "resolve_agent",
+    "settings_for",
 ]

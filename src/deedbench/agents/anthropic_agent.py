@@ -29,7 +29,7 @@ class AnthropicAgent(ModelAgent):
 
         self.sdk = anthropic
         self.client_class = anthropic.AsyncAnthropic
-        self._key = self.api_key()
+        self._key = self.api_key() or ""  # required: a missing key raised RunAborted
 
     def build_request(
         self, messages: Sequence[Message], tools: Sequence[dict[str, Any]], context: AgentContext
@@ -76,13 +76,12 @@ class AnthropicAgent(ModelAgent):
             elif kind == "thinking":
                 thoughts.append(block.get("thinking") or "")
             elif kind == "tool_use":
-                calls.append(
-                    ToolCall(
-                        id=block.get("id") or f"toolu_{n}",
-                        name=block.get("name") or "",
-                        arguments=json.dumps(block.get("input", {})),
-                    )
-                )
+                call_id, name = block.get("id") or f"toolu_{n}", block.get("name") or ""
+                arguments = block.get("input", {})
+                if isinstance(arguments, dict):  # kept decoded: sent back as it came
+                    calls.append(ToolCall.decoded(call_id, name, arguments))
+                else:
+                    calls.append(ToolCall(id=call_id, name=name, arguments=json.dumps(arguments)))
         content = "".join(texts)
         if raw.get("stop_reason") == "refusal" and not content:
             content = "[refusal]"
@@ -144,7 +143,7 @@ def _to_anthropic(messages: Sequence[Message]) -> list[dict[str, Any]]:
                         "type": "tool_use",
                         "id": call.id,
                         "name": call.name,
-                        "input": call.parsed_arguments() or {},
+                        "input": call.args or {},
                     },
                 )
             if not m.content and not m.tool_calls:

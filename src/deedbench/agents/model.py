@@ -14,7 +14,6 @@ import re
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from tenacity import (
@@ -29,19 +28,12 @@ from tenacity import (
 
 from deedbench.agents.cache import Cache, cache_key
 from deedbench.agents.limiter import AdaptiveLimiter, Limiter
-from deedbench.agents.params import GenerationParams
-from deedbench.engine import (
-    AgentContext,
-    ContextExceeded,
-    InfrastructureError,
-    Message,
-    RunAborted,
-    redact,
-    register_secret,
-)
-from deedbench.engine.secrets import redact_bytes
+from deedbench.engine import AgentContext
+from deedbench.errors import ContextExceeded, InfrastructureError, RunAborted, TransientError
+from deedbench.records import GenerationParams, Message, RetryPolicy
+from deedbench.secrets import redact, redact_bytes, register_secret
 
-__all__ = ["ModelAgent", "RetryPolicy", "TransientError", "fast_http_client"]
+__all__ = ["ModelAgent", "fast_http_client"]
 
 
 # How providers say a prompt is over the context window: OpenAI's words (which vLLM and
@@ -52,33 +44,6 @@ _CONTEXT_EXCEEDED = re.compile(
     re.IGNORECASE,
 )
 _EXPLANATION_CHARS = 300  # of a server's error message, in what deedbench reports
-
-
-class TransientError(Exception):
-    """A failure worth retrying (429, 5xx, timeout, dropped connection, garbled body)."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        retry_after: float | None = None,
-        rate_limited: bool = False,
-        timed_out: bool = False,
-    ):
-        super().__init__(message)
-        self.retry_after = retry_after
-        self.rate_limited = rate_limited
-        self.timed_out = timed_out
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """Bounds on retrying one call: attempts, total seconds, and the backoff curve."""
-
-    max_attempts: int = 8
-    max_seconds: float = 300.0
-    initial_wait: float = 1.0
-    max_wait: float = 60.0
 
 
 class ModelAgent(ABC):

@@ -6,8 +6,8 @@
 - ``python/MODULE:ATTRIBUTE``: an importable agent object, agent class (called with no
   arguments) or turn function (wrapped in `FunctionAgent`), for your own agents and tests.
 
-A run records each agent's settings (`AgentSettings`), so a resumed run rebuilds
-exactly the agent it started with.
+A run records each model agent's settings (`AgentSettings`, typed in its `RunConfig`), so
+a resumed run rebuilds exactly the agent it started with.
 """
 
 from __future__ import annotations
@@ -15,16 +15,22 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-from pydantic import BaseModel, Field
-
 from deedbench.agents.cache import Cache
 from deedbench.agents.function import FunctionAgent
 from deedbench.agents.limiter import CallLimits, Limiter, SharedLimits
-from deedbench.agents.model import ModelAgent, RetryPolicy
-from deedbench.agents.params import GenerationParams
+from deedbench.agents.model import ModelAgent
 from deedbench.engine import Agent, Benchmark
+from deedbench.errors import AgentSpecError
+from deedbench.records import AgentSettings
 
-__all__ = ["AgentSettings", "AgentSpecError", "Providers", "agent_kinds", "resolve_agent"]
+__all__ = [
+    "MODEL_PROTOCOLS",
+    "Providers",
+    "agent_kinds",
+    "is_model_spec",
+    "resolve_agent",
+    "settings_for",
+]
 
 MODEL_PROTOCOLS = {
     "openai": ("deedbench.agents.openai_agent", "OpenAIAgent", "openai"),
@@ -40,30 +46,13 @@ DEFAULT_KEY_ENV = {
 }
 
 
-class AgentSpecError(Exception):
-    """An agent spec that names no agent; the message lists the valid ones."""
-
-
-class AgentSettings(BaseModel):
-    """What a model agent is built from, as recorded in the run (never the key itself).
-
-    `api_key_env` None means the protocol's usual variable (OPENAI_API_KEY...);
-    `for_spec` fills it in, so the record names the variable actually read.
-    """
-
-    base_url: str | None = None
-    api_key_env: str | None = None
-    params: GenerationParams = Field(default_factory=GenerationParams)
-    max_attempts: int = 8
-    max_retry_seconds: float = 300.0
-    retry_initial_wait: float = 1.0
-    retry_max_wait: float = 60.0
-
-    def for_spec(self, spec: str) -> AgentSettings:
-        protocol = spec.partition("/")[0]
-        if self.api_key_env or protocol not in MODEL_PROTOCOLS:
-            return self
-        return self.model_copy(update={"api_key_env": DEFAULT_KEY_ENV[protocol]})
+def settings_for(spec: str, settings: AgentSettings) -> AgentSettings:
+    """`settings` with `api_key_env` filled in with the protocol's usual variable when it
+    is not set, so the run records the variable actually read."""
+    protocol = spec.partition("/")[0]
+    if settings.api_key_env or protocol not in MODEL_PROTOCOLS:
+        return settings
+    return settings.model_copy(update={"api_key_env": DEFAULT_KEY_ENV[protocol]})
 
 
 class Providers:
@@ -144,12 +133,7 @@ def _model_agent(
             params=settings.params,
             cache=providers.cache,
             limiter=providers.limiter(protocol, settings.base_url),
-            retry=RetryPolicy(
-                max_attempts=settings.max_attempts,
-                max_seconds=settings.max_retry_seconds,
-                initial_wait=settings.retry_initial_wait,
-                max_wait=settings.retry_max_wait,
-            ),
+            retry=settings.retry,
         )
     except ModuleNotFoundError as exc:
         if exc.name != package:

@@ -20,16 +20,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from deedbench.audit.scanner import agent_texts
-from deedbench.engine import (
-    Agent,
-    AgentContext,
-    EpisodeRecord,
-    InfrastructureError,
-    Message,
-    RunAborted,
-    Usage,
-    redact,
-)
+from deedbench.engine import Agent, AgentContext
+from deedbench.errors import InfrastructureError, JudgeReplyError, RunAborted
+from deedbench.records import EpisodeRecord, Message, Usage
+from deedbench.secrets import redact
 
 __all__ = [
     "RUBRIC",
@@ -102,10 +96,6 @@ class JudgeOutcome(BaseModel):
     error: str | None = None
     reply: str | None = None
     usage: Usage = Field(default_factory=Usage)
-
-
-class JudgeReplyError(ValueError):
-    """A judge reply that cannot be trusted: not JSON, the wrong shape, or invented quotes."""
 
 
 class _Reply(BaseModel):

@@ -21,7 +21,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from deedbench.engine import Message
+from deedbench.records import Message
 
 __all__ = ["CATEGORIES", "SCANNER_VERSION", "Hit", "agent_texts", "scan"]
 

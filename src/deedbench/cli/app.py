@@ -8,14 +8,15 @@ import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
+from typer.core import TyperGroup
 
-from deedbench.engine.benchmark import BenchmarkError
-from deedbench.engine.printable import printable, safe
+from deedbench.errors import BenchmarkError, DeedbenchError
+from deedbench.printable import printable, safe
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -23,7 +24,21 @@ if TYPE_CHECKING:
     from deedbench.engine import RunConfig, RunStore
     from deedbench.reports.cost import PriceTable
 
+
+class _Commands(TyperGroup):
+    """The command group: any deedbench error a command leaves unhandled (bad input, a
+    store that cannot serve, a file that cannot be written) is one line on stderr and exit
+    code 2, never a traceback. Commands catch what they report otherwise themselves."""
+
+    def invoke(self, ctx: Any) -> Any:  # typer's Context here is its private vendored click's
+        try:
+            return super().invoke(ctx)
+        except DeedbenchError as exc:
+            raise fail(str(exc)) from None
+
+
 app = typer.Typer(
+    cls=_Commands,
     name="deedbench",
     help="Judge AI agents by what they do: run benchmarks, score actions, report honestly.",
     no_args_is_help=True,
@@ -104,13 +119,10 @@ def open_store(path: Path) -> Iterator[RunStore]:
     """The store for a command's block. Whatever is wrong with it (a folder, not SQLite,
     damaged, read-only, a run locked by another process) is a one-line error, exit 2;
     a corrupt record that readers skip is named in a warning."""
-    from deedbench.engine import RunStore, StoreError
+    from deedbench.engine import RunStore
 
-    try:
-        with RunStore(path, on_corrupt=warn) as runs:
-            yield runs
-    except StoreError as exc:
-        raise fail(str(exc)) from None
+    with RunStore(path, on_corrupt=warn) as runs:
+        yield runs
 
 
 def warn(message: str) -> None:
@@ -124,16 +136,11 @@ def require_run(runs: RunStore, run_id: str) -> RunConfig:
     what reading commands print or write is redacted even in records stored before
     keys were removed from successful replies.
     """
-    from deedbench.engine import StoreError, register_secret
+    from deedbench.secrets import register_secret
 
-    try:
-        config = runs.require_run(run_id)
-    except StoreError as exc:
-        raise fail(str(exc)) from None
-    for settings in (config.agent_params, config.user.get("settings") or {}):
-        variable = settings.get("api_key_env")
-        if isinstance(variable, str):
-            register_secret(os.environ.get(variable))
+    config = runs.require_run(run_id)  # a StoreError naming the runs there is
+    for variable in config.key_variables:
+        register_secret(os.environ.get(variable))
     return config
 
 

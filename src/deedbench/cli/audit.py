@@ -27,8 +27,8 @@ from deedbench.cli.app import (
     progress_bar,
     require_run,
 )
-from deedbench.engine.episode import RunAborted
-from deedbench.engine.printable import safe
+from deedbench.errors import RunAborted
+from deedbench.printable import safe
 
 if TYPE_CHECKING:
     from deedbench.agents import Providers
@@ -104,10 +104,10 @@ def _resolve_judge(
     rate limits and usage accounting of every agent."""
     from deedbench.agents import (
         AgentSettings,
-        AgentSpecError,
         GenerationParams,
         is_model_spec,
         resolve_agent,
+        settings_for,
     )
     from deedbench.audit import Judge
 
@@ -117,15 +117,16 @@ def _resolve_judge(
             f"--judge takes a model: openai/MODEL, openai-compatible/MODEL (with --base-url), "
             f"anthropic/MODEL, or python/MODULE:ATTRIBUTE; got {spec!r}"
         )
-    settings = AgentSettings(
-        base_url=base_url,
-        api_key_env=api_key_env,
-        params=GenerationParams(temperature=temperature),
-    ).for_spec(spec)
-    try:
-        agent = resolve_agent(spec, None, settings, providers)  # a judge is no baseline
-    except AgentSpecError as exc:
-        raise fail(str(exc)) from None
+    settings = settings_for(
+        spec,
+        AgentSettings(
+            base_url=base_url,
+            api_key_env=api_key_env,
+            params=GenerationParams(temperature=temperature),
+        ),
+    )
+    try:  # a judge is no baseline; an AgentSpecError is exit 2
+        agent = resolve_agent(spec, None, settings, providers)
     except RunAborted as exc:
         raise fail(str(exc), code=1) from None
     return Judge(agent, spec, settings.model_dump() if is_model_spec(spec) else {})

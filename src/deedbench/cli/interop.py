@@ -17,7 +17,7 @@ from deedbench.cli.app import (
     open_store,
     resolve_store,
 )
-from deedbench.engine.printable import safe
+from deedbench.printable import safe
 
 import_app = typer.Typer(
     name="import", help="Bring runs made elsewhere into the run store.", no_args_is_help=True
@@ -43,18 +43,12 @@ def import_inspect(
 ) -> None:
     """Import Inspect logs as runs: one per model and data, a condition per task
     (tac: base, tac_welfare: welfare)."""
-    from deedbench.interop import InspectNotInstalled, require_inspect
+    from deedbench.interop import require_inspect
 
-    try:
-        require_inspect()
-    except InspectNotInstalled as exc:
-        raise fail(str(exc)) from None
-    from deedbench.interop.read_log import InspectLogError, read_inspect_logs
+    require_inspect()  # InspectNotInstalled, like InspectLogError below: exit 2, one line
+    from deedbench.interop.read_log import read_inspect_logs
 
-    try:
-        runs = read_inspect_logs(logs)
-    except InspectLogError as exc:
-        raise fail(str(exc)) from None
+    runs = read_inspect_logs(logs)
     if run_id is not None:
         if len(runs) > 1:
             models = ", ".join(config.agent for config, _ in runs)

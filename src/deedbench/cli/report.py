@@ -127,16 +127,13 @@ def _write_html(
     summaries: list[RunSummary],
     loaded: list[Loaded],
 ) -> None:
-    from deedbench.reports.export import OutputError, atomic_write
+    from deedbench.reports.export import atomic_write
     from deedbench.reports.html import render_html
 
     records = {config.run_id: episodes for config, episodes, _ in loaded}
     page = render_html(summaries, records)
-    try:
-        with atomic_write(path) as out:
-            out.write(page)
-    except OutputError as exc:
-        raise fail(str(exc)) from None
+    with atomic_write(path) as out:  # OutputError: exit 2, naming the file
+        out.write(page)
     console.print(f"wrote {path}", highlight=False, markup=False)
 
 
@@ -216,7 +213,6 @@ def export(
     """Write a run's episodes: JSONL (whole records), CSV (a row per episode), or Inspect
     `.eval` logs (one per condition) that `inspect view` serves."""
     from deedbench.reports.export import (
-        OutputError,
         atomic_write,
         episode_row,
         write_csv,
@@ -239,28 +235,19 @@ def export(
     if output is None:
         write(sys.stdout)
         return
-    try:
-        with atomic_write(output) as handle:
-            count = write(handle)
-    except OutputError as exc:
-        raise fail(str(exc)) from None
+    with atomic_write(output) as handle:  # OutputError: exit 2, naming the file
+        count = write(handle)
     console.print(f"wrote {count} episodes to {output}", highlight=False, markup=False)
 
 
 def _export_inspect(config: RunConfig, records: list[EpisodeRecord], folder: Path) -> None:
-    from deedbench.interop import InspectNotInstalled, require_inspect
+    from deedbench.interop import require_inspect
 
-    try:
-        require_inspect()
-    except InspectNotInstalled as exc:
-        raise fail(str(exc)) from None
+    require_inspect()
     from deedbench.interop.write_log import write_inspect_logs
-    from deedbench.reports.export import OutputError
 
     try:
-        paths = write_inspect_logs(config, records, folder)
-    except OutputError as exc:
-        raise fail(str(exc)) from None
+        paths = write_inspect_logs(config, records, folder)  # OutputError: exit 2
     except OSError as exc:  # the folder cannot be made (a file by that name, no access)
         raise fail(f"cannot write Inspect logs into {folder}: {exc.strerror or exc}") from None
     for path in paths:

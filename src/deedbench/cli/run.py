@@ -5,11 +5,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import secrets
 import shlex
 import signal
 import sys
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -34,12 +32,12 @@ from deedbench.cli.app import (
     resolve_store,
     task_options,
 )
-from deedbench.engine.episode import RunAborted
-from deedbench.engine.printable import printable, safe
-from deedbench.engine.records import MAX_EPOCHS
+from deedbench.errors import DeedbenchError, PlanError, RunAborted, RunError
+from deedbench.printable import printable, safe
+from deedbench.records import MAX_EPOCHS
 
 if TYPE_CHECKING:
-    from deedbench.engine import Benchmark, RunConfig, RunStore
+    from deedbench.engine import RunConfig, RunStore
     from deedbench.recipes import RunRecipe
 
 
@@ -160,14 +158,9 @@ def run(
     store: StoreOption = None,
 ) -> None:
     """Run an agent through a benchmark, or resume a run by its id."""
-    from deedbench.agents import (
-        AgentSettings,
-        AgentSpecError,
-        GenerationParams,
-        is_model_spec,
-    )
+    from deedbench.agents import AgentSettings, GenerationParams, is_model_spec, settings_for
     from deedbench.benchmarks import load_benchmark
-    from deedbench.engine import BenchmarkError, ExecutorError, PlanError, new_run_config
+    from deedbench.engine import plan_run, resume_run
     from deedbench.recipes import RunRecipe
     from deedbench.reports import render_summary, summarize
 
@@ -196,69 +189,72 @@ def run(
                     )
                 options = existing.benchmark_options
             bench = load_benchmark(benchmark, options)
-        except BenchmarkError as exc:
-            raise fail(str(exc)) from None
-        if existing is not None:
-            config = existing
-            _check_resume(config, bench, agent, condition, epochs, seed, limit)
-            try:
-                config.check_plan()  # recorded by a version without bounds
-            except PlanError as exc:
-                raise fail(f"run {config.run_id!r} cannot be resumed: {exc}") from None
-        else:
-            if agent is None:
-                raise fail("--agent is required for a new run (see `deedbench list`)")
-            settings: dict[str, object] = {}
-            if is_model_spec(agent):
-                params = GenerationParams(
-                    temperature=temperature,
-                    max_tokens=max_tokens,
-                    top_p=top_p,
-                    seed=model_seed,
-                    reasoning_effort=reasoning_effort,
-                    timeout=timeout,
-                    extra=_parse_model_args(model_arg or []),
-                ).over(bench.generation_defaults)
-                settings = (
-                    AgentSettings(
-                        base_url=base_url,
-                        api_key_env=api_key_env,
-                        params=params,
-                        max_attempts=max_attempts,
-                        max_retry_seconds=max_retry_seconds,
-                    )
-                    .for_spec(agent)
-                    .model_dump()
-                )
-            user_spec = bench.user_model_spec()
-            user = {}
-            if user_spec is not None:
-                user_settings = AgentSettings(
-                    base_url=user_base_url,
-                    api_key_env=user_api_key_env,
-                    params=GenerationParams(temperature=user_temperature, timeout=timeout),
-                    max_attempts=max_attempts,
-                    max_retry_seconds=max_retry_seconds,
-                ).for_spec(user_spec)
-                user = {
-                    "spec": user_spec,
-                    "settings": user_settings.model_dump(),
-                    "prompt_version": getattr(bench, "user_prompt_version", None),
-                }
-            try:
-                config = new_run_config(
-                    run_id=run_id or _new_run_id(benchmark),
-                    benchmark=bench,
+            chosen = _conditions(condition, bench.conditions)
+            if existing is not None:
+                config = resume_run(
+                    runs,
+                    existing.run_id,
+                    bench,
                     agent=agent,
-                    agent_params=settings,
-                    conditions=_conditions(condition, bench.conditions),
-                    epochs=epochs or bench.default_epochs,
-                    seed=0 if seed is None else seed,
-                    samples=bench.samples()[:limit] if limit else bench.samples(),
-                    user=user,
+                    conditions=chosen,
+                    epochs=epochs,
+                    seed=seed,
+                    limit=limit,
                 )
-            except PlanError as exc:
-                raise fail(f"{exc}: plan a smaller run (or several)") from None
+            else:
+                if agent is None:
+                    raise fail("--agent is required for a new run (see `deedbench list`)")
+                settings = None
+                if is_model_spec(agent):
+                    params = GenerationParams(
+                        temperature=temperature,
+                        max_tokens=max_tokens,
+                        top_p=top_p,
+                        seed=model_seed,
+                        reasoning_effort=reasoning_effort,
+                        timeout=timeout,
+                        extra=_parse_model_args(model_arg or []),
+                    ).over(bench.generation_defaults)
+                    settings = settings_for(
+                        agent,
+                        AgentSettings(
+                            base_url=base_url,
+                            api_key_env=api_key_env,
+                            params=params,
+                            max_attempts=max_attempts,
+                            max_retry_seconds=max_retry_seconds,
+                        ),
+                    )
+                user_spec = bench.user_model_spec()
+                user_settings = None
+                if user_spec is not None:
+                    user_settings = settings_for(
+                        user_spec,
+                        AgentSettings(
+                            base_url=user_base_url,
+                            api_key_env=user_api_key_env,
+                            params=GenerationParams(temperature=user_temperature, timeout=timeout),
+                            max_attempts=max_attempts,
+                            max_retry_seconds=max_retry_seconds,
+                        ),
+                    )
+                config = plan_run(
+                    bench,
+                    agent,
+                    run_id=run_id,
+                    settings=settings,
+                    conditions=chosen,
+                    epochs=epochs,
+                    seed=0 if seed is None else seed,
+                    limit=limit,
+                    user_settings=user_settings,
+                )
+        except PlanError as exc:
+            if existing is not None:
+                raise fail(str(exc)) from None
+            raise fail(f"{exc}: plan a smaller run (or several)") from None
+        except DeedbenchError as exc:  # bad input, or a resume that contradicts the record
+            raise fail(str(exc)) from None
         launch = _Launch(config, RunRecipe(config, cache=not no_cache), runs, store_path)
         resume = _resume_command(benchmark, config.run_id, store_path)
         with runs.lock_run(config.run_id):  # a run executed elsewhere: exit 2, naming it
@@ -270,8 +266,6 @@ def run(
                     ray=executor == "ray",
                     ray_address=ray_address,
                 )
-            except (AgentSpecError, BenchmarkError) as exc:  # before anything was written
-                raise fail(str(exc)) from None
             except (KeyboardInterrupt, asyncio.CancelledError) as exc:
                 signalled = "interrupted" if isinstance(exc, KeyboardInterrupt) else "terminated"
                 if launch.started or existing is not None:
@@ -282,7 +276,7 @@ def run(
                 else:
                     sys.stderr.write(f"{signalled} before the run started: nothing was stored\n")
                 raise typer.Exit(130 if isinstance(exc, KeyboardInterrupt) else 143) from None
-            except (RunAborted, ExecutorError) as exc:
+            except RunError as exc:
                 if not launch.started:  # a missing key (1), or an agent that cannot be built
                     raise fail(str(exc), code=1 if isinstance(exc, RunAborted) else 2) from None
                 progress = _progress(runs, config.run_id, config.planned_episodes)
@@ -290,6 +284,8 @@ def run(
                     f"{exc}\nrun stopped: {progress}; fix the cause, then resume with: {resume}",
                     code=1,
                 ) from None
+            except DeedbenchError as exc:  # a bad spec, before anything was written
+                raise fail(str(exc)) from None
         summary = summarize(config, runs.episodes(config.run_id), price_table)
     render_summary(summary, console, groupings=["category", "template"])
     console.print(
@@ -404,51 +400,12 @@ class _Launch:
                 )
 
 
-def _conditions(text: str | None, valid: tuple[str, ...]) -> list[str]:
-    """The conditions named, each once, in the order first named."""
+def _conditions(text: str | None, valid: tuple[str, ...]) -> list[str] | None:
+    """The conditions named in `--condition` (None: all of them); the engine checks that
+    each is one of the benchmark's."""
     if text is None:
-        return list(valid)
-    chosen = list(dict.fromkeys(c.strip() for c in text.split(",") if c.strip()))
-    unknown = [c for c in chosen if c not in valid]
-    if unknown or not chosen:
-        raise fail(
-            f"unknown condition(s) {unknown or text!r}. Valid conditions: {', '.join(valid)}"
-        )
+        return None
+    chosen = [c.strip() for c in text.split(",") if c.strip()]
+    if not chosen:
+        raise fail(f"unknown condition(s) {text!r}. Valid conditions: {', '.join(valid)}")
     return chosen
-
-
-def _check_resume(
-    config: RunConfig,
-    bench: Benchmark,
-    agent: str | None,
-    condition: str | None,
-    epochs: int | None,
-    seed: int | None,
-    limit: int | None,
-) -> None:
-    """A resumed run keeps its configuration: a conflicting flag is an error, never ignored."""
-    conflicts = []
-    if agent is not None and agent != config.agent:
-        conflicts.append(f"agent {config.agent!r} (got {agent!r})")
-    if condition is not None and _conditions(condition, bench.conditions) != config.conditions:
-        conflicts.append(f"conditions {','.join(config.conditions)} (got {condition})")
-    if epochs is not None and epochs != config.epochs:
-        conflicts.append(f"epochs {config.epochs} (got {epochs})")
-    if seed is not None and seed != config.seed:
-        conflicts.append(f"seed {config.seed} (got {seed})")
-    if limit is not None and limit != len(config.sample_ids):
-        conflicts.append(f"{len(config.sample_ids)} samples (got --limit {limit})")
-    if bench.name != config.benchmark:
-        conflicts.append(f"benchmark {config.benchmark!r} (got {bench.name!r})")
-    elif bench.data_hash() != config.data_hash:
-        conflicts.append(f"data {config.data_hash} (the data now hashes to {bench.data_hash()})")
-    if conflicts:
-        raise fail(
-            f"run {config.run_id!r} was created with "
-            + "; ".join(conflicts)
-            + ". Resume without those flags, or start a new run id."
-        )
-
-
-def _new_run_id(benchmark: str) -> str:
-    return f"{benchmark}-{datetime.now():%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"

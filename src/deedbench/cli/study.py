@@ -27,12 +27,12 @@ from deedbench.cli.app import (
     progress_bar,
     resolve_store,
 )
-from deedbench.engine.printable import printable, safe
+from deedbench.printable import printable, safe
 
 if TYPE_CHECKING:
     from deedbench.engine import RunStore
     from deedbench.reports.cost import PriceTable
-    from deedbench.study import RunOutcome, StudyPlan
+    from deedbench.study import PlannedRun, RunOutcome, StudyPlan
     from deedbench.study.runner import ExecutorKind
 
 EXECUTORS = ("local", "ray")
@@ -95,10 +95,8 @@ def study(
                 )
             raise typer.Exit(2) from None
         for run in plan.runs:  # what is printed is redacted of the keys the runs read
-            for settings in (run.config.agent_params, run.config.user.get("settings") or {}):
-                variable = settings.get("api_key_env")
-                if isinstance(variable, str):
-                    register_secret(os.environ.get(variable))
+            for variable in run.config.key_variables:
+                register_secret(os.environ.get(variable))
         kind: ExecutorKind = "ray" if (executor or plan.study.executor) == "ray" else "local"
         cap = concurrency or plan.study.concurrency
         if dry_run:
@@ -219,7 +217,7 @@ def _launch(
         with progress_bar() as progress:
             tasks: dict[str, object] = {}
 
-            def begin(pending: list[object]) -> None:
+            def begin(pending: list[PlannedRun]) -> None:
                 started.append(True)
                 for run in plan.runs:
                     done = runs.count(run.run_id).get("scored", 0)

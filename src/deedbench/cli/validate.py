@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from deedbench.cli.app import app, console, data_option, fail, task_options
-from deedbench.engine.benchmark import BenchmarkError
-from deedbench.engine.printable import safe
+from deedbench.printable import safe
 
 if TYPE_CHECKING:
     from deedbench.benchmarks.taubench.rescore import RescoreReport
@@ -32,13 +31,10 @@ def validate(
     """Check a benchmark's tasks: gold actions, reachable goals, oracle and idle agents."""
     from deedbench.benchmarks import load_benchmark
 
-    try:
-        options = task_options(split, tasks)
-        if data is not None:
-            options[data_option(benchmark)] = str(data)
-        checks = load_benchmark(benchmark, options).validate()
-    except BenchmarkError as exc:
-        raise fail(str(exc)) from None
+    options = task_options(split, tasks)
+    if data is not None:
+        options[data_option(benchmark)] = str(data)
+    checks = load_benchmark(benchmark, options).validate()  # BenchmarkError: exit 2
     failed = [c for c in checks if c.problems]
     if as_json:
         for check in checks:
@@ -71,10 +67,7 @@ def rescore(
 
     if kind != "taubench":
         raise fail(f"unknown result format {kind!r}. Valid formats: taubench")
-    try:
-        report = rescore_file(file, data, domain_for(data))
-    except BenchmarkError as exc:
-        raise fail(str(exc)) from None
+    report = rescore_file(file, data, domain_for(data))  # BenchmarkError: exit 2
     if as_json:
         sys.stdout.write(report.model_dump_json(indent=2) + "\n")
         return

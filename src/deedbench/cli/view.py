@@ -18,7 +18,7 @@ from deedbench.cli.app import (
     load_prices,
     warn,
 )
-from deedbench.engine.printable import safe
+from deedbench.printable import safe
 
 INSTALL_HINT = "pip install 'deedbench[view]'"
 

@@ -1,40 +1,52 @@
-"""The engine: records, tools, the episode loop, the run's driver, its executors and the
-run store.
+"""The engine: tools, the episode loop, the `Benchmark` interface, planning and resuming a
+run, the run's driver, its executors and the run store.
 
-It knows no benchmark; benchmarks build on it.
+It knows no benchmark; benchmarks build on it. The records it runs on (messages,
+samples, scores, run and episode records) live in `deedbench.records` and the errors in
+`deedbench.errors`; the names most used with the engine are exported here too.
 """
 
-from deedbench.engine.benchmark import Benchmark, BenchmarkError
+from deedbench.engine.agent import Agent, AgentContext, User
+from deedbench.engine.benchmark import Benchmark, Check
 from deedbench.engine.cache import CacheEntry, EpisodeCache
-from deedbench.engine.episode import (
-    Agent,
-    AgentContext,
-    ContextExceeded,
-    EpisodeSetup,
-    EpisodeTranscript,
-    InfrastructureError,
-    RunAborted,
-    Termination,
-    User,
-    gather_or_abort,
-    run_episode,
-)
+from deedbench.engine.concurrency import gather_or_abort
+from deedbench.engine.episode import EpisodeSetup, EpisodeTranscript, run_episode
 from deedbench.engine.executor import (
     Built,
     EpisodeJob,
     Executor,
-    ExecutorError,
     InProcessExecutor,
     Recipe,
 )
-from deedbench.engine.messages import Message, ToolCall, Usage
-from deedbench.engine.records import EpisodeRecord, PlanError, RunConfig
-from deedbench.engine.runner import execute, new_run_config, run
-from deedbench.engine.sample import EpisodeKey, Sample, episode_seed
-from deedbench.engine.secrets import redact, register_secret
-from deedbench.engine.store import RunStore, StoreError
-from deedbench.engine.tools import Tool, ToolBox, ToolError, TurnOutcome, tool
+from deedbench.engine.planning import new_run_config, plan_run, resume_run
+from deedbench.engine.runner import execute, run
+from deedbench.engine.store import RunStore
+from deedbench.engine.tools import Tool, ToolBox, TurnOutcome, tool
 from deedbench.engine.workers import ProcessExecutor
+from deedbench.errors import (
+    BenchmarkError,
+    ContextExceeded,
+    ExecutorError,
+    InfrastructureError,
+    PlanError,
+    ResumeError,
+    RunAborted,
+    StoreError,
+    StoreFormatError,
+    ToolError,
+)
+from deedbench.records import (
+    EpisodeKey,
+    EpisodeRecord,
+    Message,
+    RunConfig,
+    Sample,
+    Termination,
+    ToolCall,
+    Usage,
+    episode_seed,
+)
+from deedbench.secrets import redact, register_secret
 
 __all__ = [
     "Agent",
@@ -43,6 +55,7 @@ __all__ = [
     "BenchmarkError",
     "Built",
     "CacheEntry",
+    "Check",
     "ContextExceeded",
     "EpisodeCache",
     "EpisodeJob",
@@ -58,11 +71,13 @@ __all__ = [
     "PlanError",
     "ProcessExecutor",
     "Recipe",
+    "ResumeError",
     "RunAborted",
     "RunConfig",
     "RunStore",
     "Sample",
     "StoreError",
+    "StoreFormatError",
     "Termination",
     "Tool",
     "ToolBox",
@@ -75,8 +90,10 @@ __all__ = [
     "execute",
     "gather_or_abort",
     "new_run_config",
+    "plan_run",
     "redact",
     "register_secret",
+    "resume_run",
     "run",
     "run_episode",
     "tool",

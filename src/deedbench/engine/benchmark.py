@@ -6,11 +6,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Protocol
 
-from deedbench.engine.episode import Agent, EpisodeSetup, EpisodeTranscript
-from deedbench.engine.sample import Sample
-from deedbench.scoring import ReportSpec, Score
+from deedbench.engine.agent import Agent
+from deedbench.engine.episode import EpisodeSetup, EpisodeTranscript
+from deedbench.errors import BenchmarkError
+from deedbench.records import ReportSpec, Sample, Score
 
-__all__ = ["Benchmark", "BenchmarkError", "Check"]
+__all__ = ["Benchmark", "Check"]
 
 
 class Check(Protocol):
@@ -20,10 +21,6 @@ class Check(Protocol):
     problems: list[str]
 
     def model_dump(self, *, mode: str = "python") -> dict[str, Any]: ...
-
-
-class BenchmarkError(Exception):
-    """Bad benchmark input (data file, option, condition), with a message for the user."""
 
 
 class Benchmark(ABC):

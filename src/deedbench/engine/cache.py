@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from deedbench.engine.episode import AgentContext
-from deedbench.engine.secrets import redact
+from deedbench.engine.agent import AgentContext
+from deedbench.secrets import redact
 
 __all__ = ["CacheEntry", "EpisodeCache"]
 

@@ -2,101 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Coroutine, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
-from deedbench.engine.messages import Message
-from deedbench.engine.termination import Termination
+from deedbench.engine.agent import Agent, AgentContext, User
 from deedbench.engine.tools import ToolBox
+from deedbench.errors import ContextExceeded, InfrastructureError
+from deedbench.records import Message, Termination
 
-__all__ = [
-    "Agent",
-    "AgentContext",
-    "ContextExceeded",
-    "EpisodeSetup",
-    "EpisodeTranscript",
-    "InfrastructureError",
-    "RunAborted",
-    "Termination",
-    "User",
-    "gather_or_abort",
-    "run_episode",
-]
-
-T = TypeVar("T")
-
-
-class RunAborted(Exception):
-    """A failure that dooms every episode alike (bad credentials, a rejected request).
-
-    The runner stops the whole run instead of recording one error per episode.
-    """
-
-
-async def gather_or_abort(coroutines: Iterable[Coroutine[Any, Any, T]]) -> list[T]:
-    """Run coroutines concurrently; their results in order.
-
-    A RunAborted in any one cancels the rest and is raised as itself, not inside an
-    exception group, so the caller can report its reason as it is.
-    """
-    try:
-        async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(coroutine) for coroutine in coroutines]
-    except BaseExceptionGroup as failures:
-        aborted = next((e for e in failures.exceptions if isinstance(e, RunAborted)), None)
-        if aborted is not None:
-            raise aborted from None
-        raise
-    return [task.result() for task in tasks]
-
-
-class ContextExceeded(Exception):
-    """The conversation no longer fits the model's context window (the provider said so).
-
-    Only this episode is doomed, and asking again would overflow again: it ends with
-    `Termination.CONTEXT_EXCEEDED` and is scored on what happened until then.
-    """
-
-
-class InfrastructureError(Exception):
-    """A failure outside the agent's control (a provider outage, a dead connection).
-
-    Episodes that end this way are kept out of every rate and run again on resume.
-    """
-
-
-@dataclass(frozen=True)
-class AgentContext:
-    """What an agent may know about the episode it is in, besides the conversation."""
-
-    sample_id: str
-    condition: str
-    epoch: int
-    seed: int
-
-
-class Agent(Protocol):
-    """Given the conversation and the tool specs, return the next assistant message.
-
-    The one protocol every agent implements, model-backed or not. Raise
-    `InfrastructureError` for failures that are not the agent's own doing.
-    """
-
-    async def next_turn(
-        self, messages: Sequence[Message], tools: Sequence[dict[str, Any]], context: AgentContext
-    ) -> Message: ...
-
-
-class User(Protocol):
-    """A simulated user: answers the agent, or returns None to end the conversation.
-
-    A user whose `finished` attribute is true after a reply ends the conversation
-    with that reply kept (an LLM user's goodbye carrying its stop token).
-    """
-
-    async def reply(self, messages: Sequence[Message]) -> Message | None: ...
+__all__ = ["EpisodeSetup", "EpisodeTranscript", "run_episode"]
 
 
 @dataclass

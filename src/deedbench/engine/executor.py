@@ -26,15 +26,23 @@ import traceback
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Self
+from typing import Any, Literal, Protocol, Self
 
+from deedbench.engine.agent import Agent, AgentContext
 from deedbench.engine.benchmark import Benchmark
 from deedbench.engine.cache import CacheEntry, EpisodeCache
-from deedbench.engine.episode import Agent, AgentContext, RunAborted, Termination, run_episode
-from deedbench.engine.messages import Message, Usage
-from deedbench.engine.records import EpisodeRecord
-from deedbench.engine.sample import EpisodeKey, Sample
-from deedbench.engine.secrets import redact
+from deedbench.engine.episode import run_episode
+from deedbench.errors import RunAborted
+from deedbench.records import (
+    EpisodeKey,
+    EpisodeRecord,
+    Message,
+    Sample,
+    Score,
+    Termination,
+    Usage,
+)
+from deedbench.secrets import redact
 
 __all__ = [
     "Aborted",
@@ -43,7 +51,6 @@ __all__ = [
     "EpisodeJob",
     "Event",
     "Executor",
-    "ExecutorError",
     "Finished",
     "InProcessExecutor",
     "Lost",
@@ -153,10 +160,6 @@ class Lost:
 
 
 Event = Answered | Finished | Aborted | Lost
-
-
-class ExecutorError(RuntimeError):
-    """An executor could not go on (a worker died, a recipe failed to build)."""
 
 
 class Executor(ABC):
@@ -292,43 +295,47 @@ async def run_job(built: Built, job: EpisodeJob) -> EpisodeRecord:
     context = AgentContext(key.sample_id, key.condition, key.epoch, seed)
     started = time.time()
     clock = time.perf_counter()
-    common = {
-        "sample_id": key.sample_id,
-        "condition": key.condition,
-        "epoch": key.epoch,
-        "seed": seed,
-        "metadata": sample.metadata,
-        "chance": sample.chance,
-        "started_at": started,
-    }
+
+    def record(
+        status: Literal["scored", "error"],
+        termination: str,
+        steps: int,
+        messages: list[Message],
+        error: str | None,
+        score: Score | None = None,
+    ) -> EpisodeRecord:
+        return EpisodeRecord(
+            sample_id=key.sample_id,
+            condition=key.condition,
+            epoch=key.epoch,
+            seed=seed,
+            status=status,
+            termination=termination,
+            steps=steps,
+            messages=messages,
+            score=score,
+            metadata=sample.metadata,
+            chance=sample.chance,
+            error=error,
+            usage=_usage_by_role(messages),
+            started_at=started,
+            duration_s=time.perf_counter() - clock,
+        )
+
     try:
         setup = built.benchmark.setup(sample, key.condition, seed)
         transcript = await run_episode(built.agent, setup, context)
-        broken = transcript.termination is Termination.INFRASTRUCTURE_ERROR
-        return EpisodeRecord(
-            **common,
-            status="error" if broken else "scored",
-            termination=transcript.termination,
-            steps=transcript.steps,
-            messages=transcript.messages,
-            score=None if broken else built.benchmark.score(sample, transcript),
-            error=redact(transcript.error or "infrastructure error") if broken else None,
-            usage=_usage_by_role(transcript.messages),
-            duration_s=time.perf_counter() - clock,
-        )
+        ended, steps, messages = transcript.termination, transcript.steps, transcript.messages
+        if ended is Termination.INFRASTRUCTURE_ERROR:
+            error = redact(transcript.error or "infrastructure error")
+            return record("error", ended, steps, messages, error)
+        score = built.benchmark.score(sample, transcript)
+        return record("scored", ended, steps, messages, None, score)
     except RunAborted:
         raise
     except Exception as exc:
         detail = redact("".join(traceback.format_exception_only(exc)).strip())
-        return EpisodeRecord(
-            **common,
-            status="error",
-            termination=Termination.INFRASTRUCTURE_ERROR,
-            steps=0,
-            messages=[],
-            error=detail,
-            duration_s=time.perf_counter() - clock,
-        )
+        return record("error", Termination.INFRASTRUCTURE_ERROR, 0, [], detail)
 
 
 def _usage_by_role(messages: list[Message]) -> dict[str, Usage]:

@@ -12,68 +12,29 @@ the lock is released.
 from __future__ import annotations
 
 import asyncio
-import platform
 import time
 from collections.abc import Callable, Iterable, Iterator
-from datetime import UTC, datetime
-from typing import Any
 
-from deedbench import __version__
+from deedbench.engine.agent import Agent
 from deedbench.engine.benchmark import Benchmark
-from deedbench.engine.episode import Agent, RunAborted
+from deedbench.engine.cache import CacheEntry
 from deedbench.engine.executor import (
     Aborted,
     Answered,
     EpisodeJob,
     Event,
     Executor,
-    ExecutorError,
     Finished,
     InProcessExecutor,
     Lost,
     Prebuilt,
     Recipe,
 )
-from deedbench.engine.records import EpisodeRecord, RunConfig
-from deedbench.engine.sample import EpisodeKey, Sample, episode_seed
 from deedbench.engine.store import HEARTBEAT_SECONDS, RunStore
+from deedbench.errors import ExecutorError, RunAborted
+from deedbench.records import EpisodeKey, EpisodeRecord, RunConfig, episode_seed
 
-__all__ = ["execute", "new_run_config", "pending_keys", "run"]
-
-
-def new_run_config(
-    *,
-    run_id: str,
-    benchmark: Benchmark,
-    agent: str,
-    agent_params: dict[str, Any],
-    conditions: list[str],
-    epochs: int,
-    seed: int,
-    samples: list[Sample],
-    user: dict[str, Any] | None = None,
-) -> RunConfig:
-    """The configuration recorded for a new run; PlanError when its plan is beyond the
-    bounds (`records.MAX_EPOCHS`, `records.MAX_PLANNED_EPISODES`)."""
-    config = RunConfig(
-        run_id=run_id,
-        benchmark=benchmark.name,
-        benchmark_options=benchmark.options,
-        data_hash=benchmark.data_hash(),
-        agent=agent,
-        agent_params=agent_params,
-        user=user or {},
-        conditions=conditions,
-        epochs=epochs,
-        seed=seed,
-        sample_ids=[s.id for s in samples],
-        report=benchmark.report,
-        deedbench_version=__version__,
-        python_version=platform.python_version(),
-        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
-    )
-    config.check_plan()
-    return config
+__all__ = ["execute", "pending_keys", "run"]
 
 
 def pending_keys(config: RunConfig, store: RunStore) -> Iterator[EpisodeKey]:
@@ -124,7 +85,7 @@ async def _drive(
         nonlocal started
         while len(in_flight) < executor.capacity and (key := next(keys, None)) is not None:
             seed = episode_seed(config.seed, key)
-            cached = ()
+            cached: tuple[CacheEntry, ...] = ()
             if recipe.uses_cache:
                 cached = tuple(store.responses_for(seed))
             executor.submit(EpisodeJob(config.run_id, recipe, key, seed, cached))

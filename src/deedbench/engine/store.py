@@ -12,8 +12,10 @@ same judge replaces them. A study (`deedbench study`) is a row naming its runs.
 
 A run being executed holds a lock row (pid, host, heartbeat): a second process that
 would execute it is refused with the holder's name, and a lock whose process died or
-whose heartbeat stopped is taken over. A store written before answers carried their
-episode (sample, epoch, seed) or before locks existed is migrated when opened.
+whose heartbeat stopped is taken over. The store carries its format (`records.FORMAT`, in
+SQLite's `user_version`) and the deedbench version that wrote it in that format: an older
+store is migrated when opened (answers given their episode columns, run locks added), a
+newer one is refused with both versions named, before anything in it is touched.
 
 Every SQLite failure leaves as a `StoreError` whose message names the file and says
 what is wrong with it (a folder, not SQLite, damaged, read-only); a record that no
@@ -27,7 +29,7 @@ import socket
 import sqlite3
 import time
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,10 +37,12 @@ from typing import Protocol
 
 from pydantic import ValidationError
 
+from deedbench import __version__
 from deedbench.engine.cache import CacheEntry
-from deedbench.engine.records import EpisodeRecord, RunConfig
+from deedbench.errors import StoreError, StoreFormatError
+from deedbench.records import FORMAT, EpisodeRecord, RunConfig
 
-__all__ = ["HEARTBEAT_SECONDS", "STALE_SECONDS", "AuditRecord", "RunStore", "StoreError"]
+__all__ = ["HEARTBEAT_SECONDS", "STALE_SECONDS", "AuditRecord", "RunStore"]
 
 HEARTBEAT_SECONDS = 5.0  # how often the process executing a run proves it is alive
 STALE_SECONDS = 60.0  # a lock whose heartbeat is older than this is taken over
@@ -83,6 +87,10 @@ CREATE TABLE IF NOT EXISTS studies (
     updated_at TEXT NOT NULL,
     study_json TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS run_locks (
     run_id TEXT PRIMARY KEY,
     pid INTEGER NOT NULL,
@@ -110,10 +118,6 @@ class AuditRecord(Protocol):
     judge_spec: str | None
 
     def model_dump_json(self) -> str: ...
-
-
-class StoreError(Exception):
-    """A problem with the store or a run in it, with a message for the user."""
 
 
 class RunStore:
@@ -149,9 +153,10 @@ class RunStore:
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         try:
             with self._guard():
+                self._db.execute("PRAGMA busy_timeout=10000")
+                self._refuse_newer()
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=NORMAL")
-                self._db.execute("PRAGMA busy_timeout=10000")
                 self._db.executescript(_TABLES)
                 self._migrate()
                 self._db.executescript(_INDEXES)
@@ -347,8 +352,8 @@ class RunStore:
             ).fetchone()
         if row is None:
             return None
-        sample_id, epoch, seed = row[4:]
-        return CacheEntry(*row[:4], sample_id or "", epoch or 0, seed or 0)
+        key, protocol, model, response, sample_id, epoch, seed = row
+        return CacheEntry(key, protocol, model, response, sample_id or "", epoch or 0, seed or 0)
 
     def add_responses(self, entries: Iterable[CacheEntry]) -> None:
         """Commit answers at once, in one transaction."""
@@ -443,20 +448,47 @@ class RunStore:
 
     # --- plumbing -------------------------------------------------------------------------
 
+    def _format(self) -> int:
+        (version,) = self._db.execute("PRAGMA user_version").fetchone()
+        return int(version)
+
+    def _refuse_newer(self) -> None:
+        """StoreFormatError when a newer deedbench wrote the store in a newer format."""
+        found = self._format()
+        if found <= FORMAT:
+            return
+        writer = "a newer version"
+        with suppress(sqlite3.Error):  # a store without the table still gets its message
+            row = self._db.execute(
+                "SELECT value FROM meta WHERE key = 'deedbench_version'"
+            ).fetchone()
+            if row is not None:
+                writer = str(row[0])
+        raise StoreFormatError(
+            f"{self.path}: this store was written by deedbench {writer} (format {found}); "
+            f"this is {__version__} (format {FORMAT}): upgrade deedbench"
+        )
+
     def _migrate(self) -> None:
-        """Give an older store's cached answers their episode columns (NULL for old rows)."""
+        """Bring an older store to this format: cached answers get their episode columns
+        (NULL for old rows), and the store records its format and who wrote it."""
 
         def missing() -> list[str]:
             have = {row[1] for row in self._db.execute("PRAGMA table_info(responses)")}
             return [name for name in _EPISODE_COLUMNS if name not in have]
 
-        if not missing():
+        if not missing() and self._format() == FORMAT:
             return
         with self._transaction():  # another process may be migrating the same file
             for name in missing():
                 self._db.execute(
                     f"ALTER TABLE responses ADD COLUMN {name} {_EPISODE_COLUMNS[name]}"
                 )
+            if self._format() < FORMAT:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO meta VALUES ('deedbench_version', ?)", (__version__,)
+                )
+                self._db.execute(f"PRAGMA user_version = {FORMAT}")
 
     def _probe_writable(self) -> None:
         """Fail now, not midway through a run, when the file cannot be written: rewrite a
@@ -469,7 +501,7 @@ class RunStore:
             if self._db.in_transaction:
                 self._db.execute("ROLLBACK")
 
-    def _write(self, sql: str, rows: list[tuple[object, ...]]) -> None:
+    def _write(self, sql: str, rows: Sequence[tuple[object, ...]]) -> None:
         with self._guard(), self._transaction():
             self._db.executemany(sql, rows)
 

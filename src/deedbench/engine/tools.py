@@ -16,31 +16,37 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, get_type_hints
+from typing import Any, Generic, ParamSpec, TypeVar, get_type_hints, overload
 
 from pydantic import ConfigDict, TypeAdapter, ValidationError, create_model
 
-from deedbench.engine.messages import Message, ToolCall
-from deedbench.engine.termination import Termination
+from deedbench.errors import ToolError
+from deedbench.records import Message, Termination, ToolCall
 
-__all__ = ["Tool", "ToolBox", "ToolError", "TurnOutcome", "tool"]
+__all__ = ["Tool", "ToolBox", "TurnOutcome", "tool"]
 
-
-class ToolError(Exception):
-    """Raised inside a tool to report a problem the agent should read and fix."""
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True, eq=False)
-class Tool:
-    """A tool: its function, its derived schema and whether it changes the world."""
+class Tool(Generic[P, R]):
+    """A tool: its function, its derived schema and whether it changes the world.
+
+    Typed by its function's signature, and callable with it (the world first), so a
+    decorated tool keeps the signature it was written with.
+    """
 
     name: str
     description: str
-    function: Callable[..., Any]
+    function: Callable[P, R]
     parameters: dict[str, Any]
     writes: bool
     validator: TypeAdapter[Any] = field(repr=False)
     ends_episode: bool = False
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        return self.function(*args, **kwargs)
 
     @cached_property
     def spec(self) -> dict[str, Any]:
@@ -55,25 +61,36 @@ class Tool:
         }
 
 
+@overload
+def tool(function: Callable[P, R], /) -> Tool[P, R]: ...
+
+
+@overload
 def tool(
-    function: Callable[..., Any] | None = None,
+    *, name: str | None = None, writes: bool = False, ends_episode: bool = False
+) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
+
+
+def tool(
+    function: Callable[P, R] | None = None,
+    /,
     *,
     name: str | None = None,
     writes: bool = False,
     ends_episode: bool = False,
-) -> Any:
+) -> Tool[P, R] | Callable[[Callable[P, R]], Tool[P, R]]:
     """Turn a function into a `Tool`; usable as ``@tool`` or ``@tool(writes=True)``.
 
     A tool with `ends_episode` (a hand-off to a human) ends the episode when it succeeds.
     """
 
-    def build(fn: Callable[..., Any]) -> Tool:
+    def build(fn: Callable[P, R]) -> Tool[P, R]:
         return _make_tool(fn, name or fn.__name__, writes, ends_episode)
 
     return build(function) if function is not None else build
 
 
-def _make_tool(fn: Callable[..., Any], name: str, writes: bool, ends_episode: bool) -> Tool:
+def _make_tool(fn: Callable[P, R], name: str, writes: bool, ends_episode: bool) -> Tool[P, R]:
     signature = inspect.signature(fn)
     hints = get_type_hints(fn)
     params = list(signature.parameters.values())
@@ -86,7 +103,7 @@ def _make_tool(fn: Callable[..., Any], name: str, writes: bool, ends_episode: bo
             raise TypeError(f"tool {name!r}: parameter {param.name!r} has no type hint")
         default = ... if param.default is inspect.Parameter.empty else param.default
         fields[param.name] = (hints[param.name], default)
-    model = create_model(  # type: ignore[call-overload]
+    model = create_model(
         f"{name}_arguments",
         __config__=ConfigDict(extra="forbid", strict=True),
         **fields,
@@ -176,7 +193,7 @@ class ToolBox:
     (τ-bench's, for one) subclass it and override `take_turn` and `call`.
     """
 
-    def __init__(self, tools: Iterable[Tool], state: Any) -> None:
+    def __init__(self, tools: Iterable[Tool[..., Any]], state: Any) -> None:
         self.tools = {t.name: t for t in tools}
         self.state = state
         self.ended_by: str | None = None  # the episode-ending tool that succeeded, if any
@@ -206,13 +223,15 @@ class ToolBox:
         if found is None:
             names = ", ".join(sorted(self.tools))
             return f"Error: unknown tool '{call.name}'. Available tools: {names}.", True
-        text = call.arguments.strip() or "{}"
+        blank = not call.arguments.strip()
         try:
-            found.validator.validate_json(text)
+            found.validator.validate_json("{}" if blank else call.arguments)
         except ValidationError as exc:
             return _describe_validation_error(call.name, exc), True
+        arguments = {} if blank else call.args  # a JSON object: it passed the schema
+        assert arguments is not None
         try:  # the tool gets the arguments as the agent sent them, once they passed
-            result = found.function(self.state, **json.loads(text))
+            result = found.function(self.state, **arguments)
         except ToolError as exc:
             return f"Error: {exc}", True
         return (result if isinstance(result, str) else json.dumps(result)), False

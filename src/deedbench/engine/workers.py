@@ -51,7 +51,6 @@ from multiprocessing.process import BaseProcess
 from typing import Any
 
 from deedbench.engine.cache import CacheEntry, EpisodeCache
-from deedbench.engine.episode import RunAborted
 from deedbench.engine.executor import (
     Aborted,
     Answered,
@@ -59,16 +58,15 @@ from deedbench.engine.executor import (
     EpisodeJob,
     Event,
     Executor,
-    ExecutorError,
     Finished,
     Lost,
     Recipe,
     drain,
     run_job,
 )
-from deedbench.engine.records import EpisodeRecord
-from deedbench.engine.sample import EpisodeKey
-from deedbench.engine.secrets import redact
+from deedbench.errors import ExecutorError, RunAborted
+from deedbench.records import EpisodeKey, EpisodeRecord
+from deedbench.secrets import redact
 
 __all__ = ["ProcessExecutor"]
 

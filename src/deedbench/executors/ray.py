@@ -119,7 +119,7 @@ def modules_to_ship(configs: Iterable[RunConfig]) -> list[str]:
     """The modules of the runs' `python/MODULE:ATTR` agents (and model-played users)."""
     names = []
     for config in configs:
-        for spec in (config.agent, str(config.user.get("spec", ""))):
+        for spec in (config.agent, config.user.spec if config.user is not None else ""):
             prefix, _, rest = spec.partition("/")
             if prefix == "python" and ":" in rest:
                 names.append(rest.partition(":")[0])
@@ -154,12 +154,7 @@ def _key_variables(recipe: Recipe) -> dict[str, str]:
     config = getattr(recipe, "config", None)
     if not isinstance(config, RunConfig):
         return {}
-    found = {}
-    for settings in (config.agent_params, config.user.get("settings") or {}):
-        variable = settings.get("api_key_env") if isinstance(settings, dict) else None
-        if isinstance(variable, str) and os.environ.get(variable):
-            found[variable] = os.environ[variable]
-    return found
+    return {v: os.environ[v] for v in config.key_variables if os.environ.get(v)}
 
 
 def _endpoint(protocol: str, base_url: str | None) -> str:

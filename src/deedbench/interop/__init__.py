@@ -10,13 +10,11 @@ from __future__ import annotations
 
 from importlib.util import find_spec
 
+from deedbench.errors import InspectNotInstalled
+
 __all__ = ["INSTALL_HINT", "InspectNotInstalled", "require_inspect"]
 
 INSTALL_HINT = "pip install 'deedbench[inspect]'"
-
-
-class InspectNotInstalled(ImportError):
-    """Inspect AI is needed for this and is not installed."""
 
 
 def require_inspect() -> None:

@@ -8,7 +8,6 @@ dict in Inspect; text that is not a JSON object travels as Inspect's `parse_erro
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from inspect_ai.model import (
@@ -120,7 +119,7 @@ def usage_to_inspect(usage: Usage) -> ModelUsage:
 
 
 def _call_to_inspect(call: ToolCall) -> InspectToolCall:
-    arguments = call.parsed_arguments()
+    arguments = call.args
     return InspectToolCall(
         id=call.id,
         function=call.name,
@@ -132,7 +131,7 @@ def _call_to_inspect(call: ToolCall) -> InspectToolCall:
 def _call_from_inspect(call: InspectToolCall) -> ToolCall:
     if call.parse_error is not None:  # keep it unparseable, so deedbench rejects it too
         return ToolCall(id=call.id, name=call.function, arguments=call.parse_error)
-    return ToolCall(id=call.id, name=call.function, arguments=json.dumps(call.arguments))
+    return ToolCall.decoded(call.id, call.function, call.arguments)
 
 
 def _reasoning(message: ChatMessageAssistant) -> str | None:

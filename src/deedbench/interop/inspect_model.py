@@ -22,6 +22,7 @@ from typing import Any
 from inspect_ai.model import (
     ChatCompletionChoice,
     ChatMessage,
+    ChatMessageAssistant,
     ChatMessageUser,
     GenerateConfig,
     ModelAPI,
@@ -87,7 +88,9 @@ class BaselineModel(ModelAPI):
         context = AgentContext(sample_id="", condition="", epoch=0, seed=seed)
         specs = [tool_spec_from_inspect(t) for t in tools]
         turn = await self.agent.next_turn(messages, specs, context)
-        reply = to_inspect(turn).model_copy(update={"model": self.model_name, "source": "generate"})
+        converted = to_inspect(turn)
+        assert isinstance(converted, ChatMessageAssistant)  # an agent's turn is the assistant's
+        reply = converted.model_copy(update={"model": self.model_name, "source": "generate"})
         return ModelOutput(
             model=self.model_name,
             choices=[

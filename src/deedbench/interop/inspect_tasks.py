@@ -19,7 +19,6 @@ What runs is deedbench's, so the numbers match a deedbench run of the same agent
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -226,7 +225,7 @@ def _transcript(episode: _Episode, messages: list[Message]) -> EpisodeTranscript
     return EpisodeTranscript(messages, termination, steps, state=toolbox.state)
 
 
-def _inspect_tool(tool: Tool, toolbox: ToolBox) -> InspectTool:
+def _inspect_tool(tool: Tool[..., Any], toolbox: ToolBox) -> InspectTool:
     """A deedbench tool over this episode's world, as Inspect calls it: deedbench
     validates the arguments and runs it, and its error messages reach the model."""
     calls = 0
@@ -234,7 +233,7 @@ def _inspect_tool(tool: Tool, toolbox: ToolBox) -> InspectTool:
     async def execute(**kwargs: Any) -> str:
         nonlocal calls
         calls += 1
-        call = ToolCall(id=f"{tool.name}-{calls}", name=tool.name, arguments=json.dumps(kwargs))
+        call = ToolCall.decoded(f"{tool.name}-{calls}", tool.name, kwargs)
         result = toolbox.call(call)
         if result.error:
             raise InspectToolError(result.content.removeprefix("Error: "))

@@ -40,19 +40,15 @@ from deedbench.benchmarks.tac.upstream import (
     upstream_sample,
     upstream_verdict,
 )
-from deedbench.engine import BenchmarkError, EpisodeRecord, Message, RunConfig, Usage
+from deedbench.errors import BenchmarkError, InspectLogError
 from deedbench.interop.convert import (
     from_inspect,
     usage_from_inspect,
 )
 from deedbench.interop.inspect_tasks import SCORER_NAME, SEED_KEY, TERMINATION_KEY
-from deedbench.scoring import Evidence, Score
+from deedbench.records import EpisodeRecord, Evidence, Message, RunConfig, Score, Usage
 
-__all__ = ["InspectLogError", "read_inspect_logs"]
-
-
-class InspectLogError(Exception):
-    """A log that cannot be read as a run, with a message naming the file and sample."""
+__all__ = ["read_inspect_logs"]
 
 
 @dataclass

@@ -27,12 +27,12 @@ from inspect_ai.log import (
 from inspect_ai.model import ChatCompletionChoice, ChatMessageAssistant, ModelOutput
 
 from deedbench.benchmarks import benchmark_class
-from deedbench.engine import EpisodeRecord, RunConfig, Usage
 from deedbench.interop.convert import (
     to_inspect,
     usage_to_inspect,
 )
 from deedbench.interop.inspect_tasks import SCORER_NAME, SEED_KEY, TERMINATION_KEY, inspect_score
+from deedbench.records import EpisodeRecord, RunConfig, Usage
 from deedbench.reports.export import atomic_path
 
 __all__ = ["task_name", "write_inspect_logs"]
@@ -131,7 +131,7 @@ def _eval_sample(config: RunConfig, record: EpisodeRecord) -> EvalSample:
     opening = next((m.content for m in record.messages if m.role == "user"), record.sample_id)
     usage = {
         spec: usage_to_inspect(_usage(record, role))
-        for role, spec in (("assistant", config.agent), ("user", config.user.get("spec")))
+        for role, spec in (("assistant", config.agent), ("user", config.user and config.user.spec))
         if spec and role in record.usage
     }
     return EvalSample(

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pydantic import BaseModel
 
 from deedbench.audit import AuditSummary
-from deedbench.engine import EpisodeRecord
+from deedbench.records import EpisodeRecord
 from deedbench.reports.contrast import Contrast, contrast
 from deedbench.reports.summary import RunSummary, cluster_of
 from deedbench.stats import ChanceTest, ClusterChanceTest, ClusterRate, PassK, Rate

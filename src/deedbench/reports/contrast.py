@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 
 from pydantic import BaseModel
 
-from deedbench.engine import EpisodeRecord
+from deedbench.records import EpisodeRecord
 from deedbench.stats import McNemar, PairedDifference, mcnemar_exact, paired_bootstrap_difference
 
 __all__ = ["Contrast", "contrast"]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from deedbench.engine import EpisodeRecord, Usage
+from deedbench.records import EpisodeRecord, Usage
 
 __all__ = ["Price", "PriceTable", "RoleCost", "call_costs", "run_costs"]
 

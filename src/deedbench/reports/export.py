@@ -26,8 +26,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-from deedbench.engine import EpisodeRecord, RunConfig, redact
+from deedbench.errors import OutputError
+from deedbench.records import EpisodeRecord, RunConfig
 from deedbench.reports.summary import RunSummary
+from deedbench.secrets import redact
 
 __all__ = [
     "OutputError",
@@ -38,10 +40,6 @@ __all__ = [
     "write_csv",
     "write_jsonl",
 ]
-
-
-class OutputError(Exception):
-    """An output file that cannot be written, with a message naming it."""
 
 
 @contextmanager

@@ -13,10 +13,9 @@ from collections.abc import Callable, Iterable
 from pydantic import BaseModel
 
 from deedbench.audit import AuditResult, AuditSummary, summarize_audits
-from deedbench.engine import EpisodeRecord, RunConfig
+from deedbench.records import EpisodeRecord, MetricSpec, ReportSpec, RunConfig
 from deedbench.reports.contrast import Contrast, contrast
 from deedbench.reports.cost import PriceTable, RoleCost, call_costs, run_costs
-from deedbench.scoring import MetricSpec, ReportSpec
 from deedbench.stats import (
     ChanceTest,
     ClusterChanceTest,
@@ -203,7 +202,7 @@ def summarize(
         conditions=conditions,
         costs=run_costs(
             records,
-            {"assistant": config.agent, "user": config.user.get("spec", "unknown")},
+            {"assistant": config.agent, "user": config.user.spec if config.user else "unknown"},
             prices,
         )
         + call_costs(

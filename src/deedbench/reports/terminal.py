@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from deedbench.audit import AuditSummary
-from deedbench.engine.printable import safe
+from deedbench.printable import safe
 from deedbench.reports.compare import Comparison
 from deedbench.reports.format import (
     audit_cells,

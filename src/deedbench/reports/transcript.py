@@ -13,8 +13,8 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.text import Text
 
-from deedbench.engine import EpisodeRecord, Message
-from deedbench.engine.printable import printable
+from deedbench.printable import printable
+from deedbench.records import EpisodeRecord, Message
 
 __all__ = ["render_episode"]
 
@@ -54,7 +54,7 @@ def render_episode(record: EpisodeRecord, console: Console, *, full_tools: bool 
 
 
 def _panel(
-    index: int, message: Message, deciding: set[str | None], cited: bool, full_tools: bool
+    index: int, message: Message, deciding: set[str], cited: bool, full_tools: bool
 ) -> Panel:
     body = Text()
     if message.reasoning:

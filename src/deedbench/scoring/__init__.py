@@ -1,7 +1,10 @@
-"""Shared scoring pieces: scores with evidence, the metrics reports aggregate, state comparison."""
+"""Shared scoring pieces: state comparison and τ-bench's hash, procedure rules over a
+transcript; and, from the records they stand on, scores with evidence and the metrics
+reports aggregate.
+"""
 
-from deedbench.scoring.metrics import MetricSpec, ReportSpec
-from deedbench.scoring.score import NO_CHOICE, Evidence, Score
+from deedbench.records import NO_CHOICE, Evidence, MetricSpec, ReportSpec, Score
+from deedbench.scoring.procedure import ProcedureSpec, Violation, check_procedure
 from deedbench.scoring.state import (
     OverlayState,
     canonical,
@@ -19,9 +22,12 @@ __all__ = [
     "Evidence",
     "MetricSpec",
     "OverlayState",
+    "ProcedureSpec",
     "ReportSpec",
     "Score",
+    "Violation",
     "canonical",
+    "check_procedure",
     "diff",
     "records_equal_tau",
     "tau_hash",

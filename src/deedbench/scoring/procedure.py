@@ -39,9 +39,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from deedbench.engine.messages import Message, ToolCall
+from deedbench.records import Evidence, Message, ToolCall
 from deedbench.scoring.affirmation import classify_reply
-from deedbench.scoring.score import Evidence
 
 __all__ = [
     "AFTER_TRANSFER",
@@ -204,7 +203,7 @@ def paired_calls(messages: Sequence[Message]) -> list[PairedCall]:
                         index=index,
                         position=position,
                         call=call,
-                        args=call.parsed_arguments() or {},
+                        args=call.args or {},
                         ok=True,
                         result=None,
                     )

@@ -28,7 +28,7 @@ from itertools import islice
 from deedbench.agents import is_model_spec
 from deedbench.benchmarks import load_benchmark
 from deedbench.engine import AgentContext, Message, RunStore, run_episode
-from deedbench.engine.messages import Usage
+from deedbench.records import Usage
 from deedbench.reports.cost import PriceTable
 from deedbench.study.planner import PlannedRun
 
@@ -109,9 +109,9 @@ def _roles(run: PlannedRun) -> list[tuple[str, str]]:
     roles = []
     if is_model_spec(run.config.agent):
         roles.append(("assistant", run.config.agent))
-    user = run.config.user.get("spec")
-    if isinstance(user, str) and is_model_spec(user):
-        roles.append(("user", user))
+    user = run.config.user
+    if user is not None and is_model_spec(user.spec):
+        roles.append(("user", user.spec))
     return roles
 
 
@@ -124,7 +124,7 @@ def _from_store(
         config = store.get_run(run_id)
         if config is None or config.benchmark != run.config.benchmark:
             continue
-        used = config.agent if role == "assistant" else config.user.get("spec")
+        used = config.agent if role == "assistant" else (config.user and config.user.spec)
         if used == spec:
             same.append(run_id)
         elif isinstance(used, str) and is_model_spec(used):

@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from deedbench.engine.records import MAX_EPOCHS
+from deedbench.records import MAX_EPOCHS
 from deedbench.reports.cost import Price
 
 __all__ = [
@@ -254,10 +254,10 @@ def locate(text: str, loc: Loc) -> int | None:
                 resolved.append(arrays[key])
             table = path = tuple(resolved)
         else:
-            key = _KEY.match(line)
-            if key:
-                path = table + tuple(_parts(key.group(1)))
-                rest = line[key.end() :]
+            found = _KEY.match(line)
+            if found:
+                path = table + tuple(_parts(found.group(1)))
+                rest = line[found.end() :]
                 for quote in ('"""', "'''"):
                     if rest.count(quote) % 2:
                         in_string = quote

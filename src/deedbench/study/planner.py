@@ -17,10 +17,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from deedbench.agents import AgentSettings, GenerationParams, agent_kinds, is_model_spec
+from deedbench.agents import (
+    AgentSettings,
+    GenerationParams,
+    agent_kinds,
+    is_model_spec,
+    settings_for,
+)
 from deedbench.benchmarks import benchmark_class, load_benchmark
 from deedbench.engine import Benchmark, BenchmarkError, PlanError, RunConfig, RunStore
-from deedbench.engine.runner import new_run_config
+from deedbench.engine.planning import new_run_config
+from deedbench.records import ModelUser
 from deedbench.reports.cost import Price, PriceTable
 from deedbench.study.model import (
     LABEL,
@@ -294,7 +301,7 @@ def _plan_run(
     return planned
 
 
-def _agent_settings(agent: AgentEntry, bench: Benchmark) -> dict[str, Any]:
+def _agent_settings(agent: AgentEntry, bench: Benchmark) -> AgentSettings | dict[str, Any]:
     """What `deedbench run` records for the same flags."""
     if not is_model_spec(agent.spec):
         return {}
@@ -314,13 +321,13 @@ def _agent_settings(agent: AgentEntry, bench: Benchmark) -> dict[str, Any]:
         max_attempts=agent.max_attempts,
         max_retry_seconds=agent.max_retry_seconds,
     )
-    return settings.for_spec(agent.spec).model_dump()
+    return settings_for(agent.spec, settings)
 
 
-def _user(study: StudyFile, bench: Benchmark) -> dict[str, Any]:
+def _user(study: StudyFile, bench: Benchmark) -> ModelUser | None:
     spec = bench.user_model_spec()
     if spec is None:
-        return {}
+        return None
     user = study.user
     settings = AgentSettings(
         base_url=user.base_url if user else None,
@@ -331,12 +338,12 @@ def _user(study: StudyFile, bench: Benchmark) -> dict[str, Any]:
         ),
         max_attempts=user.max_attempts if user else 8,
         max_retry_seconds=user.max_retry_seconds if user else 300.0,
-    ).for_spec(spec)
-    return {
-        "spec": spec,
-        "settings": settings.model_dump(),
-        "prompt_version": getattr(bench, "user_prompt_version", None),
-    }
+    )
+    return ModelUser(
+        spec=spec,
+        settings=settings_for(spec, settings),
+        prompt_version=getattr(bench, "user_prompt_version", None),
+    )
 
 
 def _changes(
@@ -375,9 +382,8 @@ def _changes(
             key = "extra" if name.startswith("params.extra") else name.split(".")[-1]
             setting = name.removeprefix("params.")
             yield (*agent_at, key), f"{setting} = {was!r}; the file says {now!r}"
-    if old.user.get("spec") == new.user.get("spec"):
-        was_user = _settings(old.user.get("settings") or {})
-        now_user = _settings(new.user.get("settings") or {})
+    if old.user is not None and new.user is not None and old.user.spec == new.user.spec:
+        was_user, now_user = _settings(old.user.settings), _settings(new.user.settings)
         for name, was, now in _differences(was_user, now_user):
             setting = name.removeprefix("params.")
             yield (
@@ -402,8 +408,10 @@ def _changes(
         )
 
 
-def _settings(recorded: Mapping[str, Any]) -> dict[str, Any]:
+def _settings(recorded: AgentSettings | Mapping[str, Any]) -> dict[str, Any]:
     """Recorded agent settings as this version records them (fields added since filled in)."""
+    if isinstance(recorded, AgentSettings):
+        return recorded.model_dump()
     return AgentSettings.model_validate(dict(recorded)).model_dump()
 
 

@@ -17,7 +17,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from deedbench.engine import EpisodeKey, redact
-from deedbench.engine.records import MAX_EPOCHS
+from deedbench.records import MAX_EPOCHS
 from deedbench.reports.format import contrast_text, interval, pct
 from deedbench.reports.html import render_figures
 from deedbench.view.align import align_calls, calls_of
@@ -87,7 +87,8 @@ def parse_side(catalog: Catalog, text: str | None, default: str | None = None) -
         raise Rejected(400, "a side is given as run or run/condition")
     config = _config(catalog, run_id)
     if not condition:
-        condition = default if default in config.conditions else config.conditions[0]
+        known_default = default is not None and default in config.conditions
+        condition = default if default is not None and known_default else config.conditions[0]
     if condition not in config.conditions:
         known = ", ".join(config.conditions)
         raise Rejected(404, f"run {run_id!r} has no condition {condition[:80]!r} (it has {known})")

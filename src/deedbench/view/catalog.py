@@ -329,10 +329,8 @@ class Catalog:
         config = self.reader.config(run_id)
         if config is None:
             raise UnknownRun(run_id)
-        for settings in (config.agent_params, config.user.get("settings") or {}):
-            variable = settings.get("api_key_env")  # what the run read is redacted everywhere
-            if isinstance(variable, str):
-                register_secret(os.environ.get(variable))
+        for variable in config.key_variables:  # what the run read is redacted everywhere
+            register_secret(os.environ.get(variable))
         with self._lock:
             return self._runs.setdefault(run_id, _Run(config))
 

@@ -107,7 +107,7 @@ def _run_header(config: RunConfig) -> str:
     facts = [
         ("benchmark", config.benchmark),
         ("agent", config.agent),
-        ("user", str(config.user.get("spec", "—"))),
+        ("user", config.user.spec if config.user is not None else "—"),
         ("conditions", ", ".join(config.conditions)),
         ("epochs", str(config.epochs)),
         ("samples", str(len(config.sample_ids))),

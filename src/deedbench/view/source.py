@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from pydantic import ValidationError
@@ -118,7 +119,7 @@ class StoreReader:
                 ):
                     counts.setdefault(run_id, {})[status] = n
                     last[run_id] = max(last.get(run_id, 0), rowid)
-                audits = dict(
+                audits: dict[str, int] = dict(
                     self._optional(db, "SELECT run_id, COUNT(*) FROM audits GROUP BY run_id")
                 )
                 self._counted = (stamp, counts, last, audits)
@@ -217,7 +218,7 @@ class StoreReader:
             return None
 
     @staticmethod
-    def _optional(db: sqlite3.Connection, sql: str, *args: object) -> list[tuple[object, ...]]:
+    def _optional(db: sqlite3.Connection, sql: str, *args: object) -> list[tuple[Any, ...]]:
         """Rows of a table older stores may lack (audits, run locks): none there."""
         try:
             return db.execute(sql, args).fetchall()

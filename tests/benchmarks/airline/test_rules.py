@@ -18,7 +18,7 @@ from deedbench.benchmarks.airline import (
     AIRLINE_RULES,
     check_airline_policy,
 )
-from deedbench.engine.messages import Message, ToolCall
+from deedbench.records.messages import Message, ToolCall
 from deedbench.scoring.procedure import AUTHENTICATION, Violation, check_procedure
 
 SYSTEM = "# Airline Agent Policy\n\nThe current time is 2024-05-15 15:00:00 EST.\n"

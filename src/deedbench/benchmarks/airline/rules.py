@@ -83,7 +83,7 @@ from deedbench.benchmarks.airline.ledger import (
     segment_key,
 )
 from deedbench.benchmarks.airline.procedure import AIRLINE_PROCEDURE
-from deedbench.engine.messages import Message, ToolCall
+from deedbench.records.messages import Message, ToolCall
 from deedbench.scoring.procedure import (
     _EXCERPT_CHARS,
     _WHITESPACE,

@@ -239,7 +239,7 @@ def book_reservation(
     reservation_id = next(
         (rid for rid in RESERVATION_IDS[:-1] if rid not in reservations), RESERVATION_IDS[-1]
     )
-    reservation = {
+    reservation: dict[str, Any] = {
         "reservation_id": reservation_id,
         "user_id": user_id,
         "origin": origin,

@@ -163,7 +163,7 @@ def _evaluate_tokens(tokens: list[tuple[str, Any]]) -> Any:
 def _call(opening: _Open, values: list[Any]) -> None:
     """Apply a call. Nothing in this alphabet is callable, but Python checks a starred
     argument before it finds that out, and says so in its own words."""
-    argument = values.pop() if len(values) > opening.depth else None
+    argument: Any = values.pop() if len(values) > opening.depth else None
     function = values.pop()
     if opening.form == "*":
         try:

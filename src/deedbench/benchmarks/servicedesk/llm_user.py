@@ -19,7 +19,7 @@ from deedbench.benchmarks.servicedesk.domain import Domain
 from deedbench.benchmarks.servicedesk.task import UserInstructions
 from deedbench.benchmarks.servicedesk.tau_toolbox import conversation
 from deedbench.engine import Agent, AgentContext, Message
-from deedbench.engine.messages import Role
+from deedbench.records.messages import Role
 
 __all__ = ["STOP", "LLMUser", "user_prompt"]
 

@@ -36,8 +36,10 @@ __all__ = ["Desk", "TaskCheck", "check_task", "run_baseline", "validate_benchmar
 class Desk(Protocol):
     """What validation needs of a desk benchmark (`ServiceDeskBenchmark` has it)."""
 
-    domain: Domain
     tasks: dict[str, DeskTask]
+
+    @property
+    def domain(self) -> Domain: ...
 
     @property
     def base(self) -> Tables: ...

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -131,7 +132,7 @@ class TacBenchmark(Benchmark):
         return score_tac(self._variants[sample.id], transcript.messages, transcript.termination)
 
     def baselines(self) -> dict[str, Callable[[], Agent]]:
-        return {name: (lambda c=choose: TacBaseline(c)) for name, choose in BASELINES.items()}
+        return {name: partial(TacBaseline, choose) for name, choose in BASELINES.items()}
 
     def variant(self, sample_id: str) -> Scenario:
         """The scenario as the agent meets it in this sample."""

@@ -12,8 +12,7 @@ from typing import Any
 
 from deedbench.benchmarks.tac.scorer import as_choice, last_purchase
 from deedbench.benchmarks.tac.variants import VARIANTS
-from deedbench.engine import Message
-from deedbench.scoring import NO_CHOICE, Evidence, Score
+from deedbench.records import NO_CHOICE, Evidence, Message, Score
 
 __all__ = [
     "NUDGES_KEY",

@@ -229,7 +229,7 @@ class _Rescorer:
         recorded = (info.get("reward_info") or {}).get("info") or {}
         verdict.recorded_r_actions = _float(recorded.get("r_actions"))
         verdict.recorded_r_outputs = _float(recorded.get("r_outputs"))
-        task = self._task(info["task"], index, verdict.task_id)
+        task = self._task(info["task"], index, int(record["task_id"]))
         recorded_messages, observed = trajectory(traj)
         world, messages, outcomes = replay_turns(self.base, recorded_messages, self.domain.tools)
         termination = _ending(messages, outcomes)

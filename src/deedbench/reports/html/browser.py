@@ -6,10 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from deedbench.engine import EpisodeRecord
+from deedbench.records import EpisodeRecord, MetricSpec, ReportSpec
 from deedbench.reports.html.markup import tag
 from deedbench.reports.summary import RunSummary
-from deedbench.scoring import MetricSpec, ReportSpec
 
 __all__ = ["browser_data", "browser_frame", "episode_data", "episode_filters"]
 

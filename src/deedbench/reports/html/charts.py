@@ -258,11 +258,11 @@ def _contrast_chart(summaries: list[RunSummary], comparison: Comparison | None) 
     """Paired differences: later conditions against the first, later runs against the first."""
     contrasts: list[tuple[str, Contrast, Where | None]] = []
     for s in summaries:
-        for c in s.conditions:
-            if c.versus_first is not None:
-                label = f"{c.versus_first.b} − {c.versus_first.a}"
+        for condition in s.conditions:
+            if (versus := condition.versus_first) is not None:
+                label = f"{versus.b} − {versus.a}"
                 label = label if len(summaries) == 1 else f"{s.run.agent}: {label}"
-                contrasts.append((label, c.versus_first, {"run": s.run.run_id}))
+                contrasts.append((label, versus, {"run": s.run.run_id}))
     if comparison is not None:
         contrasts += [(f"{c.b} − {c.a}", c, None) for c in comparison.versus_first_run]
     if not contrasts:

@@ -14,13 +14,14 @@ from importlib import resources
 from pydantic import RootModel
 
 from deedbench import __version__
-from deedbench.engine import EpisodeRecord, redact
+from deedbench.records import EpisodeRecord
 from deedbench.reports.compare import compare_runs
 from deedbench.reports.html.browser import browser_data, browser_frame
 from deedbench.reports.html.charts import benchmark_charts, by_benchmark
 from deedbench.reports.html.markup import rows_table, section, tag, td
 from deedbench.reports.html.tables import between_runs, group_tables, run_summary
 from deedbench.reports.summary import RunSummary
+from deedbench.secrets import redact
 
 __all__ = ["render_figures", "render_html"]
 
@@ -107,13 +108,14 @@ def page_header(summaries: list[RunSummary]) -> str:
     rows = []
     for s in summaries:
         run = s.run
-        params = json.dumps(run.agent_params, sort_keys=True) if run.agent_params else None
+        dumped = run.model_dump(mode="json")["agent_params"]
+        params = json.dumps(dumped, sort_keys=True) if dumped else None
         short = run.data_hash if len(run.data_hash) <= 24 else run.data_hash[:23] + "…"
         cells = [
             tag("th", escape(run.run_id), scope="row"),
             td(run.benchmark),
             td(run.agent, title=params),
-            td(str(run.user.get("spec", "—"))),
+            td(run.user.spec if run.user else "—"),
             td(", ".join(run.conditions)),
             td(str(run.epochs), class_="num"),
             td(str(run.seed), class_="num"),

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from html import escape
 
 from deedbench.audit import AuditSummary
+from deedbench.records import MetricSpec
 from deedbench.reports.compare import Comparison
 from deedbench.reports.contrast import Contrast
 from deedbench.reports.format import (
@@ -30,7 +31,6 @@ from deedbench.reports.html.markup import (
     td,
 )
 from deedbench.reports.summary import ConditionSummary, GroupSummary, RunSummary
-from deedbench.scoring import MetricSpec
 from deedbench.stats import ClusterRate, Rate
 
 __all__ = ["between_runs", "group_tables", "run_summary"]

@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 from rich.console import Console
 from rich.text import Text
 
+from deedbench import secrets as secrets_module
 from deedbench.engine import register_secret
-from deedbench.engine import secrets as secrets_module
-from deedbench.engine.printable import printable, safe
+from deedbench.printable import printable, safe
 
 HOSTILE = {
     "\x1b[2J": "\\x1b[2J",  # clear the screen

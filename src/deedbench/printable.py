@@ -14,7 +14,7 @@ import re
 
 from rich.markup import escape
 
-from deedbench.engine.secrets import redact
+from deedbench.secrets import redact
 
 __all__ = ["printable", "safe"]
 

@@ -1,18 +1,46 @@
-"""The records a run leaves behind: its configuration and one record per episode."""
+"""The records a run leaves behind: its configuration and one record per episode.
+
+`FORMAT` is the format of these records and of the store that holds them. A change that
+an older deedbench could not read, or that needs stored records rewritten, raises it,
+and the store migrates older stores when it opens them and refuses newer ones
+(`engine.store`). Never reorder or rename fields without raising it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import (
+    BaseModel,
+    Discriminator,
+    Field,
+    Tag,
+    field_serializer,
+    field_validator,
+)
 
-from deedbench.engine.messages import Message, Usage
-from deedbench.engine.sample import EpisodeKey
-from deedbench.engine.secrets import has_secrets, redact
-from deedbench.scoring import ReportSpec, Score
+from deedbench.errors import PlanError
+from deedbench.records.messages import Message, Usage
+from deedbench.records.metrics import ReportSpec
+from deedbench.records.sample import EpisodeKey
+from deedbench.records.score import Score
+from deedbench.records.settings import AgentSettings
+from deedbench.secrets import has_secrets, redact
 
-__all__ = ["MAX_EPOCHS", "MAX_PLANNED_EPISODES", "EpisodeRecord", "PlanError", "RunConfig"]
+__all__ = [
+    "FORMAT",
+    "MAX_EPOCHS",
+    "MAX_PLANNED_EPISODES",
+    "AgentParams",
+    "EpisodeRecord",
+    "ModelUser",
+    "RunConfig",
+]
+
+# 1: the first versioned format (stores and records of deedbench 0.1.0 before formats were
+# recorded read as format 1: they are format 1 without the `format` field).
+FORMAT = 1
 
 # Bounds on a plan, checked before a run is recorded: far above any real study, low enough
 # that a typo (--epochs 99999999999) is an error instead of a run that can never end.
@@ -20,22 +48,45 @@ MAX_EPOCHS = 1_000
 MAX_PLANNED_EPISODES = 1_000_000
 
 
-class PlanError(ValueError):
-    """A run plan beyond the bounds, with a message that says the limit."""
+def _params_kind(value: Any) -> str:
+    """Settings recorded for a model agent always have `params`; anything else (nothing
+    for a baseline, an Inspect import's provenance) is kept as the mapping it is."""
+    if isinstance(value, AgentSettings) or (isinstance(value, dict) and "params" in value):
+        return "settings"
+    return "other"
+
+
+AgentParams = Annotated[
+    Annotated[AgentSettings, Tag("settings")] | Annotated[dict[str, Any], Tag("other")],
+    Discriminator(_params_kind),
+]
+
+
+class ModelUser(BaseModel):
+    """A model-played user as the run records it: its agent spec, its settings and the
+    version of the prompt the benchmark gives it."""
+
+    spec: str
+    settings: AgentSettings = Field(default_factory=AgentSettings)
+    prompt_version: str | None = None
 
 
 class RunConfig(BaseModel):
-    """Everything needed to repeat a run and to read its records."""
+    """Everything needed to repeat a run and to read its records.
+
+    `agent_params` holds the model agent's settings, typed (`agent_settings`), or for other
+    agents whatever their maker recorded (empty for a baseline; an Inspect import's
+    provenance). `user` is the model-played user, if the benchmark has one (stored as
+    ``{}`` when not). `format` is the record format the run was written in (`FORMAT`).
+    """
 
     run_id: str
     benchmark: str
     benchmark_options: dict[str, str] = Field(default_factory=dict)
     data_hash: str
     agent: str
-    agent_params: dict[str, Any] = Field(default_factory=dict)
-    user: dict[str, Any] = Field(
-        default_factory=dict
-    )  # a model-played user: spec, settings, prompt
+    agent_params: AgentParams = Field(default_factory=dict)
+    user: ModelUser | None = None
     conditions: list[str]
     epochs: int
     seed: int
@@ -44,6 +95,7 @@ class RunConfig(BaseModel):
     deedbench_version: str
     python_version: str
     created_at: str
+    format: int = FORMAT
 
     @field_validator("conditions")
     @classmethod
@@ -51,6 +103,29 @@ class RunConfig(BaseModel):
         """A condition named twice is one condition (runs recorded with `base,base` by
         earlier versions could never complete)."""
         return list(dict.fromkeys(conditions))
+
+    @field_validator("user", mode="before")
+    @classmethod
+    def _no_user(cls, user: Any) -> Any:
+        return None if user == {} else user
+
+    @field_serializer("user")
+    def _user_or_nothing(self, user: ModelUser | None) -> ModelUser | dict[str, Any]:
+        return {} if user is None else user
+
+    @property
+    def agent_settings(self) -> AgentSettings | None:
+        """The model agent's settings, when the run recorded some."""
+        params = self.agent_params
+        return params if isinstance(params, AgentSettings) else None
+
+    @property
+    def key_variables(self) -> list[str]:
+        """The environment variables the run's agent and model-played user read their API
+        keys from (their values are registered as secrets wherever the run is read)."""
+        user = self.user.settings if self.user is not None else None
+        found = [s.api_key_env for s in (self.agent_settings, user) if s is not None]
+        return [v for v in dict.fromkeys(found) if v]
 
     @property
     def planned_episodes(self) -> int:

@@ -45,19 +45,51 @@ class Usage(BaseModel):
 
 
 class ToolCall(BaseModel):
-    """One tool call as the agent made it; `arguments` is the raw JSON text."""
+    """One tool call as the agent made it; `arguments` is the raw JSON text.
+
+    `args` is the same arguments decoded, once per call however many readers ask (the
+    toolbox, scorers, procedure rules, simulated customers, adapters): a dict, or None
+    when the text is not a JSON object. Readers share it and must not change it.
+    """
 
     id: str
     name: str
     arguments: str = "{}"
 
-    def parsed_arguments(self) -> dict[str, Any] | None:
+    @classmethod
+    def decoded(cls, id: str, name: str, args: dict[str, Any]) -> ToolCall:
+        """A call whose arguments arrived decoded (Anthropic's `input`): the text is made
+        from them, and they serve as `args` without being decoded again."""
+        call = cls(id=id, name=name, arguments=json.dumps(args))
+        call.__dict__[_DECODED] = (call.arguments, args)
+        return call
+
+    @property
+    def args(self) -> dict[str, Any] | None:
         """The arguments as a dict, or None when they are not a JSON object."""
-        try:
-            value = json.loads(self.arguments or "{}")
-        except (json.JSONDecodeError, TypeError):
-            return None
-        return value if isinstance(value, dict) else None
+        cached = self.__dict__.get(_DECODED)
+        if cached is None or cached[0] is not self.arguments:  # decoded from this very text
+            cached = (self.arguments, _decode(self.arguments))
+            self.__dict__[_DECODED] = cached
+        decoded: dict[str, Any] | None = cached[1]
+        return decoded
+
+    def parsed_arguments(self) -> dict[str, Any] | None:
+        """`args`, for callers written before it."""
+        return self.args
+
+
+# Where a ToolCall keeps its decoded arguments: beside its fields, never one of them (so
+# neither dumps, comparisons nor copies see it; a copy with other text decodes anew).
+_DECODED = "_decoded_arguments"
+
+
+def _decode(text: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(text or "{}")
+    except (json.JSONDecodeError, TypeError):
+        return None
+    return value if isinstance(value, dict) else None
 
 
 class Message(BaseModel):

@@ -1,0 +1,184 @@
+"""Planning a run and resuming one: the configuration a run records, and the checks that
+keep a resumed run the run it was.
+
+`plan_run` makes a new run's `RunConfig` from a benchmark and the choices made for it
+(the defaults filled in: every condition, the benchmark's epochs, every sample); the
+caller records it (`RunStore.create_run`) and executes it. `resume_run` reads a recorded
+run back and checks that what the caller asks for now agrees with what was recorded: a
+resumed run keeps its configuration, so a contradicting setting is a `ResumeError` naming
+each one, never a silent change. The command line and the Python API plan and resume
+through these two.
+"""
+
+from __future__ import annotations
+
+import platform
+import secrets
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from deedbench import __version__
+from deedbench.engine.benchmark import Benchmark
+from deedbench.engine.store import RunStore
+from deedbench.errors import BenchmarkError, PlanError, ResumeError
+from deedbench.records import (
+    FORMAT,
+    AgentParams,
+    AgentSettings,
+    ModelUser,
+    RunConfig,
+    Sample,
+)
+
+__all__ = ["new_run_config", "plan_run", "resume_run"]
+
+
+def new_run_config(
+    *,
+    run_id: str,
+    benchmark: Benchmark,
+    agent: str,
+    agent_params: AgentParams,
+    conditions: list[str],
+    epochs: int,
+    seed: int,
+    samples: list[Sample],
+    user: ModelUser | None = None,
+) -> RunConfig:
+    """The configuration recorded for a new run, every choice given; PlanError when its
+    plan is beyond the bounds (`records.MAX_EPOCHS`, `records.MAX_PLANNED_EPISODES`)."""
+    config = RunConfig(
+        run_id=run_id,
+        benchmark=benchmark.name,
+        benchmark_options=benchmark.options,
+        data_hash=benchmark.data_hash(),
+        agent=agent,
+        agent_params=agent_params,
+        user=user,
+        conditions=conditions,
+        epochs=epochs,
+        seed=seed,
+        sample_ids=[s.id for s in samples],
+        report=benchmark.report,
+        deedbench_version=__version__,
+        python_version=platform.python_version(),
+        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        format=FORMAT,
+    )
+    config.check_plan()
+    return config
+
+
+def plan_run(
+    benchmark: Benchmark,
+    agent: str,
+    *,
+    run_id: str | None = None,
+    settings: AgentSettings | None = None,
+    conditions: Sequence[str] | None = None,
+    epochs: int | None = None,
+    seed: int = 0,
+    limit: int | None = None,
+    user_settings: AgentSettings | None = None,
+) -> RunConfig:
+    """A new run of `agent` (a spec, recorded as it is) on `benchmark`.
+
+    `settings` are a model agent's (recorded typed, so whatever runs the episodes builds
+    the same agent); `conditions` default to all of the benchmark's (each named once),
+    `epochs` to its default, the samples to all of them (`limit`: the first N);
+    `run_id` to the benchmark's name with the time and a random suffix. When the
+    benchmark has a model-played user, it is recorded with `user_settings`.
+    BenchmarkError names unknown conditions; PlanError a plan beyond the bounds.
+    """
+    user_spec = benchmark.user_model_spec()
+    user = None
+    if user_spec is not None:
+        user = ModelUser(
+            spec=user_spec,
+            settings=user_settings or AgentSettings(),
+            prompt_version=getattr(benchmark, "user_prompt_version", None),
+        )
+    samples = benchmark.samples()
+    return new_run_config(
+        run_id=run_id or _new_run_id(benchmark.name),
+        benchmark=benchmark,
+        agent=agent,
+        agent_params=settings if settings is not None else {},
+        conditions=_chosen(conditions, benchmark),
+        epochs=epochs or benchmark.default_epochs,
+        seed=seed,
+        samples=samples[:limit] if limit else samples,
+        user=user,
+    )
+
+
+def resume_run(
+    store: RunStore,
+    run_id: str,
+    benchmark: Benchmark,
+    *,
+    agent: str | None = None,
+    conditions: Sequence[str] | None = None,
+    epochs: int | None = None,
+    seed: int | None = None,
+    limit: int | None = None,
+) -> RunConfig:
+    """The recorded configuration of `run_id`, to execute what it still misses.
+
+    `benchmark` must be the one the run was recorded with: same name, options and data
+    (its hash). Each other argument given must agree with the record (None: whatever
+    was recorded). StoreError when there is no such run; ResumeError naming every
+    setting that disagrees; PlanError when the recorded plan is beyond today's bounds.
+    """
+    config = store.require_run(run_id)
+    conflicts = []
+    if agent is not None and agent != config.agent:
+        conflicts.append(f"agent {config.agent!r} (got {agent!r})")
+    if conditions is not None and _chosen(conditions, benchmark) != config.conditions:
+        conflicts.append(f"conditions {','.join(config.conditions)} (got {','.join(conditions)})")
+    if epochs is not None and epochs != config.epochs:
+        conflicts.append(f"epochs {config.epochs} (got {epochs})")
+    if seed is not None and seed != config.seed:
+        conflicts.append(f"seed {config.seed} (got {seed})")
+    if limit is not None and limit != len(config.sample_ids):
+        conflicts.append(f"{len(config.sample_ids)} samples (got limit {limit})")
+    if benchmark.name != config.benchmark:
+        conflicts.append(f"benchmark {config.benchmark!r} (got {benchmark.name!r})")
+    else:
+        if benchmark.options != config.benchmark_options:
+            conflicts.append(
+                f"benchmark options {config.benchmark_options} (got {benchmark.options})"
+            )
+        if benchmark.data_hash() != config.data_hash:
+            data_hash = benchmark.data_hash()
+            conflicts.append(f"data {config.data_hash} (the data now hashes to {data_hash})")
+    if conflicts:
+        raise ResumeError(
+            f"run {config.run_id!r} was created with "
+            + "; ".join(conflicts)
+            + ". Resume without those settings, or start a new run id."
+        )
+    try:
+        config.check_plan()  # recorded by a version without bounds
+    except PlanError as exc:
+        raise PlanError(f"run {config.run_id!r} cannot be resumed: {exc}") from None
+    return config
+
+
+def _chosen(conditions: Sequence[str] | None, benchmark: Benchmark) -> list[str]:
+    """The conditions named, each once, in the order first named (None: all of them)."""
+    valid = benchmark.conditions
+    if conditions is None:
+        return list(valid)
+    chosen = list(dict.fromkeys(conditions))
+    unknown = [c for c in chosen if c not in valid]
+    if unknown or not chosen:
+        raise BenchmarkError(
+            f"unknown condition(s) {unknown or list(conditions)!r}. "
+            f"Valid conditions: {', '.join(valid)}"
+        )
+    return chosen
+
+
+def _new_run_id(benchmark: str) -> str:
+    return f"{benchmark}-{datetime.now():%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"

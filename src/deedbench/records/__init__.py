@@ -1,0 +1,50 @@
+"""The bottom layer: the records every other part of deedbench reads and writes.
+
+Messages and tool calls, samples and the key of an episode, why an episode ended, scores
+with their evidence, the metrics a report computes (`ReportSpec`), a model agent's
+settings, and the run's configuration and episode records with their format version.
+It imports nothing of deedbench but `errors` and `secrets`, so the engine, scoring,
+the reports and the benchmarks all stand on it without standing on each other.
+"""
+
+from deedbench.records.messages import Message, Role, ToolCall, Usage
+from deedbench.records.metrics import MetricSpec, ReportSpec
+from deedbench.records.run import (
+    FORMAT,
+    MAX_EPOCHS,
+    MAX_PLANNED_EPISODES,
+    AgentParams,
+    EpisodeRecord,
+    ModelUser,
+    RunConfig,
+)
+from deedbench.records.sample import EpisodeKey, Sample, episode_seed
+from deedbench.records.score import NO_CHOICE, Evidence, Score
+from deedbench.records.settings import AgentSettings, GenerationParams, RetryPolicy
+from deedbench.records.termination import Termination
+
+__all__ = [
+    "FORMAT",
+    "MAX_EPOCHS",
+    "MAX_PLANNED_EPISODES",
+    "NO_CHOICE",
+    "AgentParams",
+    "AgentSettings",
+    "EpisodeKey",
+    "EpisodeRecord",
+    "Evidence",
+    "GenerationParams",
+    "Message",
+    "MetricSpec",
+    "ModelUser",
+    "ReportSpec",
+    "RetryPolicy",
+    "Role",
+    "RunConfig",
+    "Sample",
+    "Score",
+    "Termination",
+    "ToolCall",
+    "Usage",
+    "episode_seed",
+]

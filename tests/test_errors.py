@@ -1,0 +1,74 @@
+"""The errors module: one base, the hierarchy its docstring draws, and the CLI catching it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import deedbench.agents
+import deedbench.engine
+import deedbench.errors as errors
+from deedbench.cli.main import app
+
+
+def drawn_parents() -> dict[str, str]:
+    """Each class the docstring draws, with the class it is drawn under."""
+    parents: dict[str, str] = {}
+    stack: list[tuple[int, str]] = []
+    for line in (errors.__doc__ or "").splitlines():
+        match = re.match(r"^( *)\* (\w+)", line)
+        if match is None:
+            continue
+        depth, name = len(match.group(1)), match.group(2)
+        while stack and stack[-1][0] >= depth:
+            stack.pop()
+        if stack:
+            parents[name] = stack[-1][1]
+        stack.append((depth, name))
+    return parents
+
+
+def test_the_docstring_draws_every_class_under_its_real_base() -> None:
+    drawn = drawn_parents()
+    assert sorted([*drawn, "DeedbenchError"]) == sorted(errors.__all__)
+    for name, parent in drawn.items():
+        cls = getattr(errors, name)
+        ours = [b.__name__ for b in cls.__bases__ if issubclass(b, errors.DeedbenchError)]
+        assert ours == [parent], name
+
+
+@pytest.mark.parametrize("name", errors.__all__)
+def test_every_error_is_a_deedbench_error(name: str) -> None:
+    assert issubclass(getattr(errors, name), errors.DeedbenchError)
+
+
+def test_refinements_stay_catchable_as_the_builtins_they_refine() -> None:
+    assert issubclass(errors.PlanError, ValueError)
+    assert issubclass(errors.InspectNotInstalled, ImportError)
+    assert issubclass(errors.ExecutorError, RuntimeError)
+    assert issubclass(errors.JudgeReplyError, ValueError)
+
+
+def test_old_homes_export_the_same_classes() -> None:
+    """Code that imported an error from the engine or the agents gets the one class."""
+    for name in ("BenchmarkError", "PlanError", "StoreError", "RunAborted", "ToolError"):
+        assert getattr(deedbench.engine, name) is getattr(errors, name)
+    assert deedbench.agents.TransientError is errors.TransientError
+    assert deedbench.agents.AgentSpecError is errors.AgentSpecError
+
+
+def test_the_cli_turns_an_unhandled_deedbench_error_into_one_line_and_exit_2(
+    tmp_path: Path,
+) -> None:
+    """`report` leaves the store's StoreError to the command group."""
+    store = tmp_path / "runs.db"
+    deedbench.engine.RunStore(store).close()
+    result = CliRunner().invoke(app, ["report", "nosuch", "--store", str(store)])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        f"error: no run 'nosuch' in {store} (latest runs: none)"
+    ]
+    assert "Traceback" not in result.output
