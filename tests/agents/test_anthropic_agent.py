@@ -235,7 +235,7 @@ def test_one_tool_call(server: FakeModelServer) -> None:
     assert message.content == ""
     [call] = message.tool_calls
     assert call.name == "search_experiences"
-    assert call.parsed_arguments() == SEARCH
+    assert call.args == SEARCH
     assert call.id.startswith("toolu_")
 
 
@@ -249,7 +249,7 @@ def test_parallel_tool_calls_are_all_returned_in_order(server: FakeModelServer) 
     message = ask(make_agent(server))
 
     assert message.content == "Checking."
-    assert [(c.name, c.parsed_arguments()) for c in message.tool_calls] == calls
+    assert [(c.name, c.args) for c in message.tool_calls] == calls
     assert len({c.id for c in message.tool_calls}) == 3
 
 

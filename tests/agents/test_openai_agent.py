@@ -227,7 +227,7 @@ def test_one_tool_call(server: FakeModelServer) -> None:
     assert message.content == ""
     [call] = message.tool_calls
     assert call.name == "search_experiences"
-    assert call.parsed_arguments() == {"location": "Oahu", "keywords": "x"}
+    assert call.args == {"location": "Oahu", "keywords": "x"}
     assert call.id.startswith("call_0")
 
 
@@ -241,7 +241,7 @@ def test_parallel_tool_calls_are_all_returned_in_order(server: FakeModelServer) 
     message = ask(make_agent(server))
 
     assert message.content == "Checking three things."
-    assert [(c.name, c.parsed_arguments()) for c in message.tool_calls] == calls
+    assert [(c.name, c.args) for c in message.tool_calls] == calls
     assert len({c.id for c in message.tool_calls}) == 3
 
 

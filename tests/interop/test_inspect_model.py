@@ -72,7 +72,7 @@ def turns(messages: list[ChatMessage]) -> list[Turn]:
 
 
 def deedbench_turns(messages: list[Message]) -> list[Turn]:
-    calls = [[(c.id, c.name, c.parsed_arguments()) for c in m.tool_calls] for m in messages]
+    calls = [[(c.id, c.name, c.args) for c in m.tool_calls] for m in messages]
     return [(m.role, m.content, c) for m, c in zip(messages, calls, strict=True)]
 
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from starlette.testclient import TestClient
 
-from deedbench.engine import secrets as secrets_module
+from deedbench import secrets as secrets_module
 from deedbench.reports.cost import PriceTable
 from deedbench.view import StoreReader, create_app
 from reports._html_support import Reports, build_reports

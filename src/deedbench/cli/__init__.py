@@ -1,1 +1,3 @@
 """The command-line interface (``deedbench``)."""
+
+__all__: list[str] = []

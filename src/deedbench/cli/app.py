@@ -24,6 +24,32 @@ if TYPE_CHECKING:
     from deedbench.engine import RunConfig, RunStore
     from deedbench.reports.cost import PriceTable
 
+__all__ = [
+    "DEFAULT_STORE",
+    "RUN_ID_RULE",
+    "ApiKeyEnvOption",
+    "BaseUrlOption",
+    "NoCacheOption",
+    "PricesOption",
+    "SafeConsole",
+    "StoreOption",
+    "app",
+    "check_run_id",
+    "console",
+    "data_option",
+    "errors",
+    "existing_store",
+    "fail",
+    "load_prices",
+    "open_store",
+    "parse_pairs",
+    "progress_bar",
+    "require_run",
+    "resolve_store",
+    "task_options",
+    "warn",
+]
+
 
 class _Commands(TyperGroup):
     """The command group: any deedbench error a command leaves unhandled (bad input, a
@@ -50,7 +76,7 @@ app = typer.Typer(
 class SafeConsole(Console):
     """A console that never lets data drive the terminal.
 
-    Commands pass data through `engine.printable.safe` (markup escaped, control
+    Commands pass data through `printable.safe` (markup escaped, control
     characters visible); as a last guard, every segment of text this console renders
     (not rich's own control codes) has its control characters shown as escapes and
     registered secrets redacted, whatever a renderable was built from.

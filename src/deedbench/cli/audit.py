@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     from deedbench.engine import EpisodeRecord, RunConfig
     from deedbench.stats import Rate
 
+__all__ = ["audit"]
+
 _SHOWN_HITS = 5
 
 

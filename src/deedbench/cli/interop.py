@@ -19,6 +19,8 @@ from deedbench.cli.app import (
 )
 from deedbench.printable import safe
 
+__all__ = ["import_app", "import_inspect"]
+
 import_app = typer.Typer(
     name="import", help="Bring runs made elsewhere into the run store.", no_args_is_help=True
 )

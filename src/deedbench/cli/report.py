@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from deedbench.engine import EpisodeRecord, RunConfig
     from deedbench.reports.summary import Covariate, RunSummary
 
+__all__ = ["Loaded", "RunsArgument", "compare", "export", "report", "show"]
+
 Loaded = tuple["RunConfig", list["EpisodeRecord"], list["AuditResult"]]
 RunsArgument = Annotated[list[str], typer.Argument(help="Run ids (see the store).")]
 

@@ -40,6 +40,8 @@ if TYPE_CHECKING:
     from deedbench.engine import RunConfig, RunStore
     from deedbench.recipes import RunRecipe
 
+__all__ = ["list_command", "run"]
+
 
 @app.command("list")
 def list_command() -> None:

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from deedbench.study import PlannedRun, RunOutcome, StudyPlan
     from deedbench.study.runner import ExecutorKind
 
+__all__ = ["EXECUTORS", "study"]
+
 EXECUTORS = ("local", "ray")
 
 

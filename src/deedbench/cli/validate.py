@@ -15,6 +15,8 @@ from deedbench.printable import safe
 if TYPE_CHECKING:
     from deedbench.benchmarks.taubench.rescore import RescoreReport
 
+__all__ = ["rescore", "validate"]
+
 
 @app.command()
 def validate(

@@ -20,6 +20,8 @@ from deedbench.cli.app import (
 )
 from deedbench.printable import safe
 
+__all__ = ["INSTALL_HINT", "view"]
+
 INSTALL_HINT = "pip install 'deedbench[view]'"
 
 

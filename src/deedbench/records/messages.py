@@ -74,10 +74,6 @@ class ToolCall(BaseModel):
         decoded: dict[str, Any] | None = cached[1]
         return decoded
 
-    def parsed_arguments(self) -> dict[str, Any] | None:
-        """`args`, for callers written before it."""
-        return self.args
-
 
 # Where a ToolCall keeps its decoded arguments: beside its fields, never one of them (so
 # neither dumps, comparisons nor copies see it; a copy with other text decodes anew).

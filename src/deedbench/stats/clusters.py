@@ -221,7 +221,8 @@ def pooled_mean_bootstrap(
 
 
 def _pooled_mean(sums: np.ndarray, counts: np.ndarray, axis: int = -1) -> np.ndarray:
-    return sums.sum(axis=axis) / counts.sum(axis=axis)
+    mean: np.ndarray = sums.sum(axis=axis) / counts.sum(axis=axis)
+    return mean
 
 
 def _cluster_totals(
@@ -238,7 +239,9 @@ def _cluster_totals(
     return sums, counts
 
 
-def _same_length(first: Sequence, second: Sequence, first_name: str, second_name: str) -> None:
+def _same_length(
+    first: Sequence[object], second: Sequence[object], first_name: str, second_name: str
+) -> None:
     if len(first) != len(second):
         raise ValueError(
             f"{first_name} and {second_name} differ in length: {len(first)} != {len(second)}"

@@ -113,9 +113,10 @@ def spearman_with_bootstrap(
 
 def _spearman(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
     """Spearman's rho along an axis: Pearson's r of average ranks, as spearmanr computes it."""
-    return stats.pearsonr(
+    rho: np.ndarray = stats.pearsonr(
         stats.rankdata(x, axis=axis), stats.rankdata(y, axis=axis), axis=axis
     ).statistic
+    return rho
 
 
 def read_covariate_csv(path: Path, key_column: str, value_column: str) -> dict[str, float]:

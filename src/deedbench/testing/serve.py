@@ -20,6 +20,8 @@ from typing import Any
 from deedbench.testing.fake_server import FakeModelServer, Reply
 from deedbench.testing.players import tac_player
 
+__all__ = ["FAULTS", "main"]
+
 FAULTS = (
     Reply(status=429, headers={"retry-after": "0.2"}, error_message="rate limited"),
     Reply(status=500, error_message="internal error"),

@@ -16,6 +16,8 @@ from deedbench.benchmarks.retail.generate import generate_world
 from deedbench.benchmarks.retail.templates import generate_tasks
 from deedbench.benchmarks.servicedesk import DeskTask, DeskWorld, check_task
 
+__all__ = ["TASK_FILE", "main"]
+
 TASK_FILE = Path(__file__).with_name("tasks.json")
 
 

@@ -133,7 +133,7 @@ def reply_content(call: ToolCall) -> str | None:
     """The text of a tool call named `respond`, which τ-bench takes for a reply."""
     if call.name != RESPOND:
         return None
-    arguments = call.parsed_arguments()
+    arguments = call.args
     content = arguments.get("content") if arguments is not None else None
     return content if isinstance(content, str) else None
 

@@ -67,7 +67,7 @@ def action_done(messages: Sequence[Message], action: Action, *, count_failed: bo
     for message in messages:
         for call in message.tool_calls:
             if call.name == action.name and call.id not in failed:
-                arguments = call.parsed_arguments()
+                arguments = call.args
                 if arguments is not None and _same(arguments, action):
                     return True
     return False

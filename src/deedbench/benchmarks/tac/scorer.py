@@ -81,7 +81,7 @@ def last_purchase(messages: Sequence[Message]) -> PurchaseCall | None:
             continue
         for call in reversed(message.tool_calls):
             if call.name == "purchase_tickets":
-                sent = (call.parsed_arguments() or {}).get("experience_id")
+                sent = (call.args or {}).get("experience_id")
                 return PurchaseCall(index, call, sent, rejected.get(call.id))
     return None
 
