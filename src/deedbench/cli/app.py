@@ -177,12 +177,6 @@ def load_prices(path: Path | None) -> PriceTable:
         raise fail(f"{path}: cannot be read: {exc.strerror or exc}") from None
 
 
-def task_options(split: str | None, tasks: str | None) -> dict[str, str]:
-    """--split and --tasks are shorthands for the benchmark options of the same names."""
-    chosen = {"split": split, "tasks": tasks}
-    return {k: v for k, v in chosen.items() if v is not None}
-
-
 def data_option(benchmark: str) -> str:
     from deedbench.benchmarks import benchmark_class
 

@@ -32,7 +32,6 @@ from deedbench.cli.app import (
     parse_pairs,
     progress_bar,
     resolve_store,
-    task_options,
 )
 from deedbench.engine.episode import RunAborted
 from deedbench.engine.printable import printable, safe
@@ -65,11 +64,12 @@ def list_command() -> None:
         )
     console.print(table)
     options = Table(title="Benchmark options (-T KEY=VALUE)", title_justify="left")
-    for column in ("benchmark", "option", "meaning"):
+    for column in ("benchmark", "option", "type", "default", "meaning"):
         options.add_column(column)
     for name in BENCHMARKS:
-        for key, meaning in getattr(benchmark_class(name), "option_help", {}).items():
-            options.add_row(name, key, meaning)
+        for spec in benchmark_class(name).option_specs:
+            default = "" if spec.default is None else str(spec.default)
+            options.add_row(name, spec.name, spec.type_name, default, spec.help)
     console.print(options)
 
 
@@ -110,12 +110,6 @@ def run(
     ] = None,
     option: Annotated[
         list[str] | None, typer.Option("-T", help="Benchmark option KEY=VALUE (repeatable).")
-    ] = None,
-    split: Annotated[
-        str | None, typer.Option(help="τ-bench data: which tasks file (test, dev, train).")
-    ] = None,
-    tasks: Annotated[
-        str | None, typer.Option("--tasks", help="τ-bench data: task indexes, e.g. 0,5,9-12.")
     ] = None,
     base_url: BaseUrlOption = None,
     api_key_env: ApiKeyEnvOption = None,
@@ -171,7 +165,7 @@ def run(
         existing = runs.get_run(run_id) if run_id else None
         if run_id is not None and existing is None:
             check_run_id(run_id)  # ids of runs made before the rule still resume
-        options = parse_pairs(option or [], "-T") | task_options(split, tasks)
+        options = parse_pairs(option or [], "-T")
         try:
             if data is not None:
                 options[data_option(benchmark)] = str(data)

@@ -4,7 +4,7 @@ run store.
 It knows no benchmark; benchmarks build on it.
 """
 
-from deedbench.engine.benchmark import Benchmark, BenchmarkError
+from deedbench.engine.benchmark import Benchmark, BenchmarkError, Option
 from deedbench.engine.cache import CacheEntry, EpisodeCache
 from deedbench.engine.episode import (
     Agent,
@@ -55,6 +55,7 @@ __all__ = [
     "InProcessExecutor",
     "InfrastructureError",
     "Message",
+    "Option",
     "PlanError",
     "ProcessExecutor",
     "Recipe",

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 from deedbench.engine.episode import Agent, EpisodeSetup, EpisodeTranscript
 from deedbench.engine.sample import Sample
 from deedbench.scoring import ReportSpec, Score
 
-__all__ = ["Benchmark", "BenchmarkError", "Check"]
+__all__ = ["Benchmark", "BenchmarkError", "Check", "Option"]
 
 
 class Check(Protocol):
@@ -26,11 +28,66 @@ class BenchmarkError(Exception):
     """Bad benchmark input (data file, option, condition), with a message for the user."""
 
 
+_BOOLS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option a benchmark takes (``-T NAME=VALUE``), declared once on its class so the
+    base validates it and `deedbench list` shows it.
+
+    `type` is str, int, bool or Path; `choices` limits a str or int option; `parse`, when
+    given, turns the text into the value instead and raises ValueError saying what is
+    allowed. `default` is the value when the option is not given (None: not given).
+    """
+
+    name: str
+    help: str
+    type: type = str
+    default: Any = None
+    choices: tuple[Any, ...] = ()
+    parse: Callable[[str], Any] | None = None
+
+    def value(self, text: str) -> Any:
+        """The typed value of `text`; ValueError (what is allowed) if it is none."""
+        if self.parse is not None:
+            return self.parse(text)
+        value: Any
+        if self.type is bool:
+            if text.lower() not in _BOOLS:
+                raise ValueError("true or false")
+            value = _BOOLS[text.lower()]
+        elif self.type is int:
+            try:
+                value = int(text)
+            except ValueError:
+                raise ValueError(self.allowed) from None
+        else:
+            value = self.type(text)
+        if self.choices and value not in self.choices:
+            raise ValueError(self.allowed)
+        return value
+
+    @property
+    def allowed(self) -> str:
+        """What the option accepts, in words."""
+        if self.choices:
+            return "one of " + ", ".join(map(str, self.choices))
+        return {bool: "true or false", int: "an integer", Path: "a path"}.get(self.type, "text")
+
+    @property
+    def type_name(self) -> str:
+        """The option's type as `deedbench list` shows it."""
+        return "choice" if self.choices else self.type.__name__.lower()
+
+
 class Benchmark(ABC):
     """A set of samples, how to set up an episode for each, and how to score it.
 
-    Subclasses take their options (strings from the command line) in `__init__`
-    and raise `BenchmarkError` for bad ones.
+    A subclass declares its options in `option_specs`; `__init__` checks the given
+    ones once (an unknown name or a bad value is a `BenchmarkError` naming it and what is
+    allowed), keeps the strings as given in `options` (the run records them, and resume
+    compares them) and the typed values, defaults filled in, in `values`.
     """
 
     name: ClassVar[str]
@@ -41,9 +98,26 @@ class Benchmark(ABC):
     data_option: ClassVar[str | None] = None  # the option that `--data PATH` sets
     baseline_names: ClassVar[tuple[str, ...]] = ()  # what `baselines()` offers, for listing
     report: ClassVar[ReportSpec]
+    option_specs: ClassVar[tuple[Option, ...]] = ()
 
     def __init__(self, options: Mapping[str, str] | None = None) -> None:
         self.options = dict(options or {})
+        declared = {o.name: o for o in self.option_specs}
+        unknown = sorted(set(self.options) - set(declared))
+        if unknown:
+            valid = "; ".join(f"{o.name}: {o.help}" for o in self.option_specs) or "none"
+            raise BenchmarkError(f"unknown {self.name} option(s) {unknown}. Valid options: {valid}")
+        self.values: dict[str, Any] = {}
+        for name, option in declared.items():
+            if name not in self.options:
+                self.values[name] = option.default
+                continue
+            text = self.options[name]
+            try:
+                self.values[name] = option.value(text)
+            except ValueError as exc:
+                sep = ": " if option.parse is not None else " must be "
+                raise BenchmarkError(f"{self.name} option {name}{sep}{exc}; got {text!r}") from None
 
     @abstractmethod
     def samples(self) -> list[Sample]:

@@ -34,15 +34,30 @@ from deedbench.engine import (
     EpisodeSetup,
     EpisodeTranscript,
     Message,
+    Option,
     Sample,
     ToolBox,
     User,
 )
 from deedbench.scoring import MetricSpec, ReportSpec, Score
 
-__all__ = ["ServiceDeskBenchmark"]
+__all__ = ["USER_OPTION", "ServiceDeskBenchmark"]
 
-USER_OPTION = "the simulated customer: scripted (default) or llm:AGENT-SPEC"
+
+def _user(text: str) -> str:
+    """The customer's spec: scripted or llm:SPEC (user/llm:SPEC too)."""
+    user = text.removeprefix("user/")
+    if user != "scripted" and not user.startswith("llm:"):
+        raise ValueError("it must be 'scripted' or 'llm:AGENT-SPEC'")
+    return user
+
+
+USER_OPTION = Option(
+    "user",
+    "the simulated customer: scripted (default) or llm:AGENT-SPEC",
+    default="scripted",
+    parse=_user,
+)
 
 
 class ServiceDeskBenchmark(Benchmark):
@@ -80,22 +95,14 @@ class ServiceDeskBenchmark(Benchmark):
         show_rules=True,
     )
 
-    option_help: ClassVar[dict[str, str]] = {"user": USER_OPTION}
+    option_specs = (USER_OPTION,)
 
     def __init__(
         self, options: Mapping[str, str] | None = None, tasks: list[DeskTask] | None = None
     ) -> None:
         """`tasks` replaces the benchmark's own (used when rebuilding a task file)."""
         super().__init__(options)
-        unknown = sorted(set(self.options) - set(self.option_help))
-        if unknown:
-            valid = "; ".join(f"{k}: {v}" for k, v in self.option_help.items())
-            raise BenchmarkError(f"unknown {self.name} option(s) {unknown}. Valid options: {valid}")
-        self.user = self.options.get("user", "scripted").removeprefix("user/")  # user/llm:X too
-        if self.user != "scripted" and not self.user.startswith("llm:"):
-            raise BenchmarkError(
-                f"{self.name} option user must be 'scripted' or 'llm:AGENT-SPEC'; got {self.user!r}"
-            )
+        self.user: str = self.values["user"]
         self._user_model: Agent | None = None
         self.tasks = {t.id: t for t in (self.load_tasks() if tasks is None else tasks)}
         ways = self.domain.customer.identities
