@@ -225,7 +225,7 @@ def run(
                 user = {
                     "spec": user_spec,
                     "settings": user_settings.model_dump(),
-                    "prompt_version": getattr(bench, "user_prompt_version", None),
+                    "prompt_version": bench.user_prompt_version,
                 }
             try:
                 config = new_run_config(
@@ -267,7 +267,7 @@ def run(
                     code=1,
                 ) from None
         summary = summarize(config, runs.episodes(config.run_id), price_table)
-    render_summary(summary, console, groupings=["category", "template"])
+    render_summary(summary, console, groupings=config.report.run_summary_groupings())
     console.print(
         f"run id: {config.run_id}  (details: deedbench report {config.run_id})",
         highlight=False,

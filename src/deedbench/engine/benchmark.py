@@ -135,6 +135,12 @@ class Benchmark(ABC):
     def score(self, sample: Sample, transcript: EpisodeTranscript) -> Score:
         """Judge one finished episode by what the agent did."""
 
+    @property
+    def user_prompt_version(self) -> str | None:
+        """The version of a model-played user's prompt, recorded with a run that has one
+        (None: the benchmark has no simulated user)."""
+        return None
+
     def user_model_spec(self) -> str | None:
         """The agent spec of a model that should play the user, if an option asks for one."""
         return None

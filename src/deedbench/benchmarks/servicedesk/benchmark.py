@@ -128,7 +128,7 @@ class ServiceDeskBenchmark(Benchmark):
         """The policy the agent reads as its system prompt."""
 
     @property
-    def user_prompt_version(self) -> str:
+    def user_prompt_version(self) -> str | None:
         """The model-played customer's prompt version, recorded with a run."""
         return self.domain.customer.prompt_version
 
