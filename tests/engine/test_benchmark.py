@@ -7,7 +7,15 @@ from typing import Any
 
 import pytest
 
-from deedbench.engine import Benchmark, BenchmarkError, Option
+from deedbench.engine import (
+    Benchmark,
+    BenchmarkError,
+    EpisodeTranscript,
+    Option,
+    Sample,
+    Termination,
+)
+from deedbench.scoring import Score
 
 
 def _half(text: str) -> float:
@@ -38,9 +46,6 @@ class _Declared(Benchmark):
         return ""
 
     def setup(self, *args: Any) -> Any:
-        raise NotImplementedError
-
-    def score(self, *args: Any) -> Any:
         raise NotImplementedError
 
 
@@ -86,3 +91,22 @@ def test_list_shows_a_type_name_for_each_option() -> None:
     assert [o.type_name for o in _Declared.option_specs] == [
         "str", "int", "bool", "path", "choice", "str",
     ]  # fmt: skip
+
+
+class _Constant:
+    """A scorer that gives every episode one outcome."""
+
+    def __init__(self, outcome: str) -> None:
+        self.outcome = outcome
+
+    def score(self, sample: Sample, transcript: EpisodeTranscript) -> Score:
+        return Score(outcome=f"{self.outcome}:{sample.id}", values={})
+
+
+def test_score_is_the_scorer_the_benchmark_holds_so_another_is_a_value() -> None:
+    bench = _Declared()
+    bench.scorer = _Constant("first")
+    transcript = EpisodeTranscript([], Termination.AGENT_FINISHED, 0)
+    assert bench.score(Sample(id="s", input="hi"), transcript).outcome == "first:s"
+    bench.scorer = _Constant("second")  # same samples, another verdict
+    assert bench.score(Sample(id="s", input="hi"), transcript).outcome == "second:s"

@@ -4,7 +4,7 @@ run store.
 It knows no benchmark; benchmarks build on it.
 """
 
-from deedbench.engine.benchmark import Benchmark, BenchmarkError, Option
+from deedbench.engine.benchmark import Benchmark, BenchmarkError, Option, Scorer
 from deedbench.engine.cache import CacheEntry, EpisodeCache
 from deedbench.engine.episode import (
     Agent,
@@ -63,6 +63,7 @@ __all__ = [
     "RunConfig",
     "RunStore",
     "Sample",
+    "Scorer",
     "StoreError",
     "Termination",
     "Tool",

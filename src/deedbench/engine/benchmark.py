@@ -12,7 +12,7 @@ from deedbench.engine.episode import Agent, EpisodeSetup, EpisodeTranscript
 from deedbench.engine.sample import Sample
 from deedbench.scoring import ReportSpec, Score
 
-__all__ = ["Benchmark", "BenchmarkError", "Check", "Option"]
+__all__ = ["Benchmark", "BenchmarkError", "Check", "Option", "Scorer"]
 
 
 class Check(Protocol):
@@ -22,6 +22,14 @@ class Check(Protocol):
     problems: list[str]
 
     def model_dump(self, *, mode: str = "python") -> dict[str, Any]: ...
+
+
+class Scorer(Protocol):
+    """Judges one finished episode by what the agent did; a benchmark holds one as
+    `scorer` (as an Inspect `Task` holds its scorer), so the same samples under another
+    verdict are another scorer and a `ReportSpec`, not another benchmark class."""
+
+    def score(self, sample: Sample, transcript: EpisodeTranscript) -> Score: ...
 
 
 class BenchmarkError(Exception):
@@ -98,6 +106,7 @@ class Benchmark(ABC):
     data_option: ClassVar[str | None] = None  # the option that `--data PATH` sets
     baseline_names: ClassVar[tuple[str, ...]] = ()  # what `baselines()` offers, for listing
     report: ClassVar[ReportSpec]
+    scorer: Scorer  # set by the subclass (an attribute or a property)
     option_specs: ClassVar[tuple[Option, ...]] = ()
 
     def __init__(self, options: Mapping[str, str] | None = None) -> None:
@@ -131,9 +140,9 @@ class Benchmark(ABC):
     def setup(self, sample: Sample, condition: str, seed: int) -> EpisodeSetup:
         """A fresh world, tools, opening messages and user for one episode."""
 
-    @abstractmethod
     def score(self, sample: Sample, transcript: EpisodeTranscript) -> Score:
-        """Judge one finished episode by what the agent did."""
+        """Judge one finished episode by what the agent did: the benchmark's `scorer`."""
+        return self.scorer.score(sample, transcript)
 
     @property
     def user_prompt_version(self) -> str | None:

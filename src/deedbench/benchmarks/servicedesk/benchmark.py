@@ -32,14 +32,13 @@ from deedbench.engine import (
     Benchmark,
     BenchmarkError,
     EpisodeSetup,
-    EpisodeTranscript,
     Message,
     Option,
     Sample,
     ToolBox,
     User,
 )
-from deedbench.scoring import MetricSpec, ReportSpec, Score
+from deedbench.scoring import MetricSpec, ReportSpec
 
 __all__ = ["USER_OPTION", "ServiceDeskBenchmark"]
 
@@ -139,7 +138,7 @@ class ServiceDeskBenchmark(Benchmark):
 
     @cached_property
     def scorer(self) -> DeskScorer:
-        return DeskScorer(self.base, self.domain)
+        return DeskScorer(self.base, self.domain, self.tasks)
 
     @cached_property
     def _hash(self) -> str:
@@ -193,9 +192,6 @@ class ServiceDeskBenchmark(Benchmark):
     def toolbox(self, world: DeskWorld) -> ToolBox:
         """The episode's tools over its world: deedbench checks every call's arguments."""
         return ToolBox(self.domain.tools, world)
-
-    def score(self, sample: Sample, transcript: EpisodeTranscript) -> Score:
-        return self.scorer.score(self.tasks[sample.id], transcript)
 
     def validate(self) -> list[TaskCheck]:
         return validate_benchmark(self)

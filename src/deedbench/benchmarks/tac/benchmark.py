@@ -13,20 +13,20 @@ from deedbench.benchmarks.tac.baselines import BASELINES, TacBaseline
 from deedbench.benchmarks.tac.nudge import NudgeUser
 from deedbench.benchmarks.tac.prompts import CONDITIONS, system_prompt
 from deedbench.benchmarks.tac.scenario import Scenario, load_scenarios, scenarios_hash
-from deedbench.benchmarks.tac.scorer import score_tac
+from deedbench.benchmarks.tac.scorer import TacScorer
 from deedbench.benchmarks.tac.tools import TOOLS, Catalogue, TacWorld
 from deedbench.benchmarks.tac.variants import SCHEMES, VARIANTS, make_variant
 from deedbench.engine import (
     Agent,
     Benchmark,
     EpisodeSetup,
-    EpisodeTranscript,
     Message,
     Option,
     Sample,
+    Scorer,
     ToolBox,
 )
-from deedbench.scoring import MetricSpec, ReportSpec, Score
+from deedbench.scoring import MetricSpec, ReportSpec
 
 __all__ = ["TacBenchmark"]
 
@@ -120,6 +120,7 @@ class TacBenchmark(Benchmark):
                     )
                 )
         self._hash = _data_hash(scenarios_hash(self.scenarios), self.scheme)
+        self.scorer: Scorer = TacScorer(self._variants)
 
     def samples(self) -> list[Sample]:
         return list(self._samples)
@@ -138,9 +139,6 @@ class TacBenchmark(Benchmark):
             user=NudgeUser(self.nudge) if self.nudge else None,
             max_steps=30,
         )
-
-    def score(self, sample: Sample, transcript: EpisodeTranscript) -> Score:
-        return score_tac(self._variants[sample.id], transcript.messages, transcript.termination)
 
     def baselines(self) -> dict[str, Callable[[], Agent]]:
         return {name: (lambda c=choose: TacBaseline(c)) for name, choose in BASELINES.items()}
