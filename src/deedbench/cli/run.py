@@ -48,12 +48,13 @@ def list_command() -> None:
     from rich.table import Table
 
     from deedbench.agents import agent_kinds
-    from deedbench.benchmarks import BENCHMARKS, benchmark_class
+    from deedbench.benchmarks import benchmark_class, benchmarks
 
     table = Table(title="Benchmarks", title_justify="left")
     for column in ("benchmark", "description", "conditions", "epochs", "agents"):
         table.add_column(column)
-    for name in BENCHMARKS:
+    names = list(benchmarks())
+    for name in names:
         bench = benchmark_class(name)  # the class is enough: some need --data to load
         table.add_row(
             name,
@@ -66,7 +67,7 @@ def list_command() -> None:
     options = Table(title="Benchmark options (-T KEY=VALUE)", title_justify="left")
     for column in ("benchmark", "option", "type", "default", "meaning"):
         options.add_column(column)
-    for name in BENCHMARKS:
+    for name in names:
         for spec in benchmark_class(name).option_specs:
             default = "" if spec.default is None else str(spec.default)
             options.add_row(name, spec.name, spec.type_name, default, spec.help)
@@ -407,4 +408,6 @@ def _check_resume(
 
 
 def _new_run_id(benchmark: str) -> str:
-    return f"{benchmark}-{datetime.now():%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+    """A fresh id that keeps the run-id rule: a python/MODULE:ATTR benchmark by its ATTR."""
+    name = benchmark.rpartition(":")[2] if benchmark.startswith("python/") else benchmark
+    return f"{name}-{datetime.now():%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
