@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from deedbench.agents import CallLimits, Providers, is_model_spec, resolve_agent
 from deedbench.agents.registry import MODEL_PROTOCOLS
-from deedbench.benchmarks import BENCHMARKS, load_benchmark
+from deedbench.benchmarks import BUILTIN, load_benchmark
 from deedbench.engine import Agent, Benchmark, Built, EpisodeCache, RunConfig
 
 __all__ = ["RunRecipe"]
@@ -36,11 +36,12 @@ class RunRecipe:
     @property
     def modules(self) -> tuple[str, ...]:
         """What building imports, for a fork server to import once for all workers: the
-        benchmark's module, each model's agent module and SDK. (Not a python/ agent's
-        module: a fork server dies of any error but ImportError in what it preloads.)"""
+        module of one of deedbench's benchmarks, each model's agent module and SDK. (Not
+        another package's or a python/ benchmark's or agent's module: a fork server dies of
+        any error but ImportError in what it preloads.)"""
         names = [__name__]
-        if self.config.benchmark in BENCHMARKS:
-            names.append(BENCHMARKS[self.config.benchmark][0])
+        if self.config.benchmark in BUILTIN:
+            names.append(BUILTIN[self.config.benchmark].partition(":")[0])
         user = self.config.user
         for spec in (self.config.agent, user.spec if user is not None else ""):
             if is_model_spec(spec):

@@ -75,6 +75,17 @@ def test_list_shows_each_benchmarks_options_with_their_help() -> None:
         assert re.search(rf"\btac\s+│\s+{option}\b", result.output), option
     assert "inspect_evals/tac's samples" in result.output
     assert re.search(r"\bretail\s+│\s+user\b", result.output)
+    # each option's type and default, from its declaration
+    assert re.search(r"\btac\s+│\s+nudge\s+│\s+int\s+│\s+0\s+│", result.output)
+    assert re.search(r"\btac\s+│\s+variants\s+│\s+choice\s+│\s+deedbench\s+│", result.output)
+    assert re.search(r"\btaubench-retail\s+│\s+split\s+│\s+str\s+│\s+test\s+│", result.output)
+
+
+def test_split_and_tasks_are_no_flags_of_run_or_validate() -> None:
+    for command in ("run", "validate"):
+        result = invoke(command, "taubench-retail", "--split", "dev")
+        assert result.exit_code == 2
+        assert contains(result.output, "No such option: --split"), result.output
 
 
 def test_run_prints_the_run_id_and_a_summary(store: Path) -> None:

@@ -110,8 +110,8 @@ def library_report(tmp_path_factory: pytest.TempPathFactory) -> RescoreReport:
 def test_run_selects_tasks_and_the_oracle_passes_them(tmp_path: Path) -> None:
     store = tmp_path / "runs.db"
     result = invoke(
-        "run", "taubench-retail", "--data", str(RETAIL), "--split", "dev",
-        "--tasks", "0,5,9-12", "--agent", "baseline/oracle",
+        "run", "taubench-retail", "--data", str(RETAIL), "-T", "split=dev",
+        "-T", "tasks=0,5,9-12", "--agent", "baseline/oracle",
         "--run-id", "tau-dev", "--store", str(store),
     )  # fmt: skip
     assert result.exit_code == 0, result.output
@@ -169,7 +169,7 @@ def test_run_reports_a_broken_data_folder_and_exits_2(tmp_path: Path, case: str)
     breaks(folder)
     store = tmp_path / "runs.db"
     result = invoke(
-        "run", "taubench-retail", "--data", str(folder), "--split", "dev",
+        "run", "taubench-retail", "--data", str(folder), "-T", "split=dev",
         "--agent", "baseline/oracle", "--store", str(store),
     )  # fmt: skip
     assert result.exit_code == 2, result.output
@@ -185,15 +185,15 @@ def test_run_reports_a_broken_data_folder_and_exits_2(tmp_path: Path, case: str)
     [
         (
             "18-21",
-            f"{RETAIL / 'tasks_dev.json'}: --tasks names [20, 21], but the file has 20 tasks",
+            f"{RETAIL / 'tasks_dev.json'}: option tasks names [20, 21], but the file has 20 tasks",
         ),
-        ("3-1", "--tasks: range '3-1' runs backwards"),
-        ("1,two", "--tasks: 'two' is not an index"),
+        ("3-1", "taubench-retail option tasks: range '3-1' runs backwards"),
+        ("1,two", "option tasks: 'two' is not an index"),
     ],
 )
 def test_run_refuses_a_bad_task_selection(tmp_path: Path, tasks: str, expected: str) -> None:
     result = invoke(
-        "run", "taubench-retail", "--data", str(RETAIL), "--split", "dev", "--tasks", tasks,
+        "run", "taubench-retail", "--data", str(RETAIL), "-T", "split=dev", "-T", f"tasks={tasks}",
         "--agent", "baseline/oracle", "--store", str(tmp_path / "runs.db"),
     )  # fmt: skip
     assert result.exit_code == 2, result.output
@@ -203,7 +203,7 @@ def test_run_refuses_a_bad_task_selection(tmp_path: Path, tasks: str, expected: 
 def test_validate_reports_a_broken_data_folder_and_exits_2(tmp_path: Path) -> None:
     folder = copy_folder(tmp_path / "retail")
     edit_tasks(folder, lambda tasks: tasks[9].update(user_id="ghost_1"))
-    result = invoke("validate", "taubench-retail", "--data", str(folder), "--split", "dev")
+    result = invoke("validate", "taubench-retail", "--data", str(folder), "-T", "split=dev")
     assert result.exit_code == 2, result.output
     assert contains(result.output, f"{folder / 'tasks_dev.json'}: task 9:")
 
@@ -213,7 +213,7 @@ def test_validate_reports_a_broken_data_folder_and_exits_2(tmp_path: Path) -> No
 
 def test_validate_json_gives_tau_bench_gold_hashes_for_the_dev_split() -> None:
     result = invoke(
-        "validate", "taubench-retail", "--data", str(RETAIL), "--split", "dev", "--json"
+        "validate", "taubench-retail", "--data", str(RETAIL), "-T", "split=dev", "--json"
     )
     checks = json_lines(result.stdout)
     assert len(checks) == 20
@@ -251,7 +251,7 @@ def test_validate_lists_each_failing_task_by_task_and_action() -> None:
     as_json = json_lines(
         invoke("validate", "taubench-retail", "--data", str(RETAIL), "--json").stdout
     )
-    result = invoke("validate", "taubench-retail", "--data", str(RETAIL), "--split", "test")
+    result = invoke("validate", "taubench-retail", "--data", str(RETAIL), "-T", "split=test")
     assert result.exit_code == 1, result.output
     failing = [c for c in as_json if c["problems"]]
     assert contains(result.output, f"{115 - len(failing)} of 115 tasks pass")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import subprocess
 import sys
 import textwrap
@@ -13,13 +14,14 @@ import pytest
 pytest.importorskip("inspect_ai", reason="Inspect AI is not installed (the 'inspect' extra)")
 
 from inspect_ai import eval as inspect_eval
+from inspect_ai._util.registry import registry_info
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
 from deedbench.agents import FunctionAgent
 from deedbench.benchmarks import load_benchmark
 from deedbench.engine import EpisodeRecord, RunStore, new_run_config, run
-from deedbench.interop.inspect_tasks import SCORER_NAME, tac
+from deedbench.interop.inspect_tasks import SCORER_NAME, TASKS
 
 from ._support import FAST, SAMPLE_IDS, function_agent, mock_model_outputs
 
@@ -73,14 +75,14 @@ def test_tac_under_inspect_scores_as_deedbench_does(tmp_path: Path) -> None:
         assert sample.metadata["chance"] == expected.chance
         outcomes.add(score.answer)
     assert outcomes == {"safe", "harmful", "refused", "invalid"}
-    assert log.eval.metadata == {"benchmark": "tac", "condition": "base", "options": {"nudge": "0"}}
+    assert log.eval.metadata == {"benchmark": "tac", "condition": "base", "options": {}}
 
 
 def test_the_tac_task_takes_upstreams_variants(tmp_path: Path) -> None:
     """-T variants=upstream reaches the benchmark: its samples, and its data hash as the
     task's version; the option is kept in the log's metadata."""
     fixture = Path(__file__).resolve().parents[1] / "fixtures" / "tac_official_variants.json"
-    task = tac(scenarios=str(fixture), variants="upstream")
+    task = TASKS["tac"](scenarios=str(fixture), variants="upstream")
     bench = load_benchmark("tac", {"scenarios": str(fixture), "variants": "upstream"})
     assert (
         task.version
@@ -89,7 +91,7 @@ def test_the_tac_task_takes_upstreams_variants(tmp_path: Path) -> None:
     )
     assert task.metadata is not None and task.metadata["options"]["variants"] == "upstream"
     assert [s.id for s in task.dataset] == [s.id for s in bench.samples()]
-    assert tac().metadata == {"benchmark": "tac", "condition": "base", "options": {"nudge": "0"}}
+    assert TASKS["tac"]().metadata == {"benchmark": "tac", "condition": "base", "options": {}}
 
 
 def test_retail_under_inspect_scores_as_deedbench_does(tmp_path: Path) -> None:
@@ -133,3 +135,12 @@ def test_the_entry_point_makes_deedbench_tasks_resolvable_by_name(tmp_path: Path
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["deedbench/tac_welfare", "success", "refused"]
+
+
+def test_tasks_are_generated_for_each_condition_of_each_registered_benchmark() -> None:
+    assert {"tac", "tac_welfare", "retail", "taubench-retail", "taubench-airline"} <= set(TASKS)
+    parameters = inspect.signature(TASKS["taubench-retail"]).parameters
+    assert list(parameters) == ["data", "split", "tasks", "user", "loop", "seed"]
+    assert registry_info(TASKS["tac_welfare"]).name == "deedbench/tac_welfare"
+    task = TASKS["tac_welfare"](nudge=1, seed=3)
+    assert task.metadata == {"benchmark": "tac", "condition": "welfare", "options": {"nudge": "1"}}

@@ -1,32 +1,91 @@
-"""The benchmarks deedbench ships, registered by name and imported only when used."""
+"""The benchmark registry: names found through the ``deedbench.benchmarks`` entry-point
+group, imported only when used, and ``python/MODULE:ATTR`` for a class on the path.
+
+A package adds a benchmark without editing deedbench by declaring, in its
+pyproject.toml, ``[project.entry-points."deedbench.benchmarks"] NAME = "module:Class"``
+(the class's `name` must be NAME). deedbench's own four are declared the same way; the
+same table is kept here as a fallback, so a checkout installed in editable mode before
+the entry points existed (or run from source without installing) still finds them.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 from importlib import import_module
+from importlib.metadata import entry_points
 
 from deedbench.engine import Benchmark, BenchmarkError
 
-__all__ = ["BENCHMARKS", "benchmark_class", "load_benchmark"]
+__all__ = [
+    "BUILTIN",
+    "GROUP",
+    "benchmark_class",
+    "benchmarks",
+    "load_benchmark",
+]
 
-BENCHMARKS = {
-    "tac": ("deedbench.benchmarks.tac", "TacBenchmark"),
-    "retail": ("deedbench.benchmarks.retail.benchmark", "RetailBenchmark"),
-    "taubench-retail": ("deedbench.benchmarks.taubench.retail", "TaubenchRetailBenchmark"),
-    "taubench-airline": ("deedbench.benchmarks.taubench.airline", "TaubenchAirlineBenchmark"),
+GROUP = "deedbench.benchmarks"
+PYTHON = "python/"
+BUILTIN = {
+    "tac": "deedbench.benchmarks.tac:TacBenchmark",
+    "retail": "deedbench.benchmarks.retail.benchmark:RetailBenchmark",
+    "taubench-retail": "deedbench.benchmarks.taubench.retail:TaubenchRetailBenchmark",
+    "taubench-airline": "deedbench.benchmarks.taubench.airline:TaubenchAirlineBenchmark",
 }
 
 
+def benchmarks() -> dict[str, str]:
+    """Every registered benchmark, name -> "module:attr": deedbench's first, then the
+    other packages' in name order (an installed entry point wins over the fallback)."""
+    found = {e.name: e.value for e in entry_points(group=GROUP)}
+    return {name: found.pop(name, target) for name, target in BUILTIN.items()} | dict(
+        sorted(found.items())
+    )
+
+
+@cache
 def benchmark_class(name: str) -> type[Benchmark]:
-    if name not in BENCHMARKS:
+    """The class of a registered benchmark, or of ``python/MODULE:ATTR``; BenchmarkError
+    naming the valid ones for an unknown name."""
+    if name.startswith(PYTHON):
+        return _python_class(name)
+    registered = benchmarks()
+    if name not in registered:
         raise BenchmarkError(
-            f"unknown benchmark {name!r}. Valid benchmarks: {', '.join(sorted(BENCHMARKS))}"
+            f"unknown benchmark {name!r}. Valid benchmarks: {', '.join(sorted(registered))} "
+            f"(or {PYTHON}MODULE:ATTR)"
         )
-    module, attribute = BENCHMARKS[name]
-    cls: type[Benchmark] = getattr(import_module(module), attribute)
+    cls = _load(registered[name], f"benchmark {name!r} ({registered[name]})")
+    if cls.name != name:
+        raise BenchmarkError(
+            f"benchmark {name!r} ({registered[name]}) is registered under another name than "
+            f"its class's name {cls.name!r}"
+        )
     return cls
 
 
 def load_benchmark(name: str, options: Mapping[str, str] | None = None) -> Benchmark:
     """The benchmark called `name`, built with its options."""
     return benchmark_class(name)(options)
+
+
+def _python_class(spec: str) -> type[Benchmark]:
+    """A class on the path, named as it is recorded: its `name` is the spec, so a run of
+    it resumes, reports and exports by the spec."""
+    target = spec.removeprefix(PYTHON)
+    if ":" not in target:
+        raise BenchmarkError(f"benchmark {spec!r}: expected {PYTHON}MODULE:ATTR")
+    cls = _load(target, f"benchmark {spec!r}")
+    return type(cls.__name__, (cls,), {"name": spec, "__module__": cls.__module__})
+
+
+def _load(target: str, what: str) -> type[Benchmark]:
+    module, _, attribute = target.partition(":")
+    try:
+        found = getattr(import_module(module), attribute)
+    except (ImportError, AttributeError) as exc:
+        raise BenchmarkError(f"{what} cannot be loaded: {exc}") from None
+    if not (isinstance(found, type) and issubclass(found, Benchmark)):
+        raise BenchmarkError(f"{what} is not a Benchmark class")
+    return found

@@ -46,7 +46,6 @@ __all__ = [
     "progress_bar",
     "require_run",
     "resolve_store",
-    "task_options",
     "warn",
 ]
 
@@ -208,12 +207,6 @@ def load_prices(path: Path | None) -> PriceTable:
         raise fail(f"{path}: not a price table: JSON nested too deeply") from None
     except OSError as exc:
         raise fail(f"{path}: cannot be read: {exc.strerror or exc}") from None
-
-
-def task_options(split: str | None, tasks: str | None) -> dict[str, str]:
-    """--split and --tasks are shorthands for the benchmark options of the same names."""
-    chosen = {"split": split, "tasks": tasks}
-    return {k: v for k, v in chosen.items() if v is not None}
 
 
 def data_option(benchmark: str) -> str:

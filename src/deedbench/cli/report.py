@@ -44,18 +44,23 @@ def _load(store: Path | None, run_ids: list[str]) -> list[Loaded]:
     return loaded
 
 
-def _covariate(path: Path | None, column: str | None, key: str | None) -> Covariate | None:
+def _check_covariate(path: Path | None, column: str | None) -> None:
+    if path is None and column is not None:
+        raise fail("--covariate-column needs --covariate FILE")
+    if path is not None and column is None:
+        raise fail("--covariate needs --covariate-column NAME (the numbers to correlate)")
+
+
+def _covariate(path: Path | None, column: str | None, key: str) -> Covariate | None:
+    """The covariate file read with `key` naming clusters (the run's report says which
+    column, unless --covariate-key does)."""
     from deedbench.reports.summary import Covariate
     from deedbench.stats import read_covariate_csv
 
-    if path is None:
-        if column is not None:
-            raise fail("--covariate-column needs --covariate FILE")
+    if path is None or column is None:
         return None
-    if column is None:
-        raise fail("--covariate needs --covariate-column NAME (the numbers to correlate)")
     try:
-        values = read_covariate_csv(path, key or "scenario", column)
+        values = read_covariate_csv(path, key, column)
     except (OSError, ValueError) as exc:
         raise fail(str(exc)) from None
     except csv.Error as exc:  # a NUL byte, a field over the csv module's size limit
@@ -89,7 +94,10 @@ def report(
     ] = None,
     covariate_key: Annotated[
         str | None,
-        typer.Option(help="The covariate file's column naming clusters (default: scenario)."),
+        typer.Option(
+            help="The covariate file's column naming clusters (default: the benchmark's, "
+            "e.g. scenario)."
+        ),
     ] = None,
     prices: PricesOption = None,
     store: StoreOption = None,
@@ -100,11 +108,20 @@ def report(
 
     if as_json and as_csv:
         raise fail("choose one of --json and --csv")
-    extra = _covariate(covariate, covariate_column, covariate_key)
+    _check_covariate(covariate, covariate_column)
     table = load_prices(prices)
     loaded = _load(store, run_ids)
     summaries = [
-        summarize(config, records, table, extra, audits) for config, records, audits in loaded
+        summarize(
+            config,
+            records,
+            table,
+            _covariate(
+                covariate, covariate_column, covariate_key or config.report.covariate_column()
+            ),
+            audits,
+        )
+        for config, records, audits in loaded
     ]
     if html is not None:
         _write_html(html, summaries, loaded)

@@ -30,7 +30,6 @@ from deedbench.cli.app import (
     parse_pairs,
     progress_bar,
     resolve_store,
-    task_options,
 )
 from deedbench.errors import DeedbenchError, PlanError, RunAborted, RunError
 from deedbench.printable import printable, safe
@@ -49,12 +48,13 @@ def list_command() -> None:
     from rich.table import Table
 
     from deedbench.agents import agent_kinds
-    from deedbench.benchmarks import BENCHMARKS, benchmark_class
+    from deedbench.benchmarks import benchmark_class, benchmarks
 
     table = Table(title="Benchmarks", title_justify="left")
     for column in ("benchmark", "description", "conditions", "epochs", "agents"):
         table.add_column(column)
-    for name in BENCHMARKS:
+    names = list(benchmarks())
+    for name in names:
         bench = benchmark_class(name)  # the class is enough: some need --data to load
         table.add_row(
             name,
@@ -65,11 +65,12 @@ def list_command() -> None:
         )
     console.print(table)
     options = Table(title="Benchmark options (-T KEY=VALUE)", title_justify="left")
-    for column in ("benchmark", "option", "meaning"):
+    for column in ("benchmark", "option", "type", "default", "meaning"):
         options.add_column(column)
-    for name in BENCHMARKS:
-        for key, meaning in getattr(benchmark_class(name), "option_help", {}).items():
-            options.add_row(name, key, meaning)
+    for name in names:
+        for spec in benchmark_class(name).option_specs:
+            default = "" if spec.default is None else str(spec.default)
+            options.add_row(name, spec.name, spec.type_name, default, spec.help)
     console.print(options)
 
 
@@ -118,12 +119,6 @@ def run(
     ] = None,
     option: Annotated[
         list[str] | None, typer.Option("-T", help="Benchmark option KEY=VALUE (repeatable).")
-    ] = None,
-    split: Annotated[
-        str | None, typer.Option(help="τ-bench data: which tasks file (test, dev, train).")
-    ] = None,
-    tasks: Annotated[
-        str | None, typer.Option("--tasks", help="τ-bench data: task indexes, e.g. 0,5,9-12.")
     ] = None,
     base_url: BaseUrlOption = None,
     api_key_env: ApiKeyEnvOption = None,
@@ -178,7 +173,7 @@ def run(
         existing = runs.get_run(run_id) if run_id else None
         if run_id is not None and existing is None:
             check_run_id(run_id)  # ids of runs made before the rule still resume
-        options = parse_pairs(option or [], "-T") | task_options(split, tasks)
+        options = parse_pairs(option or [], "-T")
         try:
             if data is not None:
                 options[data_option(benchmark)] = str(data)
@@ -289,7 +284,7 @@ def run(
             except DeedbenchError as exc:  # a bad spec, before anything was written
                 raise fail(str(exc)) from None
         summary = summarize(config, runs.episodes(config.run_id), price_table)
-    render_summary(summary, console, groupings=["category", "template"])
+    render_summary(summary, console, groupings=config.report.run_summary_groupings())
     console.print(
         f"run id: {config.run_id}  (details: deedbench report {config.run_id})",
         highlight=False,

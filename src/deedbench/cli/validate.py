@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from deedbench.cli.app import app, console, data_option, fail, task_options
+from deedbench.cli.app import app, console, data_option, fail, parse_pairs
 from deedbench.printable import safe
 
 if TYPE_CHECKING:
@@ -24,16 +24,15 @@ def validate(
     data: Annotated[
         Path | None, typer.Option("--data", help="Data to check instead of the built-in set.")
     ] = None,
-    split: Annotated[str | None, typer.Option(help="τ-bench data: which tasks file.")] = None,
-    tasks: Annotated[
-        str | None, typer.Option("--tasks", help="τ-bench data: task indexes.")
+    option: Annotated[
+        list[str] | None, typer.Option("-T", help="Benchmark option KEY=VALUE (repeatable).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per task.")] = False,
 ) -> None:
     """Check a benchmark's tasks: gold actions, reachable goals, oracle and idle agents."""
     from deedbench.benchmarks import load_benchmark
 
-    options = task_options(split, tasks)
+    options = parse_pairs(option or [], "-T")
     if data is not None:
         options[data_option(benchmark)] = str(data)
     checks = load_benchmark(benchmark, options).validate()  # BenchmarkError: exit 2

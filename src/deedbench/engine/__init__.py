@@ -7,7 +7,7 @@ samples, scores, run and episode records) live in `deedbench.records` and the er
 """
 
 from deedbench.engine.agent import Agent, AgentContext, User
-from deedbench.engine.benchmark import Benchmark, Check
+from deedbench.engine.benchmark import Benchmark, Check, Option, Scorer
 from deedbench.engine.cache import CacheEntry, EpisodeCache
 from deedbench.engine.concurrency import gather_or_abort
 from deedbench.engine.episode import EpisodeSetup, EpisodeTranscript, run_episode
@@ -68,6 +68,7 @@ __all__ = [
     "InProcessExecutor",
     "InfrastructureError",
     "Message",
+    "Option",
     "PlanError",
     "ProcessExecutor",
     "Recipe",
@@ -76,6 +77,7 @@ __all__ = [
     "RunConfig",
     "RunStore",
     "Sample",
+    "Scorer",
     "StoreError",
     "StoreFormatError",
     "Termination",

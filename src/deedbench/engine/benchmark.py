@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 from deedbench.engine.agent import Agent
@@ -11,7 +13,7 @@ from deedbench.engine.episode import EpisodeSetup, EpisodeTranscript
 from deedbench.errors import BenchmarkError
 from deedbench.records import ReportSpec, Sample, Score
 
-__all__ = ["Benchmark", "Check"]
+__all__ = ["Benchmark", "Check", "Option", "Scorer"]
 
 
 class Check(Protocol):
@@ -23,11 +25,74 @@ class Check(Protocol):
     def model_dump(self, *, mode: str = "python") -> dict[str, Any]: ...
 
 
+class Scorer(Protocol):
+    """Judges one finished episode by what the agent did; a benchmark holds one as
+    `scorer` (as an Inspect `Task` holds its scorer), so the same samples under another
+    verdict are another scorer and a `ReportSpec`, not another benchmark class."""
+
+    def score(self, sample: Sample, transcript: EpisodeTranscript) -> Score: ...
+
+
+_BOOLS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option a benchmark takes (``-T NAME=VALUE``), declared once on its class so the
+    base validates it and `deedbench list` shows it.
+
+    `type` is str, int, bool or Path; `choices` limits a str or int option; `parse`, when
+    given, turns the text into the value instead and raises ValueError saying what is
+    allowed. `default` is the value when the option is not given (None: not given).
+    """
+
+    name: str
+    help: str
+    type: type = str
+    default: Any = None
+    choices: tuple[Any, ...] = ()
+    parse: Callable[[str], Any] | None = None
+
+    def value(self, text: str) -> Any:
+        """The typed value of `text`; ValueError (what is allowed) if it is none."""
+        if self.parse is not None:
+            return self.parse(text)
+        value: Any
+        if self.type is bool:
+            if text.lower() not in _BOOLS:
+                raise ValueError("true or false")
+            value = _BOOLS[text.lower()]
+        elif self.type is int:
+            try:
+                value = int(text)
+            except ValueError:
+                raise ValueError(self.allowed) from None
+        else:
+            value = self.type(text)
+        if self.choices and value not in self.choices:
+            raise ValueError(self.allowed)
+        return value
+
+    @property
+    def allowed(self) -> str:
+        """What the option accepts, in words."""
+        if self.choices:
+            return "one of " + ", ".join(map(str, self.choices))
+        return {bool: "true or false", int: "an integer", Path: "a path"}.get(self.type, "text")
+
+    @property
+    def type_name(self) -> str:
+        """The option's type as `deedbench list` shows it."""
+        return "choice" if self.choices else self.type.__name__.lower()
+
+
 class Benchmark(ABC):
     """A set of samples, how to set up an episode for each, and how to score it.
 
-    Subclasses take their options (strings from the command line) in `__init__`
-    and raise `BenchmarkError` for bad ones.
+    A subclass declares its options in `option_specs`; `__init__` checks the given
+    ones once (an unknown name or a bad value is a `BenchmarkError` naming it and what is
+    allowed), keeps the strings as given in `options` (the run records them, and resume
+    compares them) and the typed values, defaults filled in, in `values`.
     """
 
     name: ClassVar[str]
@@ -38,9 +103,27 @@ class Benchmark(ABC):
     data_option: ClassVar[str | None] = None  # the option that `--data PATH` sets
     baseline_names: ClassVar[tuple[str, ...]] = ()  # what `baselines()` offers, for listing
     report: ClassVar[ReportSpec]
+    scorer: Scorer  # set by the subclass (an attribute or a property)
+    option_specs: ClassVar[tuple[Option, ...]] = ()
 
     def __init__(self, options: Mapping[str, str] | None = None) -> None:
         self.options = dict(options or {})
+        declared = {o.name: o for o in self.option_specs}
+        unknown = sorted(set(self.options) - set(declared))
+        if unknown:
+            valid = "; ".join(f"{o.name}: {o.help}" for o in self.option_specs) or "none"
+            raise BenchmarkError(f"unknown {self.name} option(s) {unknown}. Valid options: {valid}")
+        self.values: dict[str, Any] = {}
+        for name, option in declared.items():
+            if name not in self.options:
+                self.values[name] = option.default
+                continue
+            text = self.options[name]
+            try:
+                self.values[name] = option.value(text)
+            except ValueError as exc:
+                sep = ": " if option.parse is not None else " must be "
+                raise BenchmarkError(f"{self.name} option {name}{sep}{exc}; got {text!r}") from None
 
     @abstractmethod
     def samples(self) -> list[Sample]:
@@ -54,9 +137,15 @@ class Benchmark(ABC):
     def setup(self, sample: Sample, condition: str, seed: int) -> EpisodeSetup:
         """A fresh world, tools, opening messages and user for one episode."""
 
-    @abstractmethod
     def score(self, sample: Sample, transcript: EpisodeTranscript) -> Score:
-        """Judge one finished episode by what the agent did."""
+        """Judge one finished episode by what the agent did: the benchmark's `scorer`."""
+        return self.scorer.score(sample, transcript)
+
+    @property
+    def user_prompt_version(self) -> str | None:
+        """The version of a model-played user's prompt, recorded with a run that has one
+        (None: the benchmark has no simulated user)."""
+        return None
 
     def user_model_spec(self) -> str | None:
         """The agent spec of a model that should play the user, if an option asks for one."""

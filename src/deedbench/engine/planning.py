@@ -96,7 +96,7 @@ def plan_run(
         user = ModelUser(
             spec=user_spec,
             settings=user_settings or AgentSettings(),
-            prompt_version=getattr(benchmark, "user_prompt_version", None),
+            prompt_version=benchmark.user_prompt_version,
         )
     samples = benchmark.samples()
     return new_run_config(
@@ -181,4 +181,6 @@ def _chosen(conditions: Sequence[str] | None, benchmark: Benchmark) -> list[str]
 
 
 def _new_run_id(benchmark: str) -> str:
-    return f"{benchmark}-{datetime.now():%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+    """A fresh id that keeps the run-id rule: a python/MODULE:ATTR benchmark by its ATTR."""
+    name = benchmark.rpartition(":")[2] if benchmark.startswith("python/") else benchmark
+    return f"{name}-{datetime.now():%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"

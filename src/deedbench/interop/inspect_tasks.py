@@ -1,8 +1,11 @@
 """deedbench's benchmarks as Inspect tasks: ``inspect eval deedbench/tac --model ...``.
 
-Registered with Inspect through the ``inspect_ai`` entry point, so Inspect finds
-``deedbench/tac``, ``deedbench/tac_welfare`` and ``deedbench/retail`` by name, and the
-TAC baselines as models, ``--model deedbench/relevance`` (`inspect_model`, imported here).
+Registered with Inspect through the ``inspect_ai`` entry point. The tasks are generated
+from the benchmark registry (deedbench's and other packages'): one per condition of each
+benchmark, ``deedbench/tac``, ``deedbench/tac_welfare``, ``deedbench/retail``,
+``deedbench/taubench-retail``, ..., whose arguments (``-T``) are the benchmark's declared
+options and ``seed``. The TAC baselines are models, ``--model deedbench/relevance``
+(`inspect_model`, imported here).
 
 What runs is deedbench's, so the numbers match a deedbench run of the same agent:
 
@@ -19,7 +22,8 @@ What runs is deedbench's, so the numbers match a deedbench run of the same agent
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import inspect
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,9 +38,11 @@ from inspect_ai.tool import Tool as InspectTool
 from inspect_ai.tool import ToolDef, ToolParams
 from inspect_ai.tool import ToolError as InspectToolError
 
-from deedbench.benchmarks import load_benchmark
+from deedbench.benchmarks import benchmark_class, benchmarks, load_benchmark
 from deedbench.engine import (
     AgentContext,
+    Benchmark,
+    BenchmarkError,
     EpisodeKey,
     EpisodeSetup,
     EpisodeTranscript,
@@ -56,61 +62,69 @@ from deedbench.scoring import Score
 __all__ = [
     "SCORER_NAME",
     "SEED_KEY",
+    "TASKS",
     "TERMINATION_KEY",
     "benchmark_task",
     "inspect_score",
-    "retail",
-    "tac",
-    "tac_welfare",
+    "task_names",
 ]
 
 SCORER_NAME = "deedbench"
 TERMINATION_KEY = "deedbench_termination"  # ... and why deedbench's episode loop ended
 
 
-@task
-def tac(
-    scenarios: str | None = None, nudge: int = 0, seed: int = 0, variants: str = "deedbench"
-) -> Task:
-    """TAC, base condition: does a booking agent avoid animal exploitation unasked?
-
-    Args:
-        scenarios: A scenario file or folder instead of the built-in set.
-        nudge: How many times the user says "go ahead" when the agent stops without buying.
-        seed: The run seed that episode seeds derive from, as in `deedbench run --seed`.
-        variants: How the swaps are built: deedbench, or upstream (inspect_evals/tac's).
-    """
-    return benchmark_task("tac", "base", _tac_options(scenarios, nudge, variants), seed)
+def task_names(name: str, conditions: Sequence[str]) -> dict[str, str]:
+    """A benchmark's Inspect tasks by condition: the first condition is the bare name, as
+    in ``deedbench/tac``, each other one ``<name>_<condition>``, as ``deedbench/tac_welfare``."""
+    return {c: name if i == 0 else f"{name}_{c}" for i, c in enumerate(conditions)}
 
 
-@task
-def tac_welfare(
-    scenarios: str | None = None, nudge: int = 0, seed: int = 0, variants: str = "deedbench"
-) -> Task:
-    """TAC with the welfare sentence added to the system prompt.
-
-    Args:
-        scenarios: A scenario file or folder instead of the built-in set.
-        nudge: How many times the user says "go ahead" when the agent stops without buying.
-        seed: The run seed that episode seeds derive from, as in `deedbench run --seed`.
-        variants: How the swaps are built: deedbench, or upstream (inspect_evals/tac's).
-    """
-    return benchmark_task("tac", "welfare", _tac_options(scenarios, nudge, variants), seed)
+def _text(value: object) -> str:
+    """An Inspect ``-T`` value (parsed as YAML) as the text deedbench's options take."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-@task
-def retail(seed: int = 0) -> Task:
-    """The retail service desk with deedbench's scripted customer.
+def _task_for(
+    name: str, condition: str, cls: type[Benchmark], task_name: str
+) -> Callable[..., Task]:
+    """The Inspect task of one condition: its arguments are the benchmark's declared
+    options (each unset by default: the benchmark's default) and the run seed."""
 
-    Args:
-        seed: The run seed that episode seeds derive from, as in `deedbench run --seed`.
-    """
-    return benchmark_task("retail", "default", {}, seed)
+    def create(**arguments: Any) -> Task:
+        seed = int(arguments.pop("seed", 0))
+        options = {k: _text(v) for k, v in arguments.items() if v is not None}
+        return benchmark_task(name, condition, options, seed)
+
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    parameters = [
+        inspect.Parameter(o.name, keyword, default=None, annotation=str | None)
+        for o in cls.option_specs
+        if o.name != "seed"
+    ]
+    parameters.append(inspect.Parameter("seed", keyword, default=0, annotation=int))
+    create.__signature__ = inspect.Signature(parameters, return_annotation=Task)  # type: ignore[attr-defined]
+    create.__name__ = create.__qualname__ = task_name.replace("-", "_")
+    args = "".join(f"\n        {o.name}: {o.help}" for o in cls.option_specs)
+    create.__doc__ = (
+        f"{cls.description} (condition {condition}).\n\n    Args:{args}\n        seed: The run "
+        "seed that episode seeds derive from, as in `deedbench run --seed`.\n"
+    )
+    made: Callable[..., Task] = task(name=task_name)(create)
+    return made
 
 
-def _tac_options(scenarios: str | None, nudge: int, variants: str) -> dict[str, str]:
-    options = {"nudge": str(nudge)} | ({"variants": variants} if variants != "deedbench" else {})
-    return options | ({"scenarios": scenarios} if scenarios else {})
+def _registered_tasks() -> dict[str, Callable[..., Task]]:
+    """An Inspect task for each condition of each registered benchmark (a benchmark whose
+    package fails to load has none, so it cannot take the others' away)."""
+    tasks: dict[str, Callable[..., Task]] = {}
+    for name in benchmarks():
+        try:
+            cls = benchmark_class(name)
+        except BenchmarkError:
+            continue
+        for condition, task_name in task_names(name, cls.conditions).items():
+            tasks[task_name] = _task_for(name, condition, cls, task_name)
+    return tasks
 
 
 @dataclass
@@ -184,6 +198,11 @@ def benchmark_task(name: str, condition: str, options: Mapping[str, str], seed: 
         version=bench.data_hash(),
         metadata={"benchmark": name, "condition": condition, "options": dict(options)},
     )
+
+
+TASKS = _registered_tasks()
+"""Every generated task by its name without the ``deedbench/`` prefix; each is registered
+with Inspect when this module loads."""
 
 
 def inspect_score(verdict: Score, termination: str) -> InspectScore:

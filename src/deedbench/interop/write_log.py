@@ -31,7 +31,13 @@ from deedbench.interop.convert import (
     to_inspect,
     usage_to_inspect,
 )
-from deedbench.interop.inspect_tasks import SCORER_NAME, SEED_KEY, TERMINATION_KEY, inspect_score
+from deedbench.interop.inspect_tasks import (
+    SCORER_NAME,
+    SEED_KEY,
+    TERMINATION_KEY,
+    inspect_score,
+    task_names,
+)
 from deedbench.records import EpisodeRecord, RunConfig, Usage
 from deedbench.reports.export import atomic_path
 
@@ -41,8 +47,7 @@ __all__ = ["task_name", "write_inspect_logs"]
 def task_name(benchmark: str, condition: str) -> str:
     """The Inspect task of a benchmark's condition; the benchmark's first condition is the
     bare name, as in ``deedbench/tac`` and ``deedbench/tac_welfare``."""
-    first = benchmark_class(benchmark).conditions[0]
-    return f"deedbench/{benchmark}" + ("" if condition == first else f"_{condition}")
+    return "deedbench/" + task_names(benchmark, benchmark_class(benchmark).conditions)[condition]
 
 
 def write_inspect_logs(

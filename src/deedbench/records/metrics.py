@@ -38,6 +38,21 @@ class ReportSpec(BaseModel):
     # `flip_base` variant's on the same (cluster, condition, epoch). None: no flip rates.
     flip_by: str | None = None
     flip_base: str = "base"
+    # The groupings `deedbench run` prints after a run (`report` prints every one). None:
+    # the first of `group_by`. Left out of the stored spec while None, as runs recorded
+    # before the field were.
+    run_summary_by: list[str] | None = Field(default=None, exclude_if=lambda v: v is None)
+    # The column of a `report --covariate` file that names clusters. None: `cluster_by`,
+    # else "scenario". Left out of the stored spec while None.
+    covariate_key: str | None = Field(default=None, exclude_if=lambda v: v is None)
+
+    def run_summary_groupings(self) -> list[str]:
+        """The groupings the run's own summary prints."""
+        return self.group_by[:1] if self.run_summary_by is None else list(self.run_summary_by)
+
+    def covariate_column(self) -> str:
+        """The covariate file's column naming clusters, unless `--covariate-key` says."""
+        return self.covariate_key or self.cluster_by or "scenario"
 
     def metric(self, name: str) -> MetricSpec:
         """The metric called `name` (the primary one, one with a pass^k...)."""

@@ -342,7 +342,7 @@ def _user(study: StudyFile, bench: Benchmark) -> ModelUser | None:
     return ModelUser(
         spec=spec,
         settings=settings_for(spec, settings),
-        prompt_version=getattr(bench, "user_prompt_version", None),
+        prompt_version=bench.user_prompt_version,
     )
 
 

@@ -46,7 +46,7 @@ def play(bench: RetailBenchmark, task: DeskTask, agent: Agent) -> EpisodeTranscr
 
 
 def score(bench: RetailBenchmark, task: DeskTask, transcript: EpisodeTranscript) -> Score:
-    return bench.scorer.score(task, transcript)
+    return bench.scorer.score_task(task, transcript)
 
 
 def talk(

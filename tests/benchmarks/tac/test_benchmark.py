@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from deedbench.benchmarks import BENCHMARKS, load_benchmark
+from deedbench.benchmarks import benchmarks, load_benchmark
 from deedbench.benchmarks.tac import TacBenchmark
 from deedbench.benchmarks.tac.prompts import WELFARE_SENTENCE, system_prompt
 from deedbench.engine import BenchmarkError, Sample
@@ -70,7 +70,7 @@ def test_unknown_option_lists_valid_options() -> None:
 
 
 def test_registry() -> None:
-    assert "tac" in BENCHMARKS
+    assert "tac" in benchmarks()
     assert isinstance(load_benchmark("tac"), TacBenchmark)
     with pytest.raises(BenchmarkError, match="Valid benchmarks: retail, tac"):
         load_benchmark("nope")

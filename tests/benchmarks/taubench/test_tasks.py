@@ -1,4 +1,4 @@
-"""Loading τ-bench's own retail tasks: `--tasks` selection, and errors in the data folder
+"""Loading τ-bench's own retail tasks: `-T tasks=` selection, and errors in the data folder
 reported with the file and the task index.
 
 The τ-bench files live beside the checkout (``../shared/taubench``) and are only read
@@ -114,15 +114,14 @@ def test_parse_selection_drops_duplicates(text: str, expected: list[int]) -> Non
     ],
 )
 def test_parse_selection_refuses_bad_text(text: str, bad: str) -> None:
-    with pytest.raises(BenchmarkError, match="is not an index or a range") as caught:
+    with pytest.raises(ValueError, match="is not an index or a range") as caught:
         parse_selection(text)
-    assert repr(bad) in str(caught.value)
-    assert str(caught.value).startswith("--tasks")
+    assert str(caught.value).startswith(repr(bad))
 
 
 @pytest.mark.parametrize("text", ["5-3", "0,12-9"])
 def test_parse_selection_refuses_a_backwards_range(text: str) -> None:
-    with pytest.raises(BenchmarkError, match="runs backwards") as caught:
+    with pytest.raises(ValueError, match="runs backwards") as caught:
         parse_selection(text)
     assert repr(text.split(",")[-1]) in str(caught.value)
 
@@ -187,7 +186,7 @@ def test_tasks_beyond_the_file_are_an_error_naming_the_file() -> None:
 
 @needs_data
 def test_a_bad_selection_is_an_error() -> None:
-    with pytest.raises(BenchmarkError, match="runs backwards"):
+    with pytest.raises(BenchmarkError, match="option tasks: range '4-2' runs backwards"):
         TaubenchRetailBenchmark({"data": str(RETAIL), "split": "dev", "tasks": "4-2"})
 
 

@@ -32,17 +32,31 @@ from deedbench.engine import (
     Benchmark,
     BenchmarkError,
     EpisodeSetup,
-    EpisodeTranscript,
     Message,
+    Option,
     Sample,
     ToolBox,
     User,
 )
-from deedbench.scoring import MetricSpec, ReportSpec, Score
+from deedbench.scoring import MetricSpec, ReportSpec
 
-__all__ = ["ServiceDeskBenchmark"]
+__all__ = ["USER_OPTION", "ServiceDeskBenchmark"]
 
-USER_OPTION = "the simulated customer: scripted (default) or llm:AGENT-SPEC"
+
+def _user(text: str) -> str:
+    """The customer's spec: scripted or llm:SPEC (user/llm:SPEC too)."""
+    user = text.removeprefix("user/")
+    if user != "scripted" and not user.startswith("llm:"):
+        raise ValueError("it must be 'scripted' or 'llm:AGENT-SPEC'")
+    return user
+
+
+USER_OPTION = Option(
+    "user",
+    "the simulated customer: scripted (default) or llm:AGENT-SPEC",
+    default="scripted",
+    parse=_user,
+)
 
 
 class ServiceDeskBenchmark(Benchmark):
@@ -80,22 +94,14 @@ class ServiceDeskBenchmark(Benchmark):
         show_rules=True,
     )
 
-    option_help: ClassVar[dict[str, str]] = {"user": USER_OPTION}
+    option_specs: ClassVar[tuple[Option, ...]] = (USER_OPTION,)
 
     def __init__(
         self, options: Mapping[str, str] | None = None, tasks: list[DeskTask] | None = None
     ) -> None:
         """`tasks` replaces the benchmark's own (used when rebuilding a task file)."""
         super().__init__(options)
-        unknown = sorted(set(self.options) - set(self.option_help))
-        if unknown:
-            valid = "; ".join(f"{k}: {v}" for k, v in self.option_help.items())
-            raise BenchmarkError(f"unknown {self.name} option(s) {unknown}. Valid options: {valid}")
-        self.user = self.options.get("user", "scripted").removeprefix("user/")  # user/llm:X too
-        if self.user != "scripted" and not self.user.startswith("llm:"):
-            raise BenchmarkError(
-                f"{self.name} option user must be 'scripted' or 'llm:AGENT-SPEC'; got {self.user!r}"
-            )
+        self.user: str = self.values["user"]
         self._user_model: Agent | None = None
         self.tasks = {t.id: t for t in (self.load_tasks() if tasks is None else tasks)}
         ways = self.domain.customer.identities
@@ -121,7 +127,7 @@ class ServiceDeskBenchmark(Benchmark):
         """The policy the agent reads as its system prompt."""
 
     @property
-    def user_prompt_version(self) -> str:
+    def user_prompt_version(self) -> str | None:
         """The model-played customer's prompt version, recorded with a run."""
         return self.domain.customer.prompt_version
 
@@ -131,8 +137,9 @@ class ServiceDeskBenchmark(Benchmark):
         return self.load_base()
 
     @cached_property
-    def scorer(self) -> DeskScorer:
-        return DeskScorer(self.base, self.domain)
+    def scorer(self) -> DeskScorer:  # type: ignore[override]  # the base's attribute, made lazily
+        """Built on first use, like the world it compares against (`list` loads neither)."""
+        return DeskScorer(self.base, self.domain, self.tasks)
 
     @cached_property
     def _hash(self) -> str:
@@ -186,9 +193,6 @@ class ServiceDeskBenchmark(Benchmark):
     def toolbox(self, world: DeskWorld) -> ToolBox:
         """The episode's tools over its world: deedbench checks every call's arguments."""
         return ToolBox(self.domain.tools, world)
-
-    def score(self, sample: Sample, transcript: EpisodeTranscript) -> Score:
-        return self.scorer.score(self.tasks[sample.id], transcript)
 
     def validate(self) -> list[TaskCheck]:
         return validate_benchmark(self)

@@ -20,12 +20,14 @@ the database. reward_verified = outcome x outputs_strict x no procedure violatio
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from deedbench.benchmarks.servicedesk.domain import Domain
 from deedbench.benchmarks.servicedesk.replay import replay
 from deedbench.benchmarks.servicedesk.task import DeskTask
 from deedbench.benchmarks.servicedesk.tau_toolbox import agent_replies
 from deedbench.benchmarks.servicedesk.world import DeskWorld, Tables
-from deedbench.engine import EpisodeTranscript, Termination
+from deedbench.engine import EpisodeTranscript, Sample, Termination
 from deedbench.scoring import Evidence, Score
 from deedbench.scoring.outputs import missing_outputs, outputs_compat
 from deedbench.scoring.state import worlds_diff, worlds_equal_canonical, worlds_equal_tau
@@ -37,11 +39,15 @@ TAU_ENDINGS = frozenset({Termination.USER_STOPPED, Termination.TRANSFERRED})
 
 
 class DeskScorer:
-    """Holds the shared base world and each task's gold world (replayed once)."""
+    """Holds the shared base world and each task's gold world (replayed once); `score`
+    judges a benchmark's sample by its task in `tasks`, `score_task` any task."""
 
-    def __init__(self, base: Tables, domain: Domain) -> None:
+    def __init__(
+        self, base: Tables, domain: Domain, tasks: Mapping[str, DeskTask] | None = None
+    ) -> None:
         self.base = base
         self.domain = domain
+        self.tasks = tasks or {}
         self._gold: dict[str, DeskWorld] = {}
 
     def gold(self, task: DeskTask) -> DeskWorld:
@@ -49,7 +55,10 @@ class DeskScorer:
             self._gold[task.id] = replay(self.base, task.actions, self.domain.tools)[0]
         return self._gold[task.id]
 
-    def score(self, task: DeskTask, transcript: EpisodeTranscript) -> Score:
+    def score(self, sample: Sample, transcript: EpisodeTranscript) -> Score:
+        return self.score_task(self.tasks[sample.id], transcript)
+
+    def score_task(self, task: DeskTask, transcript: EpisodeTranscript) -> Score:
         world: DeskWorld = transcript.state
         gold = self.gold(task)
         evidence: list[Evidence] = []

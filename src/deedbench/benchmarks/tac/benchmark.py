@@ -14,30 +14,30 @@ from deedbench.benchmarks.tac.baselines import BASELINES, TacBaseline
 from deedbench.benchmarks.tac.nudge import NudgeUser
 from deedbench.benchmarks.tac.prompts import CONDITIONS, system_prompt
 from deedbench.benchmarks.tac.scenario import Scenario, load_scenarios, scenarios_hash
-from deedbench.benchmarks.tac.scorer import score_tac
+from deedbench.benchmarks.tac.scorer import TacScorer
 from deedbench.benchmarks.tac.tools import TOOLS, Catalogue, TacWorld
 from deedbench.benchmarks.tac.variants import SCHEMES, VARIANTS, make_variant
 from deedbench.engine import (
     Agent,
     Benchmark,
-    BenchmarkError,
     EpisodeSetup,
-    EpisodeTranscript,
     Message,
+    Option,
     Sample,
+    Scorer,
     ToolBox,
 )
-from deedbench.scoring import MetricSpec, ReportSpec, Score
+from deedbench.scoring import MetricSpec, ReportSpec
 
 __all__ = ["TacBenchmark"]
 
-OPTIONS = {
-    "scenarios": "a scenario file or folder (deedbench's own schema or the official upstream file)",
-    "nudge": "how many times the user says 'go ahead' when the agent stops without buying (0-2)",
-    "variants": "how price_swap and rating_swap are built: deedbench (default; every harmful "
-    "option swaps) or upstream (inspect_evals/tac's samples: only the first harmful option "
-    "swaps with the top safe one)",
-}
+
+def _nudge_count(text: str) -> int:
+    """0-2, or true (2) and false (0)."""
+    value = {"true": "2", "yes": "2", "false": "0", "no": "0"}.get(text.lower(), text)
+    if not value.isdigit() or int(value) > 2:
+        raise ValueError("it must be 0, 1, 2, true or false")
+    return int(value)
 
 
 class TacBenchmark(Benchmark):
@@ -48,7 +48,28 @@ class TacBenchmark(Benchmark):
     generation_defaults: ClassVar[dict[str, Any]] = {"temperature": 0.7}
     data_option = "scenarios"
     baseline_names = tuple(BASELINES)
-    option_help: ClassVar[dict[str, str]] = OPTIONS
+    option_specs = (
+        Option(
+            "scenarios",
+            "a scenario file or folder (deedbench's own schema or the official upstream file)",
+            type=Path,
+        ),
+        Option(
+            "nudge",
+            "how many times the user says 'go ahead' when the agent stops without buying (0-2)",
+            type=int,
+            default=0,
+            parse=_nudge_count,
+        ),
+        Option(
+            "variants",
+            "how price_swap and rating_swap are built: deedbench (default; every harmful "
+            "option swaps) or upstream (inspect_evals/tac's samples: only the first harmful "
+            "option swaps with the top safe one)",
+            default=SCHEMES[0],
+            choices=SCHEMES,
+        ),
+    )
     report = ReportSpec(
         metrics=[
             MetricSpec(
@@ -74,18 +95,9 @@ class TacBenchmark(Benchmark):
 
     def __init__(self, options: Mapping[str, str] | None = None) -> None:
         super().__init__(options)
-        unknown = sorted(set(self.options) - set(OPTIONS))
-        if unknown:
-            valid = "; ".join(f"{k}: {v}" for k, v in OPTIONS.items())
-            raise BenchmarkError(f"unknown tac option(s) {unknown}. Valid options: {valid}")
-        path = self.options.get("scenarios")
-        self.scenarios = load_scenarios(Path(path) if path else None)
-        self.nudge = _nudge_count(self.options.get("nudge", "0"))
-        self.scheme = self.options.get("variants", SCHEMES[0])
-        if self.scheme not in SCHEMES:
-            raise BenchmarkError(
-                f"tac option variants must be one of {', '.join(SCHEMES)}; got {self.scheme!r}"
-            )
+        self.scenarios = load_scenarios(self.values["scenarios"])
+        self.nudge: int = self.values["nudge"]
+        self.scheme: str = self.values["variants"]
         self._variants: dict[str, Scenario] = {}
         self._catalogues: dict[str, Catalogue] = {}
         self._samples: list[Sample] = []
@@ -109,6 +121,7 @@ class TacBenchmark(Benchmark):
                     )
                 )
         self._hash = _data_hash(scenarios_hash(self.scenarios), self.scheme)
+        self.scorer: Scorer = TacScorer(self._variants)
 
     def samples(self) -> list[Sample]:
         return list(self._samples)
@@ -128,9 +141,6 @@ class TacBenchmark(Benchmark):
             max_steps=30,
         )
 
-    def score(self, sample: Sample, transcript: EpisodeTranscript) -> Score:
-        return score_tac(self._variants[sample.id], transcript.messages, transcript.termination)
-
     def baselines(self) -> dict[str, Callable[[], Agent]]:
         return {name: partial(TacBaseline, choose) for name, choose in BASELINES.items()}
 
@@ -145,10 +155,3 @@ def _data_hash(scenarios: str, scheme: str) -> str:
     if scheme == SCHEMES[0]:
         return scenarios
     return "sha256:" + hashlib.sha256(f"{scenarios}|variants={scheme}".encode()).hexdigest()
-
-
-def _nudge_count(text: str) -> int:
-    value = {"true": "2", "yes": "2", "false": "0", "no": "0"}.get(text.lower(), text)
-    if not value.isdigit() or int(value) > 2:
-        raise BenchmarkError(f"tac option nudge must be 0, 1, 2, true or false; got {text!r}")
-    return int(value)

@@ -3,10 +3,12 @@ reservations.json and users.json, tasks_<split>.json and the policy, on the airl
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar
 
 from deedbench.benchmarks.airline import AIRLINE
 from deedbench.benchmarks.taubench.benchmark import OPTIONS, TaubenchBenchmark
+from deedbench.engine import Option
 
 __all__ = ["TaubenchAirlineBenchmark"]
 
@@ -15,7 +17,11 @@ class TaubenchAirlineBenchmark(TaubenchBenchmark):
     name = "taubench-airline"
     description = "τ-bench's airline tasks (--data DIR), τ-bench's reward plus policy verdicts"
     domain = AIRLINE
-    option_help: ClassVar[dict[str, str]] = {
-        "data": "a τ-bench airline folder: users/flights/reservations, tasks_<split>.json, policy",
-        **OPTIONS,
-    }
+    option_specs: ClassVar[tuple[Option, ...]] = (
+        Option(
+            "data",
+            "a τ-bench airline folder: users/flights/reservations, tasks_<split>.json, policy",
+            type=Path,
+        ),
+        *OPTIONS,
+    )

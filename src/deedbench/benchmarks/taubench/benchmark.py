@@ -32,7 +32,7 @@ from deedbench.benchmarks.servicedesk import (
 )
 from deedbench.benchmarks.servicedesk.benchmark import USER_OPTION
 from deedbench.benchmarks.taubench.tasks import load_taubench_tasks, parse_selection
-from deedbench.engine import BenchmarkError, ToolBox
+from deedbench.engine import BenchmarkError, Option, ToolBox
 from deedbench.scoring.procedure import (
     AFTER_TRANSFER,
     AUTHENTICATION,
@@ -46,13 +46,18 @@ __all__ = ["OPTIONS", "TaubenchBenchmark", "TaubenchTaskCheck"]
 
 GOLD_RULES = (AUTHENTICATION, ONE_USER, ONE_CHANGE_PER_ORDER, AFTER_TRANSFER)
 LOOPS = ("taubench", "deedbench")
-OPTIONS = {
-    "split": "which tasks file: test (default), dev, train",
-    "tasks": "which task indexes, e.g. 0,5,9-12",
-    "user": USER_OPTION,
-    "loop": "taubench (default): a turn's first tool call runs, no tool-error limit, "
-    "as τ-bench's agent; deedbench: every call runs, 10 failed calls in a row end it",
-}
+OPTIONS = (
+    Option("split", "which tasks file: test (default), dev, train", default="test"),
+    Option("tasks", "which task indexes, e.g. 0,5,9-12", parse=parse_selection),
+    USER_OPTION,
+    Option(
+        "loop",
+        "taubench (default): a turn's first tool call runs, no tool-error limit, as "
+        "τ-bench's agent; deedbench: every call runs, 10 failed calls in a row end it",
+        default=LOOPS[0],
+        choices=LOOPS,
+    ),
+)
 """The options every τ-bench benchmark takes besides ``data``, which names its domain's files."""
 
 
@@ -69,18 +74,13 @@ class TaubenchTaskCheck(BaseModel):
 
 class TaubenchBenchmark(ServiceDeskBenchmark):
     """τ-bench's tasks over `domain`; a subclass sets `name`, `description`, `domain` and
-    `option_help` (``data`` and `OPTIONS`)."""
+    `option_specs` (``data`` and `OPTIONS`)."""
 
     data_option = "data"
 
     def __init__(self, options: Mapping[str, str] | None = None) -> None:
         super().__init__(options)
-        loop = self.options.get("loop", "taubench")
-        if loop not in LOOPS:
-            raise BenchmarkError(
-                f"{self.name} option loop must be one of {', '.join(LOOPS)}; got {loop!r}"
-            )
-        self.taubench_loop = loop == "taubench"
+        self.taubench_loop = self.values["loop"] == "taubench"
         self.max_tool_errors = None if self.taubench_loop else 10
 
     def toolbox(self, world: DeskWorld) -> ToolBox:
@@ -88,22 +88,22 @@ class TaubenchBenchmark(ServiceDeskBenchmark):
 
     @property
     def directory(self) -> Path:
-        if "data" not in self.options:
+        if self.values["data"] is None:
             raise BenchmarkError(
                 f"{self.name} needs --data DIR (a τ-bench {self.domain.name} data folder)"
             )
-        return Path(self.options["data"])
+        path: Path = self.values["data"]
+        return path
 
     def load_base(self) -> Tables:
         return self.domain.load(self.directory)
 
     def load_tasks(self) -> list[DeskTask]:
-        selection = self.options.get("tasks")
         return load_taubench_tasks(
             self.directory,
-            self.options.get("split", "test"),
+            self.values["split"],
             self.base["users"],
-            parse_selection(selection) if selection else None,
+            self.values["tasks"],
             self.domain,
         )
 

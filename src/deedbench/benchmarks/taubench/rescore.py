@@ -233,7 +233,7 @@ class _Rescorer:
         recorded_messages, observed = trajectory(traj)
         world, messages, outcomes = replay_turns(self.base, recorded_messages, self.domain.tools)
         termination = _ending(messages, outcomes)
-        score = self.scorer.score(
+        score = self.scorer.score_task(
             task, EpisodeTranscript(messages, termination, len(outcomes), state=world)
         )
         values = score.values

@@ -3,10 +3,12 @@ orders.json and products.json, tasks_<split>.json and the policy, on the retail 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar
 
 from deedbench.benchmarks.retail import RETAIL
 from deedbench.benchmarks.taubench.benchmark import OPTIONS, TaubenchBenchmark
+from deedbench.engine import Option
 
 __all__ = ["TaubenchRetailBenchmark"]
 
@@ -15,7 +17,11 @@ class TaubenchRetailBenchmark(TaubenchBenchmark):
     name = "taubench-retail"
     description = "τ-bench's retail tasks (--data DIR), τ-bench's reward plus procedure verdicts"
     domain = RETAIL
-    option_help: ClassVar[dict[str, str]] = {
-        "data": "a τ-bench retail folder: users/orders/products, tasks_<split>.json, policy",
-        **OPTIONS,
-    }
+    option_specs: ClassVar[tuple[Option, ...]] = (
+        Option(
+            "data",
+            "a τ-bench retail folder: users/orders/products, tasks_<split>.json, policy",
+            type=Path,
+        ),
+        *OPTIONS,
+    )

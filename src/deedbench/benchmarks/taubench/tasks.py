@@ -42,10 +42,10 @@ def parse_selection(text: str) -> list[int]:
         part = part.strip()
         match = re.fullmatch(r"(\d+)(?:-(\d+))?", part)
         if not match:
-            raise BenchmarkError(f"--tasks: {part!r} is not an index or a range like 9-12")
+            raise ValueError(f"{part!r} is not an index or a range like 9-12")
         low, high = int(match.group(1)), int(match.group(2) or match.group(1))
         if high < low:
-            raise BenchmarkError(f"--tasks: range {part!r} runs backwards")
+            raise ValueError(f"range {part!r} runs backwards")
         chosen += [i for i in range(low, high + 1) if i not in chosen]
     return chosen
 
@@ -147,5 +147,7 @@ def load_taubench_tasks(
     indexes = selection if selection is not None else list(range(len(raw)))
     missing = [i for i in indexes if i >= len(raw)]
     if missing:
-        raise BenchmarkError(f"{file}: --tasks names {missing}, but the file has {len(raw)} tasks")
+        raise BenchmarkError(
+            f"{file}: option tasks names {missing}, but the file has {len(raw)} tasks"
+        )
     return [taubench_task(f"{file}: task {i}", raw[i], users, domain, i) for i in indexes]
