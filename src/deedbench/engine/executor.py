@@ -58,6 +58,7 @@ __all__ = [
     "Recipe",
     "drain",
     "run_job",
+    "waiting",
 ]
 
 
@@ -271,10 +272,7 @@ class InProcessExecutor(Executor):
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-        found = []
-        while not self._queue.empty():
-            found.append(self._queue.get_nowait())
-        return found
+        return waiting(self._queue)
 
     async def close(self) -> None:
         for built in self._built.values():
@@ -348,7 +346,12 @@ def _usage_by_role(messages: list[Message]) -> dict[str, Usage]:
 
 async def drain(queue: asyncio.Queue[Event]) -> list[Event]:
     """The next event, and every other one already waiting (an executor's `events`)."""
-    found = [await queue.get()]
+    return [await queue.get(), *waiting(queue)]
+
+
+def waiting(queue: asyncio.Queue[Event]) -> list[Event]:
+    """Every event already in the queue, without waiting (what an executor's `stop` returns)."""
+    found = []
     while not queue.empty():
         found.append(queue.get_nowait())
     return found

@@ -63,6 +63,7 @@ from deedbench.engine.executor import (
     Recipe,
     drain,
     run_job,
+    waiting,
 )
 from deedbench.errors import ExecutorError, RunAborted
 from deedbench.records import EpisodeKey, EpisodeRecord
@@ -189,10 +190,7 @@ class ProcessExecutor(Executor):
             for worker in self._workers:
                 if not worker.done:
                     worker.process.kill()
-        found = []
-        while not self._queue.empty():
-            found.append(self._queue.get_nowait())
-        return found
+        return waiting(self._queue)
 
     async def close(self) -> None:
         if not self._stopping:

@@ -90,7 +90,16 @@ from deedbench.engine import (
     RunConfig,
     redact,
 )
-from deedbench.engine.executor import Aborted, Answered, Event, Finished, Lost, run_job
+from deedbench.engine.executor import (
+    Aborted,
+    Answered,
+    Event,
+    Finished,
+    Lost,
+    drain,
+    run_job,
+    waiting,
+)
 
 __all__ = ["RayExecutor", "RayNotInstalled", "RayPool", "modules_to_ship", "require_ray"]
 
@@ -747,10 +756,7 @@ class RayExecutor(Executor):
         task.add_done_callback(self._follows.discard)
 
     async def events(self) -> list[Event]:
-        found = [await self._queue.get()]
-        while not self._queue.empty():
-            found.append(self._queue.get_nowait())
-        return found
+        return await drain(self._queue)
 
     async def stop(self) -> list[Event]:
         self._stopping = True
@@ -761,10 +767,7 @@ class RayExecutor(Executor):
             for task in late:
                 task.cancel()
             await asyncio.gather(*late, return_exceptions=True)
-        found = []
-        while not self._queue.empty():
-            found.append(self._queue.get_nowait())
-        return found
+        return waiting(self._queue)
 
     async def close(self) -> None:
         if not self._stopping:
