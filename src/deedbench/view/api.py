@@ -31,6 +31,7 @@ __all__ = [
     "parse_key",
     "parse_ref",
     "parse_side",
+    "parse_sides",
     "routes",
 ]
 
@@ -87,12 +88,23 @@ def parse_side(catalog: Catalog, text: str | None, default: str | None = None) -
         raise Rejected(400, "a side is given as run or run/condition")
     config = _config(catalog, run_id)
     if not condition:
-        known_default = default is not None and default in config.conditions
-        condition = default if default is not None and known_default else config.conditions[0]
+        condition = config.conditions[0]
+        if default is not None and default in config.conditions:
+            condition = default
     if condition not in config.conditions:
         known = ", ".join(config.conditions)
         raise Rejected(404, f"run {run_id!r} has no condition {condition[:80]!r} (it has {known})")
     return run_id, condition
+
+
+def parse_sides(catalog: Catalog, request: Request) -> tuple[tuple[str, str], tuple[str, str]]:
+    """The two sides of a side by side, `a` and `b` (b's condition defaults to a's); 400
+    when both name the same run and condition."""
+    a = parse_side(catalog, request.query_params.get("a"))
+    b = parse_side(catalog, request.query_params.get("b"), default=a[1])
+    if a == b:
+        raise Rejected(400, "a side by side needs two different sides")
+    return a, b
 
 
 def _config(catalog: Catalog, run_id: str) -> Any:
@@ -286,10 +298,7 @@ def _describe(key: EpisodeKey) -> str:
 def compare(request: Request) -> Response:
     """Side b against side a on shared (sample, epoch) keys: the paired contrast and rows."""
     catalog = catalog_of(request)
-    a = parse_side(catalog, request.query_params.get("a"))
-    b = parse_side(catalog, request.query_params.get("b"), default=a[1])
-    if a == b:
-        raise Rejected(400, "a side by side needs two different sides")
+    a, b = parse_sides(catalog, request)
     offset = _number(request, "offset", 0, MAX_OFFSET)
     limit = _number(request, "limit", 200, PAGE_LIMIT)
     differ = request.query_params.get("only") == "differ"

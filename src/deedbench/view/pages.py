@@ -22,7 +22,7 @@ from starlette.routing import Route
 
 from deedbench import __version__
 from deedbench.engine import RunConfig, redact
-from deedbench.view.api import Rejected, catalog_of, parse_key, parse_ref, parse_side
+from deedbench.view.api import Rejected, catalog_of, parse_key, parse_ref, parse_sides
 from deedbench.view.catalog import UnknownEpisode
 
 __all__ = ["error_page", "routes"]
@@ -146,10 +146,7 @@ def _browser() -> str:
 
 def compare_page(request: Request) -> Response:
     catalog = catalog_of(request)
-    a = parse_side(catalog, request.query_params.get("a"))
-    b = parse_side(catalog, request.query_params.get("b"), default=a[1])
-    if a == b:
-        raise Rejected(400, "a side by side needs two different sides")
+    a, b = parse_sides(catalog, request)
     title = f"{b[0]}/{b[1]} vs {a[0]}/{a[1]}"
     main = (
         f"<h1>Side by side <small>{escape(title)}</small></h1>"
