@@ -1,4 +1,5 @@
-"""Statistics on scored episodes (numpy/scipy underneath)."""
+"""Statistics on scored episodes (numpy/scipy underneath, imported by the functions that
+compute, so importing this package, or what uses its result types, costs no scipy)."""
 
 from deedbench.stats.clusters import (
     ClusterChanceTest,

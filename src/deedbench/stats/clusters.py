@@ -10,12 +10,14 @@ demands and no more.
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
 from pydantic import BaseModel
-from scipy import stats
 
 from deedbench.stats.rates import rate
+
+if TYPE_CHECKING:  # numpy and scipy are imported where statistics are computed
+    import numpy as np
 
 __all__ = [
     "ClusterChanceTest",
@@ -141,6 +143,8 @@ def cluster_chance_test(
             p_below=None,
             p_above=None,
         )
+    import numpy as np
+
     differences = np.asarray(successes, dtype=float) - np.asarray(chances, dtype=float)
     sums, counts = _cluster_totals(differences, clusters)
     low = high = p_below = p_above = None
@@ -206,6 +210,9 @@ def pooled_mean_bootstrap(
 
     Returns the interval and the bootstrap distribution. Needs at least two clusters.
     """
+    import numpy as np
+    from scipy import stats
+
     result = stats.bootstrap(
         (sums, counts),
         _pooled_mean,
@@ -229,6 +236,8 @@ def _cluster_totals(
     values: Sequence[float] | np.ndarray, clusters: Sequence[Hashable]
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per-cluster sum of values and number of trials, clusters in order of first appearance."""
+    import numpy as np
+
     index: dict[Hashable, int] = {}
     codes = np.array([index.setdefault(c, len(index)) for c in clusters], dtype=np.intp)
     weights = np.asarray(values, dtype=float)

@@ -11,10 +11,12 @@ import math
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
 from pydantic import BaseModel
-from scipy import stats
+
+if TYPE_CHECKING:  # numpy and scipy are imported where statistics are computed
+    import numpy as np
 
 __all__ = ["Correlation", "read_covariate_csv", "spearman_with_bootstrap"]
 
@@ -47,6 +49,9 @@ def spearman_with_bootstrap(
     seed: int = 0,
 ) -> Correlation:
     """rho and p-value from scipy.stats.spearmanr; the interval resamples (x, y) pairs."""
+    import numpy as np
+    from scipy import stats
+
     if len(x) != len(y):
         raise ValueError(f"x and y differ in length: {len(x)} != {len(y)}")
     xs = np.asarray(x, dtype=float)
@@ -113,6 +118,8 @@ def spearman_with_bootstrap(
 
 def _spearman(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
     """Spearman's rho along an axis: Pearson's r of average ranks, as spearmanr computes it."""
+    from scipy import stats
+
     rho: np.ndarray = stats.pearsonr(
         stats.rankdata(x, axis=axis), stats.rankdata(y, axis=axis), axis=axis
     ).statistic

@@ -9,9 +9,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from typing import TypeVar
 
-import numpy as np
 from pydantic import BaseModel
-from scipy import stats
 
 from deedbench.stats.clusters import _cluster_totals, pooled_mean_bootstrap
 
@@ -41,7 +39,11 @@ def mcnemar_exact(a: Mapping[K, bool], b: Mapping[K, bool]) -> McNemar:
     b01 = sum(not a[key] and bool(b[key]) for key in shared)
     b10 = sum(bool(a[key]) and not b[key] for key in shared)
     discordant = b01 + b10
-    p_value = 1.0 if discordant == 0 else float(stats.binomtest(b01, discordant, 0.5).pvalue)
+    if discordant == 0:
+        return McNemar(b01=b01, b10=b10, n_shared=len(shared), p_value=1.0)
+    from scipy import stats  # imported where statistics are computed
+
+    p_value = float(stats.binomtest(b01, discordant, 0.5).pvalue)
     return McNemar(b01=b01, b10=b10, n_shared=len(shared), p_value=p_value)
 
 
@@ -86,6 +88,8 @@ def paired_bootstrap_difference(
                 f"clusters has no entry for {len(missing)} key(s), e.g. {missing[0]!r}"
             )
         groups = [clusters[key] for key in shared]
+    import numpy as np  # imported where statistics are computed
+
     first = np.array([a[key] for key in shared], dtype=float)
     second = np.array([b[key] for key in shared], dtype=float)
     sums, counts = _cluster_totals(second - first, groups)

@@ -7,9 +7,9 @@ tasks with fewer than k trials are left out of that k.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from math import comb
 
 from pydantic import BaseModel
-from scipy.special import comb
 
 __all__ = ["PassK", "pass_hat_k"]
 
@@ -26,6 +26,6 @@ def pass_hat_k(outcomes: Mapping[str, Sequence[bool]]) -> list[PassK]:
     result = []
     for k in range(1, most + 1):
         eligible = [v for v in outcomes.values() if len(v) >= k]
-        value = sum(comb(sum(v), k, exact=True) / comb(len(v), k, exact=True) for v in eligible)
+        value = sum(comb(sum(v), k) / comb(len(v), k) for v in eligible)
         result.append(PassK(k=k, value=value / len(eligible), tasks=len(eligible)))
     return result

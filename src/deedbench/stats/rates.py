@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pydantic import BaseModel
-from scipy import stats
 
 __all__ = ["ChanceTest", "Rate", "chance_test", "rate"]
 
@@ -29,6 +28,8 @@ def rate(k: float, n: int, confidence: float = 0.95) -> Rate:
         raise ValueError(f"rate() takes a count of 0/1 outcomes; got k={k}")
     if n == 0:
         return Rate(k=k, n=0, value=None, ci_low=None, ci_high=None)
+    from scipy import stats  # imported where statistics are computed, not with the module
+
     interval = stats.binomtest(int(k), n).proportion_ci(confidence, method="wilson")
     return Rate(k=k, n=n, value=k / n, ci_low=float(interval.low), ci_high=float(interval.high))
 
@@ -52,6 +53,8 @@ class ChanceTest(BaseModel):
 def chance_test(observed: int, probabilities: Sequence[float]) -> ChanceTest | None:
     if not probabilities:
         return None
+    from scipy import stats
+
     distribution = stats.poisson_binom(list(probabilities))
     expected = float(sum(probabilities))
     return ChanceTest(

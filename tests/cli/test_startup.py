@@ -1,0 +1,104 @@
+"""What the CLI imports on its way: commands that compute no statistics never import
+scipy (nor numpy), and a run imports it only after its last episode, for the summary.
+
+Each command runs in a fresh interpreter (this test process has imported everything),
+through a probe that records the heavy packages in `sys.modules` when the run's
+`execute` returns (the last episode recorded) and when the command exits.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from deedbench.testing import FakeModelServer, tac_player
+
+HEAVY = ("scipy", "numpy", "openai", "anthropic")
+
+PROBE = """
+import json, sys
+import deedbench.engine as engine
+from deedbench.cli.main import app
+
+seen = {}
+
+def heavy():
+    return sorted({name.partition(".")[0] for name in sys.modules} & set(HEAVY))
+
+execute = engine.execute
+
+async def probed(*args, **kwargs):
+    result = await execute(*args, **kwargs)
+    seen["after_last_episode"] = heavy()
+    return result
+
+engine.execute = probed
+try:
+    app(sys.argv[2:], prog_name="deedbench")
+except SystemExit as exc:
+    seen["code"] = exc.code
+seen["at_exit"] = heavy()
+with open(sys.argv[1], "w") as out:
+    json.dump(seen, out)
+"""
+
+
+def probe(tmp_path: Path, *args: str) -> dict[str, object]:
+    """Run `deedbench ARGS` in a fresh interpreter; what it had imported, and its exit code."""
+    seen = tmp_path / "seen.json"
+    script = f"HEAVY = {HEAVY!r}\n{PROBE}"
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(seen), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "DEEDBENCH_STORE": str(tmp_path / "unused.db")},
+    )
+    assert done.returncode == 0, done.stderr
+    result: dict[str, object] = json.loads(seen.read_text())
+    assert result.get("code") in (None, 0), done.stdout + done.stderr
+    return result
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store with one small run of a baseline agent (made in a fresh interpreter too)."""
+    folder = tmp_path_factory.mktemp("startup")
+    path = folder / "store.db"
+    run = ("run", "tac", "--agent", "baseline/random", "--limit", "2", "--epochs", "1")
+    probe(folder, *run, "--run-id", "small", "--store", str(path))
+    return path
+
+
+def test_help_imports_no_sdk_and_no_statistics(tmp_path: Path) -> None:
+    assert probe(tmp_path, "--help")["at_exit"] == []
+    assert probe(tmp_path, "run", "--help")["at_exit"] == []
+
+
+def test_show_and_export_import_no_statistics(tmp_path: Path, store: Path) -> None:
+    with closing(sqlite3.connect(store)) as db:
+        (sample,) = db.execute("SELECT sample_id FROM episodes LIMIT 1").fetchone()
+    assert probe(tmp_path, "show", "small", sample, "--store", str(store))["at_exit"] == []
+    for format in ("jsonl", "csv"):
+        out = tmp_path / f"episodes.{format}"
+        export = ("export", "small", "--format", format, "--output", str(out))
+        assert probe(tmp_path, *export, "--store", str(store))["at_exit"] == []
+        assert len(out.read_text().splitlines()) >= 4  # it did export the episodes
+
+
+def test_a_model_run_imports_statistics_only_after_its_last_episode(tmp_path: Path) -> None:
+    with FakeModelServer("openai", tac_player) as server:
+        seen = probe(
+            tmp_path,
+            "run", "tac", "--agent", "openai-compatible/fake", "--base-url", server.base_url,
+            "--limit", "2", "--epochs", "1", "--store", str(tmp_path / "store.db"),
+        )  # fmt: skip
+        assert server.hits > 0
+    assert seen["after_last_episode"] == ["openai"]
+    assert "scipy" in seen["at_exit"]  # the summary's intervals: the probe sees imports
