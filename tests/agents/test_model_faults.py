@@ -17,12 +17,14 @@ import asyncio
 import gc
 import socket
 import sqlite3
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import closing
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import pytest
+import tenacity
 
 from deedbench.agents import (
     AdaptiveLimiter,
@@ -313,6 +315,77 @@ def test_nothing_is_sent_after_an_abort(server: FakeModelServer) -> None:
     with pytest.raises(RunAborted, match="unknown parameter: foo"):
         ask(agent)  # the same request would be rejected again: it is not sent
     assert server.hits == 1
+
+
+# --- the retry loop is built only for a call that needs it -------------------------------------
+
+
+@pytest.fixture
+def loops_built(monkeypatch: pytest.MonkeyPatch) -> list[tenacity.AsyncRetrying]:
+    """Every tenacity retry loop built from now on, however its class was imported."""
+    built: list[tenacity.AsyncRetrying] = []
+    init = tenacity.AsyncRetrying.__init__
+
+    def counted(self: tenacity.AsyncRetrying, *args: Any, **kwargs: Any) -> None:
+        built.append(self)
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(tenacity.AsyncRetrying, "__init__", counted)
+    return built
+
+
+def test_a_first_attempt_that_succeeds_builds_no_retry_loop(
+    server: FakeModelServer, loops_built: list[tenacity.AsyncRetrying]
+) -> None:
+    agent = make_agent(server)
+    for _ in range(3):
+        server.script(Reply(text="ok"))
+        assert ask(agent).content == "ok"
+    assert server.hits == 3
+    assert loops_built == []
+
+
+def test_a_transient_fault_retries_with_the_policy_counting_the_first_attempt(
+    server: FakeModelServer, loops_built: list[tenacity.AsyncRetrying]
+) -> None:
+    limiter = AdaptiveLimiter(8)
+    server.script(
+        Reply(status=429, headers={"retry-after": "0.3"}),
+        Reply(status=503, headers={"retry-after": "0.2"}),
+        Reply(text="ok"),
+    )
+    started = time.monotonic()
+    assert ask(make_agent(server, limiter=limiter)).content == "ok"
+    assert time.monotonic() - started >= 0.5  # both Retry-After waits, the first one's too
+    assert server.hits == 3
+    assert len(loops_built) == 1
+    assert limiter.limit == 4  # the first attempt's 429 counted as a rate limit
+
+    server.responder = lambda body: Reply(status=500, headers=SOON)
+    with pytest.raises(InfrastructureError, match=f"gave up after {ATTEMPTS} attempts"):
+        ask(make_agent(server))
+    assert server.hits == 3 + ATTEMPTS  # the first attempt is one of max_attempts
+
+
+def test_the_retry_time_budget_counts_the_first_attempts_time(server: FakeModelServer) -> None:
+    server.responder = lambda body: Reply(status=500, delay=0.4)
+    agent = AGENTS[server.protocol](
+        "fake-model",
+        base_url=server.base_url,
+        retry=RetryPolicy(max_attempts=10, max_seconds=0.3, initial_wait=0.01, max_wait=0.05),
+    )
+    with pytest.raises(InfrastructureError, match="gave up after 1 attempts"):
+        ask(agent)
+    assert server.hits == 1
+
+
+def test_timeouts_before_the_answer_are_counted_from_the_first_attempt(
+    server: FakeModelServer,
+) -> None:
+    server.script(Reply(text="late", delay=1.0), Reply(text="late", delay=1.0), Reply(text="ok"))
+    message = ask(make_agent(server, timeout=0.2))
+    assert message.content == "ok"
+    assert message.usage is not None and message.usage.timeouts == 2
 
 
 # --- permanent faults -------------------------------------------------------------------------

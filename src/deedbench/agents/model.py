@@ -14,17 +14,7 @@ import re
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Any, ClassVar
-
-from tenacity import (
-    AsyncRetrying,
-    RetryCallState,
-    retry_if_exception_type,
-    stop_after_attempt,
-    stop_after_delay,
-    wait_exponential,
-    wait_random,
-)
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from deedbench.agents.cache import Cache, cache_key
 from deedbench.agents.limiter import AdaptiveLimiter, Limiter
@@ -32,6 +22,9 @@ from deedbench.engine import AgentContext
 from deedbench.errors import ContextExceeded, InfrastructureError, RunAborted, TransientError
 from deedbench.records import GenerationParams, Message, RetryPolicy
 from deedbench.secrets import redact, redact_bytes, register_secret
+
+if TYPE_CHECKING:  # tenacity is imported when a call first needs a retry
+    from tenacity import RetryCallState
 
 __all__ = ["ModelAgent", "fast_http_client"]
 
@@ -129,37 +122,75 @@ class ModelAgent(ABC):
         return message
 
     async def _call_with_retries(self, request: dict[str, Any]) -> tuple[dict[str, Any], int]:
-        """The raw response, and how many attempts timed out before it came."""
+        """The raw response, and how many attempts timed out before it came.
+
+        The first attempt is a plain call: most calls succeed at once, and building the
+        retry loop for each of them cost a few percent of the client's CPU per call.
+        """
         if self._aborted is not None:  # the same request would be refused the same way
             raise self._aborted
         started = time.monotonic()
+        try:
+            return await self._attempt(request), 0
+        except TransientError as failure:
+            return await self._retry(request, failure, started)
+
+    async def _attempt(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Send once within the limiter; raise what `classify` makes of a failure."""
+        async with self.limiter.slot():
+            try:
+                self.calls_made += 1
+                raw = await self.send(request)
+            except Exception as exc:
+                failure = self.classify(exc)
+                if isinstance(failure, TransientError):
+                    if failure.rate_limited:
+                        await self.limiter.rate_limited()
+                elif isinstance(failure, RunAborted):
+                    self._aborted = failure
+                raise failure from None
+        await self.limiter.succeeded()
+        return raw
+
+    async def _retry(
+        self, request: dict[str, Any], first: TransientError, started: float
+    ) -> tuple[dict[str, Any], int]:
+        """The retry loop after a first attempt (begun at `started`) failed with `first`.
+
+        The loop's own first attempt replays that failure, so tenacity counts it, waits
+        after it (Retry-After honoured) and stops as if it had made it: at
+        `max_attempts` attempts, or `max_seconds` after `started`.
+        """
+        from tenacity import AsyncRetrying, retry_if_exception_type
+
+        policy = self.retry
+
+        def stop(state: RetryCallState) -> bool:  # stop_after_attempt | stop_after_delay
+            ended = state.outcome_timestamp or time.monotonic()
+            return state.attempt_number >= policy.max_attempts or (
+                ended - started >= policy.max_seconds
+            )
+
         retrying = AsyncRetrying(
-            stop=stop_after_attempt(self.retry.max_attempts)
-            | stop_after_delay(self.retry.max_seconds),
+            stop=stop,
             wait=self._wait,
             retry=retry_if_exception_type(TransientError),
             reraise=True,
         )
-        attempts = timeouts = 0
+        replay: TransientError | None = first
+        attempts, timeouts = 0, int(first.timed_out)
         try:
             async for attempt in retrying:
                 with attempt:
                     attempts += 1
-                    async with self.limiter.slot():
-                        try:
-                            self.calls_made += 1
-                            raw = await self.send(request)
-                        except Exception as exc:
-                            failure = self.classify(exc)
-                            if isinstance(failure, TransientError):
-                                timeouts += failure.timed_out
-                                if failure.rate_limited:
-                                    await self.limiter.rate_limited()
-                            elif isinstance(failure, RunAborted):
-                                self._aborted = failure
-                            raise failure from None
-                    await self.limiter.succeeded()
-                    return raw, timeouts
+                    if replay is not None:
+                        failure, replay = replay, None
+                        raise failure
+                    try:
+                        return await self._attempt(request), timeouts
+                    except TransientError as failure:
+                        timeouts += failure.timed_out
+                        raise
         except TransientError as exc:
             elapsed = time.monotonic() - started
             raise InfrastructureError(
@@ -174,6 +205,8 @@ class ModelAgent(ABC):
         exc = state.outcome.exception() if state.outcome else None
         if isinstance(exc, TransientError) and exc.retry_after is not None:
             return min(exc.retry_after, self.retry.max_wait)
+        from tenacity import wait_exponential, wait_random
+
         backoff = wait_exponential(
             multiplier=self.retry.initial_wait, max=self.retry.max_wait
         ) + wait_random(0, self.retry.initial_wait)
