@@ -354,8 +354,14 @@ def test_a_transient_fault_retries_with_the_policy_counting_the_first_attempt(
         Reply(status=503, headers={"retry-after": "0.2"}),
         Reply(text="ok"),
     )
+    agent = AGENTS[server.protocol](
+        "fake-model",
+        base_url=server.base_url,
+        limiter=limiter,
+        retry=RetryPolicy(max_attempts=3, max_seconds=20.0, initial_wait=0.01, max_wait=5.0),
+    )
     started = time.monotonic()
-    assert ask(make_agent(server, limiter=limiter)).content == "ok"
+    assert ask(agent).content == "ok"
     assert time.monotonic() - started >= 0.5  # both Retry-After waits, the first one's too
     assert server.hits == 3
     assert len(loops_built) == 1
