@@ -49,6 +49,22 @@ def test_rate_confidence_level() -> None:
     assert wide.ci_low < narrow.ci_low < 0.3 < narrow.ci_high < wide.ci_high
 
 
+@given(
+    n=st.integers(min_value=1, max_value=5000),
+    confidence=st.sampled_from([0.5, 0.8, 0.9, 0.95, 0.99, 0.999]),
+    data=st.data(),
+)
+def test_rate_is_scipys_wilson_interval_to_the_last_bit(
+    n: int, confidence: float, data: st.DataObject
+) -> None:
+    """rate() computes the interval itself (without binomtest's p-value search): reports
+    made before and after show the same numbers."""
+    k = data.draw(st.integers(min_value=0, max_value=n))
+    scipy_ci = stats.binomtest(k, n).proportion_ci(confidence, method="wilson")
+    result = rate(k, n, confidence)
+    assert (result.ci_low, result.ci_high) == (float(scipy_ci.low), float(scipy_ci.high))
+
+
 def test_rate_of_nothing_has_no_value() -> None:
     assert rate(0, 0) == Rate(k=0, n=0, value=None, ci_low=None, ci_high=None)
 

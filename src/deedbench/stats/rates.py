@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from pydantic import BaseModel
@@ -28,10 +29,22 @@ def rate(k: float, n: int, confidence: float = 0.95) -> Rate:
         raise ValueError(f"rate() takes a count of 0/1 outcomes; got k={k}")
     if n == 0:
         return Rate(k=k, n=0, value=None, ci_low=None, ci_high=None)
-    from scipy import stats  # imported where statistics are computed, not with the module
+    low, high = _wilson(int(k), n, confidence)
+    return Rate(k=k, n=n, value=k / n, ci_low=low, ci_high=high)
 
-    interval = stats.binomtest(int(k), n).proportion_ci(confidence, method="wilson")
-    return Rate(k=k, n=n, value=k / n, ci_low=float(interval.low), ci_high=float(interval.high))
+
+def _wilson(k: int, n: int, confidence: float) -> tuple[float, float]:
+    """The two-sided Wilson score interval, computed as scipy's
+    `binomtest(k, n).proportion_ci(confidence, method="wilson")` computes it (the same
+    floats), without the test's p-value search that cost a summary ~5 ms per rate."""
+    from scipy.special import ndtri  # imported where statistics are computed
+
+    z = float(ndtri(0.5 + 0.5 * confidence))
+    p = k / n
+    denom = 2 * (n + z**2)
+    center = (2 * n * p + z**2) / denom
+    delta = z / denom * math.sqrt(4 * n * p * (1 - p) + z**2)
+    return (0.0 if k == 0 else center - delta), (1.0 if k == n else center + delta)
 
 
 class ChanceTest(BaseModel):
