@@ -155,6 +155,10 @@ def run(
     store: StoreOption = None,
 ) -> None:
     """Run an agent through a benchmark, or resume a run by its id."""
+    from deedbench.agents.preload import import_sdk_early
+
+    if agent is not None and executor == "local" and (workers or 1) == 1:
+        import_sdk_early(agent)  # this process builds the agent: import its SDK meanwhile
     from deedbench.agents import AgentSettings, GenerationParams, is_model_spec, settings_for
     from deedbench.benchmarks import load_benchmark
     from deedbench.engine import plan_run, resume_run
