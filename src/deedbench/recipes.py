@@ -8,6 +8,7 @@ the run recorded, with that process's response cache and its share of the concur
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from deedbench.agents import CallLimits, Providers, is_model_spec, resolve_agent
@@ -15,7 +16,7 @@ from deedbench.agents.registry import MODEL_PROTOCOLS
 from deedbench.benchmarks import BUILTIN, load_benchmark
 from deedbench.engine import Agent, Benchmark, Built, EpisodeCache, RunConfig
 
-__all__ = ["RunRecipe"]
+__all__ = ["RunRecipe", "modules_to_preload"]
 
 
 @dataclass(frozen=True)
@@ -39,15 +40,10 @@ class RunRecipe:
         module of one of deedbench's benchmarks, each model's agent module and SDK. (Not
         another package's or a python/ benchmark's or agent's module: a fork server dies of
         any error but ImportError in what it preloads.)"""
-        names = [__name__]
-        if self.config.benchmark in BUILTIN:
-            names.append(BUILTIN[self.config.benchmark].partition(":")[0])
         user = self.config.user
-        for spec in (self.config.agent, user.spec if user is not None else ""):
-            if is_model_spec(spec):
-                module, _, package = MODEL_PROTOCOLS[spec.partition("/")[0]]
-                names += [module, package]
-        return tuple(dict.fromkeys(names))
+        return modules_to_preload(
+            self.config.benchmark, (self.config.agent, user.spec if user is not None else "")
+        )
 
     def build(
         self, cache: EpisodeCache | None, concurrency: int, limits: CallLimits | None = None
@@ -62,6 +58,18 @@ class RunRecipe:
         providers = Providers(cache if self.uses_cache else None, concurrency, limits)
         agent = _agent(self.config, benchmark, providers)
         return Built(benchmark, agent, providers.aclose)
+
+
+def modules_to_preload(benchmark: str, specs: Iterable[str]) -> tuple[str, ...]:
+    """What building a recipe of `benchmark` with agents `specs` imports (`RunRecipe.modules`)."""
+    names = [__name__]
+    if benchmark in BUILTIN:
+        names.append(BUILTIN[benchmark].partition(":")[0])
+    for spec in specs:
+        if is_model_spec(spec):
+            module, _, package = MODEL_PROTOCOLS[spec.partition("/")[0]]
+            names += [module, package]
+    return tuple(dict.fromkeys(names))
 
 
 def _agent(config: RunConfig, benchmark: Benchmark, providers: Providers) -> Agent:

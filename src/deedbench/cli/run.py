@@ -159,6 +159,11 @@ def run(
 
     if agent is not None and executor == "local" and (workers or 1) == 1:
         import_sdk_early(agent)  # this process builds the agent: import its SDK meanwhile
+    elif agent is not None and executor == "local":  # the workers' fork server imports it
+        from deedbench.engine.workers import start_fork_server
+        from deedbench.recipes import modules_to_preload
+
+        start_fork_server(modules_to_preload(benchmark, [agent]))
     from deedbench.agents import AgentSettings, GenerationParams, is_model_spec, settings_for
     from deedbench.benchmarks import load_benchmark
     from deedbench.engine import plan_run, resume_run

@@ -46,6 +46,7 @@ import threading
 import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from multiprocessing import forkserver
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
@@ -69,7 +70,7 @@ from deedbench.errors import ExecutorError, RunAborted
 from deedbench.records import EpisodeKey, EpisodeRecord
 from deedbench.secrets import redact
 
-__all__ = ["ProcessExecutor"]
+__all__ = ["ProcessExecutor", "start_fork_server"]
 
 _STOP = "stop"  # the driver's last message to a worker
 _PR_SET_PDEATHSIG = 1
@@ -113,7 +114,7 @@ class ProcessExecutor(Executor):
         base, extra = divmod(concurrency, workers)
         self.shares = [max(1, base + (index < extra)) for index in range(workers)]
         self.capacity = sum(self.shares)
-        self._preload = ["deedbench.engine.workers", *preload]
+        self._preload = preload
         self._stop_seconds = stop_seconds
         self._workers: list[_Worker] = []
         self._queue: asyncio.Queue[Event] = asyncio.Queue()
@@ -123,8 +124,7 @@ class ProcessExecutor(Executor):
     async def start(self) -> None:
         if os.name != "posix":  # the driver watches the workers' pipes with add_reader
             raise ExecutorError("worker processes need a POSIX system (Linux, macOS)")
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(self._preload)  # no effect once the server runs
+        context = start_fork_server(self._preload)
         loop = asyncio.get_running_loop()
         environment = dict(os.environ)
         for index, share in enumerate(self.shares):
@@ -268,6 +268,17 @@ class ProcessExecutor(Executor):
     def _check_done(self) -> None:
         if all(worker.done for worker in self._workers):
             self._all_done.set()
+
+
+def start_fork_server(preload: Sequence[str]) -> Any:
+    """Start this process's fork server, unless it runs already, importing this module and
+    `preload`; returns the forkserver context. The CLI calls it as soon as it knows the
+    run has workers, so that the server's imports (the SDK: most of a second) overlap the
+    driver's planning on another core; the executor's start calls it again (a no-op)."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__, *preload])  # no effect once the server runs
+    forkserver.ensure_running()
+    return context
 
 
 def _serve(jobs: Connection, results: Connection, environment: dict[str, str], share: int) -> None:
