@@ -28,6 +28,7 @@ import asyncio
 import json
 import socket
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -90,6 +91,10 @@ class FakeModelServer:
         self._lock = threading.Lock()
         self._in_flight = 0
         self.max_in_flight = 0
+        # Wall-clock times (time.time(), comparable across processes) of the first
+        # request's arrival and the last answer's sending, for start-up and exit timings.
+        self.first_request_at: float | None = None
+        self.last_answer_at: float | None = None
         self._socket = socket.create_server(("127.0.0.1", 0))
         self._address: tuple[str, int] = self._socket.getsockname()[:2]
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -188,6 +193,8 @@ class FakeModelServer:
                     body = json.loads(data or b"{}")
                 except json.JSONDecodeError:
                     body = {}
+                if self.first_request_at is None:
+                    self.first_request_at = time.time()
                 number, reply = self._next_reply(body, headers)
                 self._in_flight += 1
                 self.max_in_flight = max(self.max_in_flight, self._in_flight)
@@ -198,6 +205,7 @@ class FakeModelServer:
                         writer.transport.abort()
                         return
                     writer.write(self._response(reply, body, number))
+                    self.last_answer_at = time.time()
                 finally:
                     self._in_flight -= 1
                 if headers.get("connection", "").lower() == "close":

@@ -3,8 +3,10 @@
     python -m deedbench.testing.serve --protocol openai --delay 0.2 --fault-rate 0.2
 
 Prints the base URL on the first line, then serves until interrupted or terminated,
-when it prints how many requests it received ("requests: N"). Running it apart from
-the client keeps the server's work off the client's interpreter.
+when it prints when the first request came and the last answer went (wall-clock
+seconds: "first_request_at: T", "last_answer_at: T") and, last, how many requests it
+received ("requests: N"). Running it apart from the client keeps the server's work off
+the client's interpreter.
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ def main() -> None:
     signal.signal(signal.SIGTERM, lambda *_: stopped.set())
     signal.signal(signal.SIGINT, lambda *_: stopped.set())
     stopped.wait()
+    for name in ("first_request_at", "last_answer_at"):  # wall-clock seconds, or None
+        print(f"{name}: {getattr(server, name)}", flush=True)
     print(f"requests: {server.hits}", flush=True)
     sys.exit(0)  # the server's thread is a daemon: it ends here, clients connected or not
 
