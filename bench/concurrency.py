@@ -20,9 +20,16 @@ fork server imports deedbench and the SDK, once per process); "ready" says when 
 `--cli` times the command a user types instead, each worker count in a fresh process
 (interpreter start, imports, workers, summary and all) against a clean server, with the
 response cache on, as `deedbench run` has it by default; `--src` runs another checkout's
-deedbench that way, for an A/B.
+deedbench that way, for an A/B. From the server's clock it prints the time from process
+start to the first request, the run phase (first request to last answer) against the
+ideal, and the last answer to exit. `--per-call CALLS` prints the client CPU per call of
+each protocol (OpenAI chat, Anthropic messages) split into the SDK's and deedbench's own.
 
-Target (issue 3): within 1.2x of ideal; every episode recorded once.
+    python bench/concurrency.py --per-call 3000
+
+Targets: within 1.2x of ideal, every episode recorded once (issue 3); with --cli, first
+request within 0.6 s of process start, last answer to exit under 0.2 s, whole wall time
+within 1.3x of ideal (issue 14).
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from deedbench.agents import AgentSettings, GenerationParams
@@ -163,35 +171,52 @@ def one_run(
 
 def cli_run(
     url: str, store: Path, epochs: int, concurrency: int, workers: int, src: str | None
-) -> None:
-    """`deedbench run` in a fresh process, timed from start to exit (wall time only: the
-    workers' fork server outlives the command, so its CPU is nobody's child to count)."""
+) -> tuple[int, float, float]:
+    """`deedbench run` in a fresh process; its wall-clock start and end (the workers' fork
+    server outlives the command, so its CPU is nobody's child to count) and the episodes
+    it recorded."""
     command = [sys.executable, "-c", "from deedbench.cli.main import main; main()", "run", "tac"]
     command += ["--agent", "openai-compatible/fake", "--base-url", url, "--epochs", str(epochs)]
     command += ["--concurrency", str(concurrency), "--workers", str(workers)]
     command += ["--run-id", f"cli-{workers}w", "--store", str(store)]
-    start = time.perf_counter()
     env = {**os.environ, "PYTHONPATH": src} if src else None
+    start = time.time()
     subprocess.run(command, check=True, capture_output=True, env=env)
-    elapsed = time.perf_counter() - start
+    end = time.time()
     with sqlite3.connect(store) as db:
-        records, scored = db.execute(
-            "SELECT COUNT(*), SUM(status = 'scored') FROM episodes WHERE run_id = ?",
-            (f"cli-{workers}w",),
+        (scored,) = db.execute(
+            "SELECT SUM(status = 'scored') FROM episodes WHERE run_id = ?", (f"cli-{workers}w",)
         ).fetchone()
+    return scored or 0, start, end
+
+
+def cli_report(
+    workers: int, epochs: int, latency: float, concurrency: int, scored: int,
+    start: float, end: float, served: dict[str, float],
+) -> None:  # fmt: skip
+    """What a user waits for, from the server's clock: start to first request, the run
+    phase (first request to last answer), last answer to exit, against the ideal."""
     episodes = 96 * epochs
+    ideal = episodes * CALLS_PER_EPISODE * latency / concurrency
+    first, last = served["first_request_at"], served["last_answer_at"]
     print(
-        f"cli-{workers}w: `deedbench run` of {episodes} episodes, wall {elapsed:.2f} s; "
-        f"{records} records, {scored} scored"
+        f"cli-{workers}w: `deedbench run` of {episodes} episodes ({scored} scored), "
+        f"wall {end - start:.2f} s, ideal {ideal:.2f} s, ratio {(end - start) / ideal:.2f}x; "
+        f"start to first request {first - start:.2f} s, run phase {last - first:.2f} s "
+        f"({(last - first) / ideal:.2f}x of ideal), last answer to exit {end - last:.2f} s"
     )
 
 
-def serve(latency: float, fault_rate: float) -> tuple[subprocess.Popen[str], str]:
+def serve(
+    latency: float, fault_rate: float, protocol: str = "openai"
+) -> tuple[subprocess.Popen[str], str]:
     process = subprocess.Popen(
         [
             sys.executable,
             "-m",
             "deedbench.testing.serve",
+            "--protocol",
+            protocol,
             "--delay",
             str(latency),
             "--fault-rate",
@@ -202,6 +227,74 @@ def serve(latency: float, fault_rate: float) -> tuple[subprocess.Popen[str], str
     )
     assert process.stdout is not None
     return process, process.stdout.readline().strip()
+
+
+def served(out: str) -> dict[str, float]:
+    """The server's closing lines: first_request_at and last_answer_at (where it has them:
+    an older deedbench's server under PYTHONPATH prints only requests), requests."""
+    lines = dict(line.split(": ", 1) for line in out.splitlines() if ": " in line)
+    names = ("first_request_at", "last_answer_at", "requests")
+    return {name: float(lines[name]) for name in names if lines.get(name, "None") != "None"}
+
+
+def per_call_cpu(protocol: str, calls: int, in_flight: int) -> None:
+    """Client CPU per call, split: the official SDK's `post` alone (request building,
+    HTTP over its aiohttp transport, its error checks) against deedbench's whole call
+    (`ModelAgent.next_turn`: the request from the conversation, the limiter, the first
+    attempt, decoding and parsing into a Message). Both against a server in its own
+    process answering at once, `in_flight` calls at a time; the difference is
+    deedbench's own."""
+    from deedbench.agents.anthropic_agent import AnthropicAgent
+    from deedbench.agents.openai_agent import OpenAICompatibleAgent
+    from deedbench.engine import AgentContext, Message
+
+    process, url = serve(0.0, 0.0, protocol)
+    try:
+        os.environ.setdefault("ANTHROPIC_API_KEY", "sk-bench-not-a-key")
+        kind = OpenAICompatibleAgent if protocol == "openai" else AnthropicAgent
+        agent = kind("fake", base_url=url, params=GenerationParams(timeout=30))
+        messages = [
+            Message(role="system", content="You are a travel assistant."),
+            Message(role="user", content="Find me a day trip in Seville."),
+        ]
+        context = AgentContext(sample_id="s", condition="base", epoch=1, seed=1)
+        request = agent.build_request(messages, [], context)
+        path = "/chat/completions" if protocol == "openai" else "/v1/messages"
+
+        async def measure() -> dict[str, float]:
+            async def sdk() -> None:
+                await agent.client().post(path, body=request, cast_to=bytes)
+
+            async def whole() -> None:
+                await agent.next_turn(messages, [], context)
+
+            cpu: dict[str, float] = {}
+            for name, call in (("sdk", sdk), ("deedbench", whole)) * 2:  # second round kept
+                slots = asyncio.Semaphore(in_flight)
+
+                async def one(
+                    call: Callable[[], Awaitable[None]] = call, slots: asyncio.Semaphore = slots
+                ) -> None:
+                    async with slots:
+                        await call()
+
+                before = time.process_time()
+                await asyncio.gather(*(one() for _ in range(calls)))
+                cpu[name] = (time.process_time() - before) / calls
+            await agent.aclose()
+            return cpu
+
+        cpu = asyncio.run(measure())
+    finally:
+        process.terminate()
+        process.communicate()
+    own = cpu["deedbench"] - cpu["sdk"]
+    print(
+        f"per call, {protocol} ({calls} calls, {in_flight} in flight): client CPU "
+        f"{1000 * cpu['deedbench']:.2f} ms, of which the SDK's post "
+        f"{1000 * cpu['sdk']:.2f} ms ({cpu['sdk'] / cpu['deedbench']:.0%}) and deedbench's own "
+        f"{1000 * own:.2f} ms ({own / cpu['deedbench']:.0%})"
+    )
 
 
 def main() -> None:
@@ -218,17 +311,28 @@ def main() -> None:
     )
     parser.add_argument("--cli", action="store_true", help="time `deedbench run` end to end")
     parser.add_argument("--src", help="with --cli: the src folder of the deedbench to run")
+    parser.add_argument(
+        "--per-call",
+        type=int,
+        metavar="CALLS",
+        help="measure client CPU per call (SDK vs deedbench's own), each protocol, CALLS calls",
+    )
     args = parser.parse_args()
     if args.cli:
         with tempfile.TemporaryDirectory() as tmp:
             for workers in args.workers:
                 process, url = serve(args.latency, 0.0)
                 try:
-                    store = Path(tmp) / "cli.db"
-                    cli_run(url, store, args.epochs, args.concurrency, workers, args.src)
+                    store = Path(tmp) / f"cli-{workers}w.db"
+                    done = cli_run(url, store, args.epochs, args.concurrency, workers, args.src)
                 finally:
                     process.terminate()
-                    process.communicate()
+                    out, _ = process.communicate()
+                cli_report(workers, args.epochs, args.latency, args.concurrency, *done, served(out))
+        return
+    if args.per_call:
+        for protocol in ("openai", "anthropic"):
+            per_call_cpu(protocol, args.per_call, args.concurrency)
         return
     runs = [
         (f"{kind}-{workers}w", fault_rate, workers)
@@ -251,7 +355,7 @@ def main() -> None:
             finally:
                 process.terminate()
                 out, _ = process.communicate()
-            result["calls"] = float(out.split("requests:")[1])  # every attempt, as served
+            result["calls"] = served(out)["requests"]  # every attempt, as served
             episodes = result["planned"]
             ideal = episodes * CALLS_PER_EPISODE * args.latency / args.concurrency
             accounted = result["scored"] + result["errors"]
