@@ -44,6 +44,15 @@ def test_the_cheapest_agent_buys_the_cheapest_listing_of_every_sample(tmp_path: 
         assert record.score is not None and record.score.values["purchased"] == 1.0
         listings = bench.variant(record.sample_id).experiences
         assert record.score.choice == min(listings, key=lambda e: e.price).id, record.sample_id
+    # the report calls it the user's own agent, not a baseline
+    page = tmp_path / "report.html"
+    subprocess.run(
+        [str(SCRIPT), "report", "ex", "--html", str(page)], cwd=tmp_path, check=True,
+        capture_output=True,
+    )  # fmt: skip
+    text = page.read_text(encoding="utf-8")
+    assert "No model calls were recorded (your own agent, python/cheapest:cheapest)" in text
+    assert "baseline agent" not in text
 
 
 def test_the_model_agent_asks_an_openai_compatible_server(tmp_path: Path) -> None:
