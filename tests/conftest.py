@@ -4,6 +4,8 @@ tests marked `realmodel` (a real model server, minutes per run) run only when as
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -35,3 +37,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "realmodel" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture
+def working_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh working folder that is not on `sys.path`, as under the `deedbench` console
+    script (whose bin folder comes first instead): `sys.path` is restored afterwards."""
+    folder = tmp_path / "here"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(folder))])
+    return folder

@@ -124,6 +124,17 @@ def test_python_module_attr_names_a_benchmark_class_on_the_path(
         benchmark_class("python/no_such_module_here:X")
 
 
+def test_a_python_benchmark_in_the_working_folder_needs_no_pythonpath(
+    working_folder: Path,
+) -> None:
+    (working_folder / "deedbench_here_bench.py").write_text(
+        (PACKAGE / "tinybench.py").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    cls = benchmark_class("python/deedbench_here_bench:TinyBench")
+    assert cls.name == "python/deedbench_here_bench:TinyBench"
+    assert cls(None).values == {"count": 2}
+
+
 def test_deedbench_registers_its_own_four_first() -> None:
     assert list(benchmarks())[:4] == ["tac", "retail", "taubench-retail", "taubench-airline"]
     with pytest.raises(BenchmarkError, match=r"Valid benchmarks: retail, tac, .*python/MODULE"):

@@ -128,6 +128,14 @@ def test_python_spec_instantiates_an_agent_class(tac: Benchmark, module_name: st
     assert reply(agent).content == "class:hello"
 
 
+def test_python_spec_imports_from_the_working_folder(tac: Benchmark, working_folder: Path) -> None:
+    """`python/cheapest:cheapest` beside cheapest.py, without PYTHONPATH=."""
+    name = f"deedbench_test_agents_{next(_module_numbers)}"
+    (working_folder / f"{name}.py").write_text(textwrap.dedent(AGENT_MODULE))
+    agent = resolve_agent(f"python/{name}:turn", tac)
+    assert reply(agent, "hey") == Message(role="assistant", content="function:hey")
+
+
 @pytest.mark.parametrize(
     ("target", "problem"),
     [("no_such_module_xyz:agent", "No module named"), ("{module}:missing", "missing")],

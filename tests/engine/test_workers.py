@@ -200,6 +200,23 @@ def test_preparing_reports_an_agent_the_workers_cannot_build(tmp_path: Path) -> 
     assert multiprocessing.active_children() == []
 
 
+def test_workers_import_a_python_agent_from_the_working_folder(working_folder: Path) -> None:
+    """As `deedbench run --workers 2 --agent python/mine:Agent` beside mine.py, with the
+    working folder not on sys.path (the console script's case)."""
+    (working_folder / "deedbench_here_worker_agent.py").write_text(
+        "import os\n"
+        "from deedbench.engine import Message\n\n"
+        "class Agent:\n"
+        "    async def next_turn(self, messages, tools, context):\n"
+        "        return Message(role='assistant', content=f'pid {os.getpid()}')\n"
+    )
+    config = _config("here", "python/deedbench_here_worker_agent:Agent", samples=3)
+    assert _in_workers(config, working_folder / "runs.db") == 6
+    with RunStore(working_folder / "runs.db") as runs:
+        replies = {r.messages[-1].content for r in runs.episodes("here")}
+    assert replies and f"pid {os.getpid()}" not in replies
+
+
 def test_preparing_reports_a_key_missing_where_the_workers_run(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

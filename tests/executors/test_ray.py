@@ -39,6 +39,7 @@ from deedbench.executors.ray import (
     RayExecutor,
     RayNotInstalled,
     RayPool,
+    _py_modules,
     modules_to_ship,
     require_ray,
 )
@@ -292,6 +293,23 @@ def test_an_agent_module_that_is_not_installed_is_shipped_to_the_workers(
     assert len(stored) == 8
     pids = {r.messages[-1].content for r in stored.values()}
     assert f"pid {os.getpid()}" not in pids
+
+
+def test_python_agents_and_benchmarks_in_the_working_folder_are_shipped(
+    working_folder: Path,
+) -> None:
+    """What `deedbench run --executor ray` uploads for specs beside the user, found
+    without PYTHONPATH (no cluster needed: this is what the pool is given)."""
+    (working_folder / "deedbench_here_ray_agent.py").write_text("class Agent: ...\n")
+    (working_folder / "deedbench_here_ray_bench.py").write_text("class Bench: ...\n")
+    config = config_of("here", "tac", "python/deedbench_here_ray_agent:Agent", samples=1)
+    config = config.model_copy(update={"benchmark": "python/deedbench_here_ray_bench:Bench"})
+    ship = modules_to_ship([config])
+    assert ship == ["deedbench_here_ray_agent", "deedbench_here_ray_bench"]
+    assert _py_modules(ship) == [
+        str((working_folder / "deedbench_here_ray_agent.py").resolve()),
+        str((working_folder / "deedbench_here_ray_bench.py").resolve()),
+    ]
 
 
 def test_a_key_missing_everywhere_stops_the_run_before_it_is_recorded(

@@ -73,6 +73,41 @@ def test_an_exported_run_imports_back_to_the_same_figures(
         assert new.flips == old.flips and new.flips  # the choices came back too
 
 
+def test_compare_pairs_a_run_with_its_round_trip_through_inspect(tmp_path: Path) -> None:
+    """run, export .eval, import: the same data hash, so compare pairs every episode and the
+    two runs' figures are the same."""
+    store = ["--store", str(tmp_path / "runs.db")]
+
+    def cli(*args: str) -> str:
+        result = CliRunner().invoke(app, [*args, *store])
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    cli("run", "tac", "--agent", "baseline/random", "--limit", "8", "--epochs", "2",
+        "--run-id", "orig")  # fmt: skip
+    cli("export", "orig", "--format", "inspect", "-o", str(tmp_path / "logs"))
+    logs = sorted(str(p) for p in (tmp_path / "logs").glob("*.eval"))
+    (back,) = re.findall(r"imported run (\S+):", cli("import", "inspect", *logs))
+    with RunStore(tmp_path / "runs.db") as runs:
+        original, imported = runs.require_run("orig"), runs.require_run(back)
+    assert imported.data_hash == original.data_hash
+    assert imported.data_files == original.data_files and original.data_files
+    compared = json.loads(cli("compare", "orig", back, "--json"))
+    assert compared["unpaired"] == []
+    pairs = compared["versus_first_run"]
+    assert [(p["a"], p["b"]) for p in pairs] == [
+        ("orig/base", f"{back}/base"), ("orig/welfare", f"{back}/welfare"),
+    ]  # fmt: skip
+    for pair in pairs:
+        assert pair["mcnemar"]["n_shared"] == 16 and pair["difference"]["value"] == 0.0
+    rows = {(r["run_id"], r["condition"]): r for r in compared["rows"]}
+    for condition in ("base", "welfare"):
+        mine, theirs = rows["orig", condition], rows[back, condition]
+        assert theirs["metrics"] == mine["metrics"] and theirs["clustered"] == mine["clustered"]
+    welfare = [rows["orig", c]["metrics"]["welfare"]["value"] for c in ("base", "welfare")]
+    assert min(welfare) > 0 and max(welfare) < 1  # a real mix of outcomes was compared
+
+
 def test_upstream_tac_logs_import_as_one_run_grouped_like_deedbench_tac(
     upstream_logs: dict[str, Path],
 ) -> None:
@@ -257,11 +292,15 @@ def test_an_id_upstream_rejected_is_imported_as_invalid_not_harmful(tmp_path: Pa
         if record.sample_id in padded:
             assert record.score.choice == f" {top[record.sample_id]} "
             assert record.score.outcome == "invalid"
-            assert record.score.values == {"welfare": 0.0, "completed": 1.0, "harmful": 0.0}
+            # upstream's completed (it called the tool), and nothing bought there
+            assert record.score.values == {
+                "welfare": 0.0, "completed": 1.0, "harmful": 0.0, "purchased": 0.0,
+            }  # fmt: skip
             assert record.score.evidence[0].excerpt.endswith(f"[{UNKNOWN_ID_NOTE}]")
         else:
             expected = "harmful" if record.sample_id in harmful_top else "safe"
             assert record.score.outcome == expected
+            assert record.score.values["purchased"] == 1.0
     harmful = summarize(config, records).conditions[0].overall.metrics["harmful"]
     assert (harmful.k, harmful.n) == (len(harmful_top - padded), len(SAMPLE_IDS))
     assert harmful.k < len(harmful_top)  # what stripping the ids would have counted

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from deedbench.engine import EpisodeRecord, Message, Usage
-from deedbench.reports.cost import Price, PriceTable, run_costs
+from deedbench.reports.cost import Price, PriceTable, agent_kind, run_costs
 
 GPT_4O = Price(input=2.5, output=10.0, cached_input=1.25)
 SONNET_4 = Price(input=3.0, output=15.0, cached_input=0.3)
@@ -202,3 +202,15 @@ def test_a_role_without_a_model_is_unknown(table: PriceTable) -> None:
 
 def test_messages_without_usage_cost_nothing(table: PriceTable) -> None:
     assert run_costs([record()], {"assistant": "openai/gpt-4o"}, table) == []
+
+
+@pytest.mark.parametrize(
+    ("spec", "kind"),
+    [
+        ("baseline/random", "a baseline agent"),
+        ("python/cheapest:cheapest", "your own agent, python/cheapest:cheapest"),
+        ("mockllm/model", "agent mockllm/model"),  # an Inspect import's model
+    ],
+)
+def test_a_users_agent_is_named_as_theirs_not_a_baseline(spec: str, kind: str) -> None:
+    assert agent_kind(spec) == kind

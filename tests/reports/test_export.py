@@ -76,8 +76,8 @@ def test_summary_rows_carry_the_summary_numbers(random_run: Run) -> None:
         assert group.chance is not None and row["chance"] == group.chance.chance
         assert group.cluster_chance is not None
         assert row["p_below_chance_clustered"] == group.cluster_chance.p_below
-    # 2 conditions x (overall + 6 categories + 12 scenarios + 4 variants) x 4 metrics
-    assert len(rows) == 2 * (1 + 6 + 12 + 4) * 4
+    # 2 conditions x (overall + 6 categories + 12 scenarios + 4 variants) x 5 metrics
+    assert len(rows) == 2 * (1 + 6 + 12 + 4) * 5
     completion = next(r for r in rows if r["metric"] == "completion")
     assert completion["chance"] is None  # chance is about the primary metric only
 

@@ -4,7 +4,8 @@
 - ``openai/MODEL``, ``openai-compatible/MODEL`` (with a base URL), ``anthropic/MODEL``:
   a model behind an official SDK, imported only when used.
 - ``python/MODULE:ATTRIBUTE``: an importable agent object, agent class (called with no
-  arguments) or turn function (wrapped in `FunctionAgent`), for your own agents and tests.
+  arguments) or turn function (wrapped in `FunctionAgent`), for your own agents and tests;
+  the working folder is importable (``python/cheapest:cheapest`` beside cheapest.py).
 
 A run records each model agent's settings (`AgentSettings`, typed in its `RunConfig`), so
 a resumed run rebuilds exactly the agent it started with.
@@ -20,6 +21,7 @@ from deedbench.agents.function import FunctionAgent
 from deedbench.agents.limiter import CallLimits, Limiter, SharedLimits
 from deedbench.agents.model import ModelAgent
 from deedbench.engine import Agent, Benchmark
+from deedbench.engine.python_specs import import_target
 from deedbench.errors import AgentSpecError
 from deedbench.records import AgentSettings
 
@@ -146,9 +148,8 @@ def _model_agent(
 
 
 def _import_agent(target: str) -> Agent:
-    module_name, _, attribute = target.partition(":")
     try:
-        found: Any = getattr(import_module(module_name), attribute)
+        found: Any = import_target(target)
     except (ImportError, AttributeError) as exc:
         raise AgentSpecError(f"cannot import agent python/{target}: {exc}") from None
     if isinstance(found, type):

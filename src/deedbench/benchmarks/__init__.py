@@ -1,5 +1,6 @@
 """The benchmark registry: names found through the ``deedbench.benchmarks`` entry-point
-group, imported only when used, and ``python/MODULE:ATTR`` for a class on the path.
+group, imported only when used, and ``python/MODULE:ATTR`` for a class on the path (the
+working folder included).
 
 A package adds a benchmark without editing deedbench by declaring, in its
 pyproject.toml, ``[project.entry-points."deedbench.benchmarks"] NAME = "module:Class"``
@@ -16,6 +17,7 @@ from importlib import import_module
 from importlib.metadata import entry_points
 
 from deedbench.engine import Benchmark, BenchmarkError
+from deedbench.engine.python_specs import use_working_folder
 
 __all__ = [
     "BUILTIN",
@@ -76,6 +78,7 @@ def _python_class(spec: str) -> type[Benchmark]:
     target = spec.removeprefix(PYTHON)
     if ":" not in target:
         raise BenchmarkError(f"benchmark {spec!r}: expected {PYTHON}MODULE:ATTR")
+    use_working_folder()  # as for python/ agents: a module beside the user is found
     cls = _load(target, f"benchmark {spec!r}")
     return type(cls.__name__, (cls,), {"name": spec, "__module__": cls.__module__})
 

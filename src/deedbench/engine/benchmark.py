@@ -133,6 +133,11 @@ class Benchmark(ABC):
     def data_hash(self) -> str:
         """A content hash of the data the samples come from."""
 
+    def data_files(self) -> dict[str, str]:
+        """The files the samples were read from, name -> content hash, recorded with a run
+        so a reader sees which data it used (empty: the benchmark does not say)."""
+        return {}
+
     @abstractmethod
     def setup(self, sample: Sample, condition: str, seed: int) -> EpisodeSetup:
         """A fresh world, tools, opening messages and user for one episode."""

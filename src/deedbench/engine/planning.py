@@ -52,6 +52,7 @@ def new_run_config(
         benchmark=benchmark.name,
         benchmark_options=benchmark.options,
         data_hash=benchmark.data_hash(),
+        data_files=benchmark.data_files(),
         agent=agent,
         agent_params=agent_params,
         user=user,

@@ -42,7 +42,7 @@ somewhere else. What runs where:
   environment where set there (sent with the recipe in Ray's object store; never in the
   runtime environment, which Ray's dashboard shows), and the driver's working folder,
   which workers on the same machine enter, so relative data paths mean what they meant.
-  An agent given as `python/MODULE:ATTR` whose module is not installed (not under
+  An agent (or benchmark) given as `python/MODULE:ATTR` whose module is not installed (not under
   site-packages) is shipped with Ray's runtime environment (`py_modules`: its top-level
   package folder, or its file), given to `ray.init` (Ray uploads local folders for a
   whole job only; a process already connected to Ray gets a message to install the
@@ -100,6 +100,7 @@ from deedbench.engine.executor import (
     run_job,
     waiting,
 )
+from deedbench.engine.python_specs import use_working_folder
 
 __all__ = ["RayExecutor", "RayNotInstalled", "RayPool", "modules_to_ship", "require_ray"]
 
@@ -125,10 +126,12 @@ def require_ray() -> ModuleType:
 
 
 def modules_to_ship(configs: Iterable[RunConfig]) -> list[str]:
-    """The modules of the runs' `python/MODULE:ATTR` agents (and model-played users)."""
+    """The modules of the runs' `python/MODULE:ATTR` agents, model-played users and
+    benchmarks."""
     names = []
     for config in configs:
-        for spec in (config.agent, config.user.spec if config.user is not None else ""):
+        user = config.user.spec if config.user is not None else ""
+        for spec in (config.agent, user, config.benchmark):
             prefix, _, rest = spec.partition("/")
             if prefix == "python" and ":" in rest:
                 names.append(rest.partition(":")[0])
@@ -139,6 +142,7 @@ def _py_modules(names: Sequence[str]) -> list[str]:
     """What Ray must upload for `names` to import on every node: each top-level package
     folder (or single-file module) that is not installed, i.e. not under site-packages or
     the standard library. Installed ones must be installed on the nodes too."""
+    use_working_folder()  # where python/ specs are found (engine.python_specs)
     installed = [Path(p).resolve() for p in sysconfig.get_paths().values()]
     paths = []
     for name in names:

@@ -89,7 +89,7 @@ def _read_part(path: Path) -> _Part:
             str(metadata["benchmark"]),
             str(metadata["condition"]),
             {str(k): str(v) for k, v in (metadata.get("options") or {}).items()},
-            f"inspect:{log.eval.task_version}",
+            _data_hash(log.eval.task_version),
         )
         try:
             benchmark_class(part.benchmark)
@@ -105,6 +105,15 @@ def _read_part(path: Path) -> _Part:
     raise InspectLogError(
         f"{path}: task {log.eval.task!r} is neither {known} nor one of deedbench's tasks"
     )
+
+
+def _data_hash(task_version: object) -> str:
+    """deedbench's data hash, which its tasks and exports carry as the task version, kept as
+    it is, so `compare` pairs a run with its round trip through Inspect (the same samples);
+    any other version is marked as Inspect's."""
+    if isinstance(task_version, str) and task_version.startswith("sha256:"):
+        return task_version
+    return f"inspect:{task_version}"
 
 
 def _run(parts: list[_Part]) -> tuple[RunConfig, list[EpisodeRecord]]:
@@ -137,8 +146,18 @@ def _run(parts: list[_Part]) -> tuple[RunConfig, list[EpisodeRecord]]:
         deedbench_version=__version__,
         python_version=platform.python_version(),
         created_at=first.log.eval.created,
+        data_files=_data_files(first.log),
     )
     return config, records
+
+
+def _data_files(log: EvalLog) -> dict[str, str]:
+    """The files an exported run recorded reading (`RunConfig.data_files`), else none."""
+    recorded = (log.eval.metadata or {}).get("deedbench_run")
+    files = recorded.get("data_files") if isinstance(recorded, dict) else None
+    if not isinstance(files, dict):
+        return {}
+    return {str(k): str(v) for k, v in files.items()}
 
 
 def _provenance(part: _Part) -> dict[str, Any]:

@@ -76,7 +76,9 @@ class RunConfig(BaseModel):
 
     `agent_params` holds the model agent's settings, typed (`agent_settings`), or for other
     agents whatever their maker recorded (empty for a baseline; an Inspect import's
-    provenance). `user` is the model-played user, if the benchmark has one (stored as
+    provenance). `data_files` names the files the samples were read from, each with the
+    sha256 of its bytes (empty for runs recorded before it, and for benchmarks that do not
+    say). `user` is the model-played user, if the benchmark has one (stored as
     ``{}`` when not). `format` is the record format the run was written in (`FORMAT`).
     """
 
@@ -96,6 +98,7 @@ class RunConfig(BaseModel):
     python_version: str
     created_at: str
     format: int = FORMAT
+    data_files: dict[str, str] = Field(default_factory=dict)
 
     @field_validator("conditions")
     @classmethod

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from deedbench.records import EpisodeRecord, Usage
 
-__all__ = ["Price", "PriceTable", "RoleCost", "call_costs", "run_costs"]
+__all__ = ["Price", "PriceTable", "RoleCost", "agent_kind", "call_costs", "run_costs"]
 
 _DATE_SUFFIX = re.compile(r"-(\d{8}|\d{4}-\d{2}-\d{2})$")
 
@@ -119,3 +119,14 @@ def call_costs(calls: Iterable[tuple[str, str, Usage]], prices: PriceTable) -> l
             )
         )
     return result
+
+
+def agent_kind(spec: str) -> str:
+    """What a run's agent spec is, in words, for a report that says why it has no cost: a
+    user's own ``python/`` agent is theirs, not one of deedbench's baselines."""
+    prefix = spec.partition("/")[0]
+    if prefix == "baseline":
+        return "a baseline agent"
+    if prefix == "python":
+        return f"your own agent, {spec}"
+    return f"agent {spec}"

@@ -82,5 +82,19 @@ def test_scenarios_option_loads_other_data() -> None:
     assert bench.data_hash() != TacBenchmark().data_hash()
 
 
+def test_extra_scenarios_option_adds_to_the_builtin_samples() -> None:
+    builtin = TacBenchmark()
+    added = TacBenchmark({"extra_scenarios": str(OFFICIAL_FIXTURE)})
+    replaced = TacBenchmark({"scenarios": str(OFFICIAL_FIXTURE)})
+    assert [s.id for s in added.samples()] == [
+        *(s.id for s in builtin.samples()),
+        *(s.id for s in replaced.samples()),
+    ]
+    assert len({builtin.data_hash(), added.data_hash(), replaced.data_hash()}) == 3
+    assert len(builtin.data_files()) == 12
+    assert set(added.data_files()) == set(builtin.data_files()) | {str(OFFICIAL_FIXTURE)}
+    assert list(replaced.data_files()) == [str(OFFICIAL_FIXTURE)]
+
+
 def test_baselines_offered(bench: TacBenchmark) -> None:
     assert set(bench.baselines()) == {"random", "relevance", "welfare", "refuse"}

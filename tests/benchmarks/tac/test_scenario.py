@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import re
 from collections import Counter
@@ -20,6 +21,7 @@ from deedbench.benchmarks.tac.scenario import (
     BUILTIN_DIR,
     CATEGORIES,
     Scenario,
+    load_scenario_set,
     load_scenarios,
     scenarios_hash,
 )
@@ -365,6 +367,75 @@ def test_a_directory_of_valid_files_loads_in_name_order(tmp_path: Path) -> None:
     _write(tmp_path, "b.json", builtin_json("seville_bullfight"))
     _write(tmp_path, "a.json", builtin_json("oahu_dolphin_swim"))
     assert [s.id for s in load_scenarios(tmp_path)] == ["oahu_dolphin_swim", "seville_bullfight"]
+
+
+# ---------------------------------------------------------------------------
+# Adding scenarios to a set, and the files a set came from
+# ---------------------------------------------------------------------------
+
+
+def _lisbon() -> dict[str, Any]:
+    """A scenario of the user's: seville's shape under new ids."""
+    data = _seville()
+    data["id"] = "lisbon_example"
+    for index, experience in enumerate(data["experiences"]):
+        experience["id"] = f"lis-{index}"
+    ids = [e["id"] for e in data["experiences"]]
+    harmful = set(_seville()["harmful_ids"])
+    old = [e["id"] for e in _seville()["experiences"]]
+    data["harmful_ids"] = [new for new, was in zip(ids, old, strict=True) if was in harmful]
+    data["safe_ids"] = [new for new, was in zip(ids, old, strict=True) if was not in harmful]
+    return data
+
+
+def test_extra_scenarios_come_after_the_builtin_twelve(tmp_path: Path) -> None:
+    path = _write(tmp_path, "lisbon.json", _lisbon())
+    loaded = load_scenario_set(extra=tmp_path)
+    assert [s.id for s in loaded.scenarios] == [s.id for s in load_scenarios()] + ["lisbon_example"]
+    assert scenarios_hash(loaded.scenarios) != scenarios_hash(load_scenarios())
+    # every file read is named with the hash of its bytes; shipped ones as built-in/NAME
+    assert len(loaded.files) == 13
+    assert loaded.files["built-in/seville_bullfight.json"].startswith("sha256:")
+    assert loaded.files[str(path)] == "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_extra_scenarios_add_to_a_replaced_set(tmp_path: Path) -> None:
+    extra = _write(tmp_path, "lisbon.json", _lisbon())
+    loaded = load_scenario_set(OFFICIAL_FIXTURE, extra)
+    official = [s.id for s in load_scenarios(OFFICIAL_FIXTURE)]
+    assert [s.id for s in loaded.scenarios] == [*official, "lisbon_example"]
+    assert list(loaded.files) == [str(OFFICIAL_FIXTURE), str(extra)]
+
+
+def test_an_added_id_that_a_builtin_uses_names_both_files(tmp_path: Path) -> None:
+    path = _write(tmp_path, "mine.json", _seville())
+    with pytest.raises(BenchmarkError) as caught:
+        load_scenario_set(extra=path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: scenario 'seville_bullfight': id already used in ")
+    assert "built-in/seville_bullfight.json" in message
+    assert "-T scenarios=DIR" in message  # what to do about it
+
+
+def test_an_added_experience_id_that_a_builtin_uses_names_both_files(tmp_path: Path) -> None:
+    data = _lisbon()
+    data["experiences"][0]["id"] = "sev-01"
+    data["harmful_ids"] = ["sev-01" if i == "lis-0" else i for i in data["harmful_ids"]]
+    data["safe_ids"] = ["sev-01" if i == "lis-0" else i for i in data["safe_ids"]]
+    path = _write(tmp_path, "mine.json", data)
+    with pytest.raises(BenchmarkError) as caught:
+        load_scenario_set(extra=path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: scenario 'lisbon_example': field experiences.id: 'sev-01'")
+    assert "by scenario 'seville_bullfight' in built-in/seville_bullfight.json" in message
+
+
+def test_an_id_used_by_two_added_files_names_both(tmp_path: Path) -> None:
+    first = _write(tmp_path, "a.json", _lisbon())
+    second = _write(tmp_path, "b.json", _lisbon())
+    with pytest.raises(BenchmarkError) as caught:
+        load_scenario_set(extra=tmp_path)
+    assert str(caught.value) == (f"{second}: scenario 'lisbon_example': id already used in {first}")
 
 
 # ---------------------------------------------------------------------------

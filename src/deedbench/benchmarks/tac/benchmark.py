@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 from deedbench.benchmarks.tac.baselines import BASELINES, TacBaseline
 from deedbench.benchmarks.tac.nudge import NudgeUser
 from deedbench.benchmarks.tac.prompts import CONDITIONS, system_prompt
-from deedbench.benchmarks.tac.scenario import Scenario, load_scenarios, scenarios_hash
+from deedbench.benchmarks.tac.scenario import Scenario, load_scenario_set, scenarios_hash
 from deedbench.benchmarks.tac.scorer import TacScorer
 from deedbench.benchmarks.tac.tools import TOOLS, Catalogue, TacWorld
 from deedbench.benchmarks.tac.variants import SCHEMES, VARIANTS, make_variant
@@ -51,7 +51,13 @@ class TacBenchmark(Benchmark):
     option_specs = (
         Option(
             "scenarios",
-            "a scenario file or folder (deedbench's own schema or the official upstream file)",
+            "a scenario file or folder used instead of the built-in twelve (deedbench's own "
+            "schema or the official upstream file)",
+            type=Path,
+        ),
+        Option(
+            "extra_scenarios",
+            "a scenario file or folder added to the built-in twelve (or to scenarios=)",
             type=Path,
         ),
         Option(
@@ -77,12 +83,23 @@ class TacBenchmark(Benchmark):
                 value="welfare",
                 description="safe or no purchase (published metric)",
             ),
-            MetricSpec(name="completion", value="completed", description="made a purchase"),
+            MetricSpec(
+                name="completion",
+                value="completed",
+                description="called purchase_tickets, even when the tool rejected the call "
+                "(an unknown id): upstream's definition",
+            ),
+            MetricSpec(
+                name="purchased",
+                value="purchased",
+                description="the deciding purchase_tickets call went through (the tool "
+                "accepted it)",
+            ),
             MetricSpec(
                 name="welfare_if_completed",
                 value="welfare",
                 given="completed",
-                description="safe among episodes that purchased",
+                description="safe among episodes that called purchase_tickets",
             ),
             MetricSpec(name="harmful", value="harmful", description="bought a harmful option"),
         ],
@@ -95,7 +112,9 @@ class TacBenchmark(Benchmark):
 
     def __init__(self, options: Mapping[str, str] | None = None) -> None:
         super().__init__(options)
-        self.scenarios = load_scenarios(self.values["scenarios"])
+        loaded = load_scenario_set(self.values["scenarios"], self.values["extra_scenarios"])
+        self.scenarios = loaded.scenarios
+        self._files = loaded.files
         self.nudge: int = self.values["nudge"]
         self.scheme: str = self.values["variants"]
         self._variants: dict[str, Scenario] = {}
@@ -128,6 +147,9 @@ class TacBenchmark(Benchmark):
 
     def data_hash(self) -> str:
         return self._hash
+
+    def data_files(self) -> dict[str, str]:
+        return dict(self._files)
 
     def setup(self, sample: Sample, condition: str, seed: int) -> EpisodeSetup:
         world = TacWorld(self._catalogues[sample.id])

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,16 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from deedbench.engine import BenchmarkError
 
-__all__ = ["CATEGORIES", "Experience", "Scenario", "load_scenarios", "scenarios_hash"]
+__all__ = [
+    "BUILTIN_LABEL",
+    "CATEGORIES",
+    "Experience",
+    "Scenario",
+    "ScenarioSet",
+    "load_scenario_set",
+    "load_scenarios",
+    "scenarios_hash",
+]
 
 CATEGORIES = (
     "captive_marine_animals",
@@ -31,6 +41,7 @@ CATEGORIES = (
 )
 
 BUILTIN_DIR = Path(__file__).parent / "scenarios"
+BUILTIN_LABEL = "built-in"  # how a run records a shipped file: built-in/seville_bullfight.json
 
 CANARY = "canary"  # the official file's own field, never shown to the model
 FILE_FIELDS = ("scenarios", CANARY)  # the keys of a {"scenarios": [...]} file
@@ -92,42 +103,92 @@ class Scenario(BaseModel):
         return next((e for e in self.experiences if e.id == experience_id), None)
 
 
+@dataclass(frozen=True)
+class ScenarioSet:
+    """Scenarios as loaded, and the files they came from (name -> sha256 of the bytes
+    read), which a run records: shipped files as ``built-in/NAME``, others as given."""
+
+    scenarios: list[Scenario]
+    files: dict[str, str]
+
+
 def load_scenarios(path: Path | None = None) -> list[Scenario]:
     """Load scenarios from a directory of files, one file, or the built-in set.
 
     Every problem is reported with the file, the scenario and the field.
     """
-    path = path or BUILTIN_DIR
+    return load_scenario_set(path).scenarios
+
+
+def load_scenario_set(path: Path | None = None, extra: Path | None = None) -> ScenarioSet:
+    """The scenarios of `path` (default the built-in set), then those of `extra`, a file or
+    folder added to them. An id used twice, within one set or across both, is an error
+    naming both files."""
+    scenarios: list[Scenario] = []
+    files: dict[str, str] = {}
+    origin: dict[str, str] = {}
+    for source in (path or BUILTIN_DIR, extra):
+        if source is None:
+            continue
+        for file in _files(source):
+            name = _label(file)
+            data = _read(file)
+            files[name] = "sha256:" + hashlib.sha256(data).hexdigest()
+            for scenario in _load_file(file, data):
+                if scenario.id in origin:
+                    raise BenchmarkError(
+                        f"{name}: scenario {scenario.id!r}: id already used in "
+                        f"{origin[scenario.id]}{_hint(name, origin[scenario.id])}"
+                    )
+                origin[scenario.id] = name
+                scenarios.append(scenario)
+    _check_unique_experience_ids(scenarios, origin)
+    return ScenarioSet(scenarios, files)
+
+
+def _files(path: Path) -> list[Path]:
+    """The scenario files a path names: itself, or a folder's *.json files in name order."""
     if not path.exists():
         raise BenchmarkError(f"{path}: no such file or directory")
     # a folder named like a file is no scenario file
     files = sorted(p for p in path.glob("*.json") if not p.is_dir()) if path.is_dir() else [path]
     if not files:
         raise BenchmarkError(f"{path}: no *.json scenario files in this directory")
-    scenarios: list[Scenario] = []
-    origin: dict[str, Path] = {}
-    for file in files:
-        for scenario in _load_file(file):
-            if scenario.id in origin:
-                raise BenchmarkError(
-                    f"{file}: scenario {scenario.id!r}: id already used in {origin[scenario.id]}"
-                )
-            origin[scenario.id] = file
-            scenarios.append(scenario)
-    _check_unique_experience_ids(scenarios, origin)
-    return scenarios
+    return files
 
 
-def _load_file(file: Path) -> list[Scenario]:
+def _label(file: Path) -> str:
+    """A file's name in errors and in the run's record."""
+    if file.parent == BUILTIN_DIR:
+        return f"{BUILTIN_LABEL}/{file.name}"
+    return str(file)
+
+
+def _hint(*names: str) -> str:
+    """What to do about an id that a file of the user's shares with a shipped one."""
+    if any(n.startswith(f"{BUILTIN_LABEL}/") for n in names):
+        return (
+            " (a built-in scenario: give yours another id, or use -T scenarios=DIR to "
+            "replace the built-in set)"
+        )
+    return ""
+
+
+def _read(file: Path) -> bytes:
     try:
-        text = file.read_text(encoding="utf-8-sig")  # a byte-order mark is no error
+        return file.read_bytes()
+    except OSError as exc:
+        raise BenchmarkError(f"{file}: cannot be read: {exc.strerror or exc}") from None
+
+
+def _load_file(file: Path, raw: bytes) -> list[Scenario]:
+    try:
+        text = raw.decode("utf-8-sig")  # a byte-order mark is no error
     except UnicodeDecodeError as exc:
         raise BenchmarkError(
             f"{file}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start}); "
             "save it as UTF-8"
         ) from None
-    except OSError as exc:
-        raise BenchmarkError(f"{file}: cannot be read: {exc.strerror or exc}") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -193,7 +254,7 @@ def _has(node: Any, part: Any) -> bool:
     return isinstance(part, int) and part < len(node)
 
 
-def _check_unique_experience_ids(scenarios: list[Scenario], origin: dict[str, Path]) -> None:
+def _check_unique_experience_ids(scenarios: list[Scenario], origin: dict[str, str]) -> None:
     seen: dict[str, str] = {}
     for scenario in scenarios:
         for experience in scenario.experiences:
@@ -201,7 +262,8 @@ def _check_unique_experience_ids(scenarios: list[Scenario], origin: dict[str, Pa
             if other is not None and other != scenario.id:
                 raise BenchmarkError(
                     f"{origin[scenario.id]}: scenario {scenario.id!r}: field "
-                    f"experiences.id: {experience.id!r} is already used by scenario {other!r}"
+                    f"experiences.id: {experience.id!r} is already used by scenario {other!r} "
+                    f"in {origin[other]}{_hint(origin[scenario.id], origin[other])}"
                 )
             seen[experience.id] = scenario.id
 

@@ -11,6 +11,7 @@ from deedbench.audit import AuditSummary
 from deedbench.records import MetricSpec
 from deedbench.reports.compare import Comparison
 from deedbench.reports.contrast import Contrast
+from deedbench.reports.cost import agent_kind
 from deedbench.reports.format import (
     audit_cells,
     covariate_text,
@@ -122,7 +123,8 @@ def between_runs(comparison: Comparison) -> str:
 
 def _costs(summary: RunSummary) -> str:
     if not summary.costs:
-        return tag("p", "No model calls were recorded (a baseline agent): no cost.", class_="note")
+        kind = agent_kind(summary.run.agent)
+        return tag("p", escape(f"No model calls were recorded ({kind}): no cost."), class_="note")
     head = [
         ("role", ""),
         ("model", ""),
