@@ -616,8 +616,21 @@
   const barHeight = () => document.documentElement.style.setProperty("--bar-height", bar.offsetHeight + "px");
   new ResizeObserver(barHeight).observe(bar);
 
+  function markWideTables() {
+    // A table wider than the window scrolls sideways in its frame: say so at its edge,
+    // and keep its row labels in sight (report.css: .scrolls).
+    for (const wrap of document.querySelectorAll(".table-wrap")) {
+      const wide = wrap.scrollWidth > wrap.clientWidth + 1;
+      wrap.classList.toggle("scrolls", wide);
+      if (wide) wrap.setAttribute("title", "wider than the window: scroll sideways for more columns");
+      else wrap.removeAttribute("title");
+    }
+  }
+  window.addEventListener("resize", markWideTables);
+
   buildFilters();
   render();
   barHeight();
+  markWideTables();
   openFromHash();
 })();

@@ -351,12 +351,11 @@ def _passk_table(summary: RunSummary) -> str:
             rows.append(tag("tr", "".join(cells), data_metric=metric, **attrs))
     if not rows:
         return ""
-    if most == 1:
-        rows.append(tag("tr", tag("td", escape(ONE_EPOCH), colspan=4, class_="note one-epoch")))
+    note = tag("p", escape(ONE_EPOCH), class_="note one-epoch") if most == 1 else ""
     head = [("condition", ""), ("metric", ""), ("tasks", "")] + [
         (f"k={k}", f"the chance that {k} trials of a task all succeed") for k in range(1, most + 1)
     ]
-    return tag("h4", "pass^k") + rows_table(head, rows, "passk")
+    return tag("h4", "pass^k") + rows_table(head, rows, "passk") + note
 
 
 def group_tables(summary: RunSummary) -> str:
