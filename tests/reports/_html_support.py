@@ -216,13 +216,14 @@ def build_reports(folder: Path) -> Reports:
     )
     taubench = None
     if (TAUBENCH_RETAIL / "tasks_dev.json").is_file():
+        tau_store = folder / "taubench.db"  # its own: the viewer's tests list runs.db's runs
         for agent in ("oracle", "reckless"):
             invoke(
                 "run", "taubench-retail", "--data", str(TAUBENCH_RETAIL), "-T", "split=dev",
                 "-T", "tasks=0,5,9-12", "--agent", f"baseline/{agent}", "--epochs", "1",
-                "--run-id", f"tau-{agent}", "--store", str(store),
+                "--run-id", f"tau-{agent}", "--store", str(tau_store),
             )  # fmt: skip
-        taubench = report(store, ["tau-oracle", "tau-reckless"], folder / "taubench.html")
+        taubench = report(tau_store, ["tau-oracle", "tau-reckless"], folder / "taubench.html")
     return Reports(
         tac=report(store, ["mixed", "relevance"], folder / "tac.html"),
         retail=report(store, ["reckless", "oracle"], folder / "retail.html"),
