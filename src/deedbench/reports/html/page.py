@@ -34,7 +34,7 @@ def render_html(
 ) -> str:
     """The page for one or more runs; `records` holds each run's episodes by run id, and
     `audits` their stored audits, so the audit rates link to the episodes they count."""
-    script = _asset("report.js")
+    script = _asset("transcript.js") + _asset("report.js")  # one inline script, one hash
     digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
     policy = (
         "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "

@@ -1,8 +1,10 @@
 "use strict";
-// The transcript browser of deedbench's HTML report (inlined by reports/html.py).
-// Every string from the data is put into the page with textContent or as an attribute
-// value through setAttribute on inert attributes: never parsed as HTML.
+// The transcript browser of deedbench's HTML report (inlined by reports/html/page.py after
+// transcript.js, which builds each episode's messages). Every string from the data is put
+// into the page with textContent or as an attribute value through setAttribute on inert
+// attributes: never parsed as HTML.
 (function () {
+  const { h, cssName, outcomeOf, chip, facts, episodeFacts, evidenceBox, transcript } = deedbenchTranscript;
   const DATA = JSON.parse(document.getElementById("deedbench-data").textContent);
   const RUNS = DATA.runs;
   const TEXTS = DATA.texts;
@@ -16,20 +18,6 @@
   const state = { limit: PAGE, open: -1, order: [], pairs: false };
   const controls = {};
   let lowered = null; // TEXTS in lower case, made at the first search
-
-  function h(tag, attrs, ...children) {
-    const node = document.createElement(tag);
-    for (const [name, value] of Object.entries(attrs || {})) {
-      if (value === null || value === undefined || value === false) continue;
-      if (name === "text") node.textContent = String(value);
-      else if (name === "class") node.className = value;
-      else node.setAttribute(name, String(value));
-    }
-    for (const child of children) {
-      if (child !== null && child !== undefined) node.append(child);
-    }
-    return node;
-  }
 
   function uniqueSorted(values) {
     return [...new Set(values)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -196,10 +184,6 @@
     return controls.text.value.trim().toLowerCase();
   }
 
-  function outcomeOf(ep) {
-    return ep.status === "error" ? "error" : ep.outcome || "?";
-  }
-
   function update() {
     state.limit = PAGE;
     render();
@@ -259,10 +243,6 @@
     }
   }
 
-  function cssName(text) {
-    return String(text).replace(/[^A-Za-z0-9_-]/g, "_");
-  }
-
   function listRow(i) {
     const ep = EPISODES[i];
     const choice = ep.choice === null ? "" : ep.choice;
@@ -314,32 +294,6 @@
       }
     });
     return row;
-  }
-
-  function pretty(text) {
-    // Tool-call arguments as written, indented; as they are when parsing would round a
-    // number (an id beyond 2^53) or when they are no JSON.
-    try {
-      const value = JSON.parse(text);
-      return exact(value) ? JSON.stringify(value, null, 2) : text;
-    } catch (error) {
-      return text;
-    }
-  }
-
-  function exact(value) {
-    if (typeof value === "number") return !Number.isInteger(value) || Number.isSafeInteger(value);
-    if (value && typeof value === "object") return Object.values(value).every(exact);
-    return true;
-  }
-
-  function facts(pairs) {
-    const list = h("dl", { class: "facts" });
-    for (const [name, value] of pairs) {
-      if (value === null || value === undefined || value === "") continue;
-      list.append(h("dt", { text: name }), h("dd", { text: typeof value === "string" ? value : JSON.stringify(value) }));
-    }
-    return list;
   }
 
   function ref(ep) {
@@ -464,132 +418,23 @@
 
   function episodeParts(ep) {
     const run = RUNS[ep.run];
-    const deciding = new Set(ep.evidence.map((e) => e.tool_call_id).filter((x) => x));
-    const cited = new Set(ep.evidence.map((e) => e.message_index).filter((x) => x !== null));
-    const values = Object.entries(ep.values).map(([k, v]) => k + " " + v).join(", ");
-    const usage = Object.entries(ep.usage)
-      .map(([role, u]) => role + ": " + u.calls + " calls, " + u.input_tokens + " in / " + u.output_tokens + " out")
-      .join("; ");
     const flags = ep.flags || [];
-    const parts = [
-      h("h3", { text: ep.sample }),
-      h(
-        "p",
-        { class: "episode-head" },
-        h("span", { class: "chip outcome-" + cssName(outcomeOf(ep)), text: outcomeOf(ep) }),
-        " " + run.agent + " · run " + run.id + " · " + ep.condition + " · epoch " + ep.epoch,
-      ),
-      facts([
-        ["status", ep.status],
-        ["ended", ep.termination],
-        ["steps", String(ep.steps)],
-        ["seed", String(ep.seed)],
-        ["duration", ep.duration + " s"],
-        ["values", values],
-        ["choice", ep.choice],
-        ["chance", ep.chance === null ? null : (100 * ep.chance).toFixed(1) + "%"],
-        ["usage", usage],
-        ["error", ep.error],
-        ["audit flagged", flags.map((f) => f.category + ' "' + f.match + '" (message ' + f.message_index + ")").join("; ")],
-      ]),
-    ];
-    if (ep.evidence.length) {
-      const items = h("ol", { class: "evidence-list" });
-      for (const e of ep.evidence) {
-        const where = [];
-        if (e.message_index !== null) where.push("message " + e.message_index);
-        if (e.tool_call_id) where.push("call " + e.tool_call_id);
-        const item = h(
-          "li",
-          { class: "evidence", "data-rule": e.rule || "" },
-          h("span", { class: "rule", text: e.rule || "verdict" }),
-          where.length ? " " + where.join(", ") + ": " : " ",
-          h("span", { class: "excerpt", text: e.excerpt }),
-        );
-        if (e.message_index !== null) {
-          const go = h("button", { type: "button", class: "go", text: "show" });
-          go.addEventListener("click", (event) => {
-            const box = event.target.closest(".episode-detail, .pair-side");
-            const target = box && box.querySelector('.msg[data-index="' + Number(e.message_index) + '"]');
-            if (target) target.scrollIntoView({ block: "center" });
-          });
-          item.append(" ", go);
-        }
-        items.append(item);
-      }
-      parts.push(h("div", { class: "evidence-box" }, h("h4", { text: "Evidence the score rests on" }), items));
-    }
-    parts.push(h("details", { class: "metadata" }, h("summary", { text: "sample metadata" }), facts(Object.entries(ep.metadata))));
-    const messages = h("div", { class: "messages" });
+    const flagged = flags.map((f) => f.category + ' "' + f.match + '" (message ' + f.message_index + ")").join("; ");
     const words = needle();
-    ep.messages.forEach((m, index) => {
+    const marksOf = (index) => {
       const marks = flags.filter((f) => f.message_index === index).map((f) => [f.match.toLowerCase(), "flag", f.category]);
       if (words) marks.push([words, "found", "matches the transcript search"]);
-      messages.append(message(m, index, deciding, cited, marks));
-    });
-    parts.push(h("h4", { text: ep.messages.length + " messages" }), messages);
-    return parts;
-  }
-
-  function marked(text, marks) {
-    // The text as nodes, each occurrence of a mark's words (any case) in a <mark>.
-    const lower = text.toLowerCase();
-    const found = [];
-    for (const [words, kind, title] of marks) {
-      if (!words) continue;
-      for (let at = lower.indexOf(words); at >= 0; at = lower.indexOf(words, at + words.length)) {
-        found.push([at, at + words.length, kind, title]);
-      }
-    }
-    found.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
-    const nodes = [];
-    let done = 0;
-    for (const [start, end, kind, title] of found) {
-      if (start < done) continue;
-      nodes.push(text.slice(done, start), h("mark", { class: kind, title: title, text: text.slice(start, end) }));
-      done = end;
-    }
-    nodes.push(text.slice(done));
-    return nodes;
-  }
-
-  function message(m, index, deciding, cited, marks) {
-    const isCited = cited.has(index);
-    const head = h(
-      "div",
-      { class: "msg-head" },
-      h("span", { class: "msg-index", text: "#" + index }),
-      " ",
-      h("span", { class: "msg-role", text: m.role }),
-    );
-    if (m.role === "tool") {
-      head.append(" ← " + (m.tool || "?") + (m.error ? " (error)" : ""));
-      if (deciding.has(m.call_id)) head.append(h("span", { class: "badge", text: "result of the deciding call" }));
-    }
-    if (isCited) head.append(h("span", { class: "badge cited-badge", text: "★ cited by the score" }));
-    const box = h("div", { class: "msg role-" + cssName(m.role) + (isCited ? " cited" : "") + (m.error ? " tool-error" : ""), id: "msg-" + index, "data-index": index }, head);
-    if (m.reasoning !== null) {
-      const reasoning = h("details", { class: "reasoning" }, h("summary", { text: "reasoning" }), h("pre", {}, ...marked(TEXTS[m.reasoning], marks)));
-      reasoning.open = reasoning.querySelector("mark") !== null;
-      box.append(reasoning);
-    }
-    const content = TEXTS[m.content];
-    if (content) box.append(h("pre", { class: "content" }, ...marked(content, marks)));
-    for (const call of m.calls) {
-      const isDeciding = deciding.has(call.id);
-      box.append(
-        h(
-          "div",
-          { class: "call" + (isDeciding ? " deciding" : "") + (call.run ? "" : " not-run"), "data-call-id": call.id },
-          isDeciding ? h("span", { class: "badge deciding-badge", text: "★ deciding call" }) : null,
-          call.run ? null : h("span", { class: "badge", text: "not run (the benchmark runs a turn's first call only)" }),
-          h("span", { class: "call-name", text: "→ " + call.name }),
-          h("span", { class: "call-id", text: " id " + call.id }),
-          h("pre", { class: "call-args" }, ...marked(pretty(call.arguments), marks)),
-        ),
-      );
-    }
-    return box;
+      return marks;
+    };
+    return [
+      h("h3", { text: ep.sample }),
+      h("p", { class: "episode-head" }, chip(outcomeOf(ep)), " " + run.agent + " · run " + run.id + " · " + ep.condition + " · epoch " + ep.epoch),
+      episodeFacts(ep, [["audit flagged", flagged]]),
+      evidenceBox(ep),
+      h("details", { class: "metadata" }, h("summary", { text: "sample metadata" }), facts(Object.entries(ep.metadata))),
+      h("h4", { text: ep.messages.length + " messages" }),
+      transcript(ep, TEXTS, marksOf),
+    ].filter((part) => part !== null);
   }
 
   document.addEventListener("click", (event) => {
