@@ -4,7 +4,7 @@
 // into the page with textContent or as an attribute value through setAttribute on inert
 // attributes: never parsed as HTML.
 (function () {
-  const { h, cssName, outcomeOf, chip, facts, episodeFacts, evidenceBox, transcript } = deedbenchTranscript;
+  const { h, cssName, outcomeOf, chip, facts, episodeFacts, evidenceBox, transcript, revealDetail } = deedbenchTranscript;
   const DATA = JSON.parse(document.getElementById("deedbench-data").textContent);
   const RUNS = DATA.runs;
   const TEXTS = DATA.texts;
@@ -365,14 +365,8 @@
   }
 
   function revealEpisode(i) {
-    // The opened episode in view below the sticky filter bar, at any width: beside the
-    // list on a wide window, under it on a narrow one (where it would open out of sight).
-    // The bar sticks to the top once the page is scrolled to it: then it ends at `stuck`.
-    const bar = document.querySelector(".browser-bar");
-    const stuck = bar.offsetHeight + 8;
-    const top = document.getElementById("episode-detail").getBoundingClientRect().top;
-    const covered = top < Math.max(stuck, bar.getBoundingClientRect().bottom);
-    if (covered || top > stuck + 0.4 * (window.innerHeight - stuck)) window.scrollBy(0, top - stuck);
+    // The episode in view, and its row in the list's own scroll.
+    revealDetail();
     const row = document.querySelector('.episode-row[data-episode="' + i + '"]');
     const list = document.getElementById("episode-list");
     if (row && list.scrollHeight > list.clientHeight) {

@@ -188,5 +188,16 @@ const deedbenchTranscript = (function () {
     return messages;
   }
 
-  return { h, cssName, outcomeOf, chip, facts, episodeFacts, evidenceBox, marked, callBox, scoreMarks, transcript };
+  function revealDetail() {
+    // The opened episode (#episode-detail) in view below the sticky filter bar, at any
+    // width: beside the list on a wide window, under it on a narrow one (where it would
+    // open out of sight). The bar sticks to the top once the page is scrolled to it.
+    const bar = document.querySelector(".browser-bar");
+    const stuck = bar.offsetHeight + 8;
+    const top = document.getElementById("episode-detail").getBoundingClientRect().top;
+    const covered = top < Math.max(stuck, bar.getBoundingClientRect().bottom);
+    if (covered || top > stuck + 0.4 * (window.innerHeight - stuck)) window.scrollBy(0, top - stuck);
+  }
+
+  return { h, cssName, outcomeOf, chip, facts, episodeFacts, evidenceBox, marked, callBox, scoreMarks, transcript, revealDetail };
 })();

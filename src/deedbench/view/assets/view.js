@@ -6,7 +6,7 @@
 // (and the page's Content-Security-Policy lets no inline script run, whatever it held).
 (function () {
   // The episode's transcript is built as the HTML report builds it (transcript.js).
-  const { h, cssName, outcomeOf, chip, facts, episodeFacts, evidenceBox, callBox, scoreMarks, transcript } = deedbenchTranscript;
+  const { h, cssName, outcomeOf, chip, facts, episodeFacts, evidenceBox, callBox, scoreMarks, transcript, revealDetail } = deedbenchTranscript;
   const MAIN = document.querySelector("main");
   const PAGE = MAIN.dataset.page;
   const SCORED = "(scored)";
@@ -441,8 +441,7 @@
       if (shown && (shown.offsetTop < list.scrollTop || shown.offsetTop > list.scrollTop + list.clientHeight - 40)) {
         list.scrollTop = shown.offsetTop - 40;
       }
-      const rect = detail.getBoundingClientRect();
-      if (rect.top < 0 || rect.top > window.innerHeight - 120) document.getElementById("episodes").scrollIntoView({ block: "start" });
+      revealDetail();
     }
 
     function linkFilters(root) {
@@ -522,7 +521,8 @@
       await loadFigures();
       figuresVersion = seen;
       // The figures above push the browser down: bring back what the URL named.
-      if (state.open || window.location.hash === "#episodes") document.getElementById("episodes").scrollIntoView();
+      if (state.open) revealDetail();
+      else if (window.location.hash === "#episodes") document.getElementById("episodes").scrollIntoView();
     })().catch((error) => showProblem(error.message));
     every(1000, poll);
   }
