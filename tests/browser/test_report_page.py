@@ -411,6 +411,9 @@ def test_the_keyboard_steps_through_the_episodes(page: Page, reports: Reports) -
     assert "3 of " + str(len(chosen)) in page.locator(".episode-nav").inner_text()
     page.locator("#episode-prev").click()
     assert title.inner_text() == chosen[1]
+    page.keyboard.press("j")  # after a click on the button, the keys still step
+    assert title.inner_text() == chosen[2]
+    page.keyboard.press("k")
     assert_opened_in_view(page)
     for _ in range(len(chosen)):  # past the first page of 100 rows: the list grows
         page.keyboard.press("j")

@@ -443,7 +443,7 @@
     // j / k anywhere but in a field; the arrows on the episode list, where focus is.
     if (event.altKey || event.ctrlKey || event.metaKey) return;
     const target = event.target;
-    if (target.closest("input, select, textarea, button")) return;
+    if (target.closest("input, select, textarea")) return;
     const onList = target.closest(".episode-row") !== null;
     const by = { j: 1, k: -1, ArrowDown: onList ? 1 : 0, ArrowUp: onList ? -1 : 0 }[event.key];
     if (!by) return;
