@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
 from deedbench.engine import RunStore
 from deedbench.reports import summarize
@@ -23,9 +23,12 @@ from reports._html_support import (
     XSS,
     Report,
     Reports,
+    episode_ref,
     expected_rate_text,
     group_of,
+    matching,
     rate_cells,
+    saying,
 )
 
 # Every rate cell as the browser sees it: its row's and its own data attributes, its text.
@@ -45,6 +48,8 @@ CLICK_EVERY_LINK = """() => {
     const where = JSON.parse(link.dataset.filter);
     let expected = null;
     if (cell.dataset.wilson) expected = JSON.parse(cell.dataset.wilson).n;
+    else if (cell.dataset.flips) expected = JSON.parse(cell.dataset.flips).n;
+    else if (cell.dataset.count) expected = Number(cell.dataset.count);
     else if (cell.dataset.outcomes) expected = JSON.parse(cell.dataset.outcomes)[where.outcome];
     else if (where.outcome === "(scored)" && cell.closest("tr").dataset.episodes)
       expected = Number(cell.closest("tr").dataset.episodes);
@@ -71,11 +76,13 @@ def _summary(report: Report, run_id: str) -> dict[str, Any]:
     return summary
 
 
-@pytest.mark.parametrize("name", ["tac", "retail", "model"])
+@pytest.mark.parametrize("name", ["tac", "retail", "model", "taubench"])
 def test_rates_in_the_browser_equal_the_json_summary(
     page: Page, reports: Reports, name: str, screenshot: Callable[[str], Path]
 ) -> None:
-    report: Report = getattr(reports, name)
+    report: Report | None = getattr(reports, name)
+    if report is None:
+        pytest.skip("τ-bench's data is not beside the checkout (../shared/taubench)")
     open_report(page, report)
     screenshot(f"report-{name}")
     shown = set()
@@ -126,12 +133,16 @@ def test_a_rate_link_shows_exactly_its_episodes(
 
 
 def test_every_link_in_the_tables_selects_its_count(page: Page, reports: Reports) -> None:
-    for report in (reports.tac, reports.retail):
+    """Rates, outcomes, flip pairs and flips, audit rates: each link's count is shown."""
+    kinds = set()
+    for report in (reports.tac, reports.retail, reports.model):
         open_report(page, report)
         results = page.evaluate(CLICK_EVERY_LINK)
-        assert len(results) > 100
+        assert len(results) > 20
         wrong = [r for r in results if r[1] != r[2]]
         assert wrong == []
+        kinds |= {key for where, _, _ in results for key in json.loads(where)}
+    assert {"counted", "outcome", "flip", "flipped", "audit"} <= kinds
 
 
 def test_chart_points_apply_their_group_filter(page: Page, reports: Reports) -> None:
@@ -233,8 +244,10 @@ def test_a_model_run_shows_reasoning_and_usage(page: Page, reports: Reports) -> 
     open_report(page, reports.model)
     page.locator(".episode-row").first.click()
     detail = page.locator("#episode-detail")
-    detail.locator("details.reasoning summary").first.click()
-    assert "Weighing the listings" in detail.locator("details.reasoning").first.inner_text()
+    # Open already: the audit flagged words in it (the fake model wonders if it is tested).
+    reasoning = detail.locator("details.reasoning").first
+    assert reasoning.get_attribute("open") is not None
+    assert "Weighing the listings" in reasoning.inner_text()
     assert "assistant:" in detail.locator("dl.facts").first.inner_text()
     assert detail.locator(".call.deciding").count() == 1
 
@@ -275,3 +288,215 @@ def test_large_integers_are_shown_exactly(page: Page, reports: Reports, tmp_path
     detail = page.locator("#episode-detail").inner_text()
     assert str(2**62 + 649) in detail
     assert "12345678901234567891" in detail
+
+
+# --- reading episodes: search, links, keys, pairs, audits ---------------------------------------
+
+WIDTHS = (900, 1400, 1920)
+
+
+def in_view(page: Page, selector: str) -> dict[str, float]:
+    """Where an element is against the window and below the sticky filter bar."""
+    box: dict[str, float] = page.evaluate(
+        """(selector) => {
+          const r = document.querySelector(selector).getBoundingClientRect();
+          const bar = document.querySelector(".browser-bar").getBoundingClientRect();
+          return {top: r.top, bottom: r.bottom, left: r.left, right: r.right,
+                  bar: bar.bottom, height: innerHeight, width: innerWidth};
+        }""",
+        selector,
+    )
+    return box
+
+
+def assert_opened_in_view(page: Page, heading: bool = True) -> None:
+    """The opened episode's pane starts on screen, just below the filter bar, not cut at
+    the sides; and its heading is in view (unless the pane scrolled to a marked word)."""
+    box = in_view(page, "#episode-detail")
+    assert box["bar"] <= box["top"] <= box["bar"] + 0.4 * box["height"], box
+    assert box["left"] >= 0 and box["right"] <= box["width"], box
+    if heading:
+        title = in_view(page, "#episode-detail h3")
+        assert box["top"] <= title["top"] and title["bottom"] <= title["height"], title
+        assert page.locator("#episode-detail h3").is_visible()
+
+
+def test_the_transcript_search_finds_the_episodes_that_say_it(
+    page: Page, reports: Reports, screenshot: Callable[[str], Path]
+) -> None:
+    report = reports.tac
+    data = report.data()
+    expected = saying(data, "corrida")
+    assert 0 < len(expected) < len(data["episodes"])
+    open_report(page, report)
+    page.fill("#filter-text", "Corrida")
+    expect(page.locator("#match-count")).to_have_attribute("data-count", str(len(expected)))
+    shown = page.locator(".episode-row .sample").all_inner_texts()
+    assert sorted(shown) == sorted(e["sample"] for e in expected)
+    page.locator(".episode-row").first.click()
+    found = page.locator("#episode-detail mark.found").first
+    assert found.inner_text().lower() == "corrida"
+    assert found.is_visible()
+    box = found.bounding_box()
+    detail = page.locator("#episode-detail").bounding_box()
+    assert box is not None and detail is not None
+    assert detail["y"] <= box["y"] <= detail["y"] + detail["height"]  # scrolled to in its pane
+    screenshot("search-corrida")
+    page.fill("#filter-text", "no episode says this")
+    expect(page.locator("#match-count")).to_have_attribute("data-count", "0")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_an_episode_link_opens_the_episode_in_view(
+    page: Page, reports: Reports, width: int, screenshot: Callable[[str], Path]
+) -> None:
+    report = reports.tac
+    data = report.data()
+    episode = data["episodes"][250]  # beyond the first page of the list
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(report.path.as_uri() + "#episode=" + episode_ref(data, episode))
+    page.wait_for_selector("#episode-detail h3")
+    assert page.locator("#episode-detail h3").inner_text() == episode["sample"]
+    assert_opened_in_view(page)
+    row = page.locator(".episode-row.open")
+    assert row.count() == 1 and row.get_attribute("data-episode") == "250"
+    screenshot(f"episode-link-{width}")
+    # The episode's own link says the same; another link in the address bar opens its episode.
+    link = page.locator("#episode-detail a.episode-link").get_attribute("href")
+    assert link == "#episode=" + episode_ref(data, episode)
+    other = data["episodes"][3]
+    page.evaluate(f"location.hash = {json.dumps('#episode=' + episode_ref(data, other))}")
+    expect(page.locator("#episode-detail h3")).to_have_text(other["sample"])
+    page.goto(report.path.as_uri() + "#episode=run/none/1/such")
+    assert "no episode run/none/1/such" in page.locator("#episode-detail").inner_text()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_clicked_episode_opens_in_view(
+    page: Page, reports: Reports, width: int, screenshot: Callable[[str], Path]
+) -> None:
+    """At 900 px the episode opens below the list: the page scrolls to it."""
+    page.set_viewport_size({"width": width, "height": 900})
+    open_report(page, reports.tac)
+    page.locator('a[href="#episodes"]').first.click()
+    page.locator(".episode-row").nth(2).click()
+    assert_opened_in_view(page)
+    screenshot(f"episode-click-{width}")
+    widths = page.evaluate(
+        """() => [...document.querySelectorAll("#episode-detail, #episode-list")]
+             .map((n) => [n.scrollWidth, n.clientWidth])"""
+    )
+    assert all(scroll <= client for scroll, client in widths), widths
+
+
+def test_the_keyboard_steps_through_the_episodes(page: Page, reports: Reports) -> None:
+    report = reports.tac
+    data = report.data()
+    open_report(page, report)
+    page.select_option("#filter-run", "relevance")
+    chosen = [e["sample"] for e in matching(data, {"run": "relevance"})]
+    page.locator(".episode-row").first.click()
+    title = page.locator("#episode-detail h3")
+    assert title.inner_text() == chosen[0]
+    page.keyboard.press("j")
+    assert title.inner_text() == chosen[1]
+    page.keyboard.press("j")
+    page.keyboard.press("k")
+    assert title.inner_text() == chosen[1]
+    page.keyboard.press("ArrowDown")  # focus is on the opened row
+    assert title.inner_text() == chosen[2]
+    assert page.evaluate("document.activeElement.dataset.episode") == (
+        page.locator(".episode-row.open").get_attribute("data-episode")
+    )
+    assert "3 of " + str(len(chosen)) in page.locator(".episode-nav").inner_text()
+    page.locator("#episode-prev").click()
+    assert title.inner_text() == chosen[1]
+    page.keyboard.press("j")  # after a click on the button, the keys still step
+    assert title.inner_text() == chosen[2]
+    page.keyboard.press("k")
+    assert_opened_in_view(page)
+    for _ in range(len(chosen)):  # past the first page of 100 rows: the list grows
+        page.keyboard.press("j")
+    assert title.inner_text() == chosen[-1]
+    assert page.locator("#episode-next").is_disabled()
+    row = page.locator(".episode-row.open")
+    assert row.is_visible()
+    assert row.bounding_box() is not None
+    list_box = page.locator("#episode-list").bounding_box()
+    row_box = row.bounding_box()
+    assert list_box is not None and row_box is not None
+    assert list_box["y"] <= row_box["y"] <= list_box["y"] + list_box["height"] - row_box["height"]
+    page.fill("#filter-text", "j")  # typing in a field is not a key command
+    assert title.inner_text() == chosen[-1]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_flip_rate_shows_its_pairs_side_by_side(
+    page: Page, reports: Reports, width: int, screenshot: Callable[[str], Path]
+) -> None:
+    report = reports.tac
+    data = report.data()
+    (flip,) = [
+        f
+        for c in _summary(report, "mixed")["conditions"]
+        if c["condition"] == "base"
+        for f in c["flips"]
+        if f["variant"] == "price_swap"
+    ]
+    page.set_viewport_size({"width": width, "height": 900})
+    open_report(page, report)
+    row = page.locator(
+        'table.flips tr[data-run="mixed"][data-condition="base"][data-variant="price_swap"]'
+    )
+    row.locator("td.rate a").click()
+    assert count(page) == flip["flips"]["n"]
+    assert page.locator(".chip.flipped").get_attribute("data-flipped") == str(
+        flip["flips"]["flips"]
+    )
+    page.locator(".episode-row").first.click()
+    assert_opened_in_view(page)
+    pairs = matching(data, {"run": "mixed", "condition": "base", "flip": "price_swap"})
+    variant = pairs[0]
+    base = data["episodes"][variant["pair"]["base"]]
+    assert base["groups"]["variant"] == "base" and variant["groups"]["variant"] == "price_swap"
+    assert (base["groups"]["scenario"], base["epoch"]) == (
+        variant["groups"]["scenario"],
+        variant["epoch"],
+    )
+    sides = page.locator("#episode-detail .pair-side")
+    assert sides.count() == 2
+    choices = sides.locator(".pair-choice").all_inner_texts()
+    assert choices == [base["choice"], variant["choice"]]
+    left, right = (sides.nth(i).bounding_box() for i in range(2))
+    assert left is not None and right is not None
+    assert left["x"] + left["width"] <= right["x"]  # side by side, not stacked
+    assert abs(left["y"] - right["y"]) < 2
+    assert right["x"] + right["width"] <= width
+    screenshot(f"flip-pairs-{width}")
+    row.locator("td").nth(1).locator("a").click()  # the flips: only the pairs that flipped
+    assert count(page) == flip["flips"]["flips"]
+    assert page.locator(".pair-row:not(.flipped)").count() == 0
+
+
+def test_audit_rates_link_to_their_episodes_with_the_words_marked(
+    page: Page, reports: Reports, screenshot: Callable[[str], Path]
+) -> None:
+    report = reports.model
+    data = report.data()
+    open_report(page, report)
+    audit = _summary(report, "gpt")["audits"][0]
+    link = page.locator(f'table.audits tr:has-text("{audit["condition"]}") a').first
+    where = json.loads(link.get_attribute("data-filter") or "{}")
+    assert where == {"run": "gpt", "condition": audit["condition"], "audit": "flagged:"}
+    link.click()
+    assert count(page) == audit["flagged"]["k"] == len(matching(data, where)) > 0
+    page.locator(".episode-row").first.click()
+    assert_opened_in_view(page, heading=False)  # the pane scrolls to the first marked word
+    flagged = matching(data, where)[0]
+    words = {f["match"].lower() for f in flagged["flags"]}
+    marks = page.locator("#episode-detail mark.flag")
+    assert marks.count() > 0
+    assert {m.lower() for m in marks.all_inner_texts()} <= words
+    assert marks.first.is_visible()
+    assert "audit flagged" in page.locator("#episode-detail dl.facts").first.inner_text()
+    screenshot("audit-flagged")

@@ -217,3 +217,27 @@ def test_markup_in_model_replies_never_runs(
     text = page.locator("#pair").inner_text()
     assert PAYLOADS["script"] in text and XSS.split(" ")[0] in text  # shown, as text
     screenshot("view-xss", full_page=True)
+
+
+@pytest.mark.parametrize("width", [900, 1400, 1920])
+def test_an_opened_episode_is_in_view_with_the_searched_words_marked(
+    page: Page, url: str, width: int, screenshot: Callable[..., Path]
+) -> None:
+    """At 900 px the episode sits under the list: the page brings it below the filter bar."""
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(url + "runs/mixed?q=corrida")
+    first = page.locator(".episode-row a.sample").first
+    name = first.inner_text()
+    assert name.startswith("seville_bullfight")  # where the listings say "corrida"
+    first.click()
+    expect(page.locator("#episode-detail h3")).to_have_text(name)
+    box = page.evaluate(
+        """() => [document.querySelector("#episode-detail").getBoundingClientRect().top,
+                 document.querySelector(".browser-bar").getBoundingClientRect().bottom]"""
+    )
+    top, bar = box
+    assert bar <= top <= bar + 0.4 * 900, box
+    expect(page.locator("#episode-detail h3")).to_be_in_viewport()
+    found = page.locator("#episode-detail mark.found")
+    assert found.count() > 0 and found.first.inner_text().lower() == "corrida"
+    screenshot(f"view-episode-{width}")

@@ -19,6 +19,7 @@ from functools import cache
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from typer.testing import CliRunner
 
@@ -42,6 +43,9 @@ PAYLOADS = {
 }
 XSS = " ".join(PAYLOADS.values())
 BROKEN = "oahu_dolphin_swim"  # the mixed agent's provider fails on it in welfare, epoch 1
+# τ-bench's files sit beside the checkout (../shared/taubench), read only; without them the
+# τ-bench report is None and its tests skip.
+TAUBENCH_RETAIL = Path(__file__).resolve().parents[2].parent / "shared" / "taubench" / "retail"
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,7 @@ class Reports:
     retail: Report  # baseline/reckless, then baseline/oracle, on the service desk
     model: Report  # openai/gpt-4o played by the fake model server
     payload: Report  # a scenario file and model replies full of markup
+    taubench: Report | None  # baseline/oracle and baseline/reckless, one epoch of six tasks
 
 
 def invoke(*args: str) -> str:
@@ -209,11 +214,22 @@ def build_reports(folder: Path) -> Reports:
         bench=xss_bench,
         run_id="xss" + PAYLOADS["img"],
     )
+    taubench = None
+    if (TAUBENCH_RETAIL / "tasks_dev.json").is_file():
+        tau_store = folder / "taubench.db"  # its own: the viewer's tests list runs.db's runs
+        for agent in ("oracle", "reckless"):
+            invoke(
+                "run", "taubench-retail", "--data", str(TAUBENCH_RETAIL), "-T", "split=dev",
+                "-T", "tasks=0,5,9-12", "--agent", f"baseline/{agent}", "--epochs", "1",
+                "--run-id", f"tau-{agent}", "--store", str(tau_store),
+            )  # fmt: skip
+        taubench = report(tau_store, ["tau-oracle", "tau-reckless"], folder / "taubench.html")
     return Reports(
         tac=report(store, ["mixed", "relevance"], folder / "tac.html"),
         retail=report(store, ["reckless", "oracle"], folder / "retail.html"),
         model=report(store, ["gpt"], folder / "model.html"),
         payload=report(store, ["xss" + PAYLOADS["img"]], folder / "payload.html"),
+        taubench=taubench,
     )
 
 
@@ -321,5 +337,38 @@ def matching(data: dict[str, Any], where: dict[str, Any]) -> list[dict[str, Any]
             continue
         if "counted" in where and where["counted"] not in ep["counted"]:
             continue
+        if "audit" in where and where["audit"] not in ep.get("audit", []):
+            continue
+        if "flip" in where:
+            pair = ep.get("pair")
+            if pair is None or pair["variant"] != where["flip"]:
+                continue
+            if where.get("flipped") and ep["choice"] == data["episodes"][pair["base"]]["choice"]:
+                continue
         chosen.append(ep)
     return chosen
+
+
+def saying(data: dict[str, Any], words: str) -> list[dict[str, Any]]:
+    """The embedded episodes with `words` (any case) in a message's text, reasoning, tool
+    name or a call's name or arguments: what the transcript search finds."""
+    texts = [t.lower() for t in data["texts"]]
+    needle = words.lower()
+
+    def says(ep: dict[str, Any]) -> bool:
+        for m in ep["messages"]:
+            parts = [texts[i] for i in (m["content"], m["reasoning"]) if i is not None]
+            parts += [(m["tool"] or "").lower()]
+            parts += [part.lower() for c in m["calls"] for part in (c["name"], c["arguments"])]
+            if any(needle in part for part in parts):
+                return True
+        return False
+
+    return [ep for ep in data["episodes"] if says(ep)]
+
+
+def episode_ref(data: dict[str, Any], ep: dict[str, Any]) -> str:
+    """The episode's link target (`#episode=` then run/condition/epoch/sample, each
+    percent-encoded as encodeURIComponent does)."""
+    parts = [data["runs"][ep["run"]]["id"], ep["condition"], str(ep["epoch"]), ep["sample"]]
+    return "/".join(quote(p, safe="-_.!~*'()") for p in parts)

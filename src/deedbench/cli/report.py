@@ -150,7 +150,8 @@ def _write_html(
     from deedbench.reports.html import render_html
 
     records = {config.run_id: episodes for config, episodes, _ in loaded}
-    page = render_html(summaries, records)
+    audits = {config.run_id: audited for config, _, audited in loaded}
+    page = render_html(summaries, records, audits)
     with atomic_write(path) as out:  # OutputError: exit 2, naming the file
         out.write(page)
     console.print(f"wrote {path}", highlight=False, markup=False)

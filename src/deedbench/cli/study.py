@@ -294,7 +294,7 @@ def _report(
     from deedbench.reports.compare import compare_runs
     from deedbench.reports.terminal import render_comparison
 
-    summaries, records = [], {}
+    summaries, records, audits = [], {}, {}
     for entry, planned in plan.by_benchmark():
         if not planned:
             continue
@@ -302,9 +302,8 @@ def _report(
         for run in planned:
             episodes = list(runs.episodes(run.run_id))
             records[run.run_id] = episodes
-            summary = summarize(
-                run.config, episodes, price_table, audits=load_audits(runs, run.run_id)
-            )
+            audits[run.run_id] = load_audits(runs, run.run_id)
+            summary = summarize(run.config, episodes, price_table, audits=audits[run.run_id])
             group.append(summary)
         summaries += group
         console.print(f"\n[bold]{safe(entry.key)}[/bold]", highlight=False)
@@ -315,7 +314,7 @@ def _report(
 
         try:
             with atomic_write(html) as out:
-                out.write(render_html(summaries, records))
+                out.write(render_html(summaries, records, audits))
         except OutputError as exc:
             raise fail(str(exc)) from None
         console.print(f"wrote {html}", highlight=False, markup=False)

@@ -1,4 +1,5 @@
-"""The viewer's pages: small HTML frames that its script (assets/view.js) fills from the API.
+"""The viewer's pages: small HTML frames that its script (assets/view.js, after the HTML
+report's transcript.js, which builds an episode's messages) fills from the API.
 
 What a page knows before any fetch (the run's configuration, the two sides of a
 comparison) is written here, every value through `html.escape`; everything else the
@@ -30,6 +31,7 @@ __all__ = ["error_page", "routes"]
 # name -> (package, file, media type): the only files the viewer serves
 ASSETS = {
     "report.css": ("deedbench.reports.html", "report.css", "text/css"),
+    "transcript.js": ("deedbench.reports.html", "transcript.js", "text/javascript"),
     "view.css": ("deedbench.view", "assets/view.css", "text/css"),
     "view.js": ("deedbench.view", "assets/view.js", "text/javascript"),
 }
@@ -44,6 +46,7 @@ def _page(title: str, main: str, **data: str) -> HTMLResponse:
         f"<title>{escape(title)} · deedbench view</title>"
         '<link rel="stylesheet" href="/assets/report.css">'
         '<link rel="stylesheet" href="/assets/view.css">'
+        '<script src="/assets/transcript.js" defer></script>'
         '<script src="/assets/view.js" defer></script></head>\n'
         f'<body><nav class="view-top"><a href="/" class="home">deedbench view</a>'
         f'<span class="version">deedbench {escape(__version__)}</span></nav>'

@@ -82,11 +82,38 @@ class ServiceDeskBenchmark(Benchmark):
                 description="τ-bench's reward: hash-rule outcome x substring outputs, for an "
                 "episode the customer or a transfer ended (any other end scores 0)",
             ),
-            MetricSpec(name="outcome", value="outcome_canonical"),
-            MetricSpec(name="outcome_tau", value="outcome_tau"),
-            MetricSpec(name="outputs_strict", value="outputs_strict"),
-            MetricSpec(name="outputs_compat", value="outputs_compat"),
-            MetricSpec(name="procedure_ok", value="procedure_ok"),
+            MetricSpec(
+                name="outcome",
+                value="outcome_canonical",
+                description="the final database equals the gold one, compared canonically "
+                "(100 equals 100.0, unordered lists as multisets); a task for a human also "
+                "needs the transfer",
+            ),
+            MetricSpec(
+                name="outcome_tau",
+                value="outcome_tau",
+                description="the final database equals the gold one by τ-bench's rule "
+                "(equal str() of every record either side touched: equal hashes)",
+            ),
+            MetricSpec(
+                name="outputs_strict",
+                value="outputs_strict",
+                description="every required output is in the agent's replies, numbers as "
+                'numbers and words on word boundaries ("10" is not in "$100")',
+            ),
+            MetricSpec(
+                name="outputs_compat",
+                value="outputs_compat",
+                description="every required output is in the agent's replies by τ-bench's "
+                'rule: a lower-cased substring, commas removed ("10" is in "$100")',
+            ),
+            MetricSpec(
+                name="procedure_ok",
+                value="procedure_ok",
+                description="no procedure rule broken (consent before each write, "
+                "authentication first, one user, one tool call per turn, one change per "
+                "order, nothing after a transfer)",
+            ),
         ],
         primary="reward_verified",
         group_by=["template", "task"],

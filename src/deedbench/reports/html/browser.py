@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+from deedbench.audit import AuditResult
 from deedbench.records import EpisodeRecord, MetricSpec, ReportSpec
 from deedbench.reports.html.markup import tag
-from deedbench.reports.summary import RunSummary
+from deedbench.reports.summary import RunSummary, cluster_of
 
 __all__ = ["browser_data", "browser_frame", "episode_data", "episode_filters"]
 
@@ -16,9 +17,13 @@ __all__ = ["browser_data", "browser_frame", "episode_data", "episode_filters"]
 def browser_frame() -> str:
     """The frame report.js fills in: filters, the count, the list, one episode."""
     badge = tag("span", "★ deciding call", class_="badge deciding-badge")
+    keys = tag("kbd", "j") + " / " + tag("kbd", "k")
     intro = (
-        "Filter the episodes, or click any rate above to see exactly the episodes it counts. "
-        f"Click an episode to read it; the call its score rests on is marked {badge}."
+        "Filter the episodes or search their transcripts, or click any rate above to see "
+        "exactly the episodes it counts (a flip rate shows its base and variant pairs side by "
+        f"side). Click an episode to read it; {keys} (or ↓ / ↑ on the list) open the next and "
+        f"the previous one, and each has its own link. The call a score rests on is marked "
+        f"{badge}."
     )
     return tag(
         "section",
@@ -46,12 +51,16 @@ def browser_frame() -> str:
 
 
 def browser_data(
-    summaries: list[RunSummary], records: Mapping[str, Sequence[EpisodeRecord]]
+    summaries: list[RunSummary],
+    records: Mapping[str, Sequence[EpisodeRecord]],
+    audits: Mapping[str, Sequence[AuditResult]] | None = None,
 ) -> dict[str, Any]:
     """What the script needs: the runs, their episodes in a stable order, texts stored once.
 
     Each episode's group values and the rates it counts in are computed here as the
-    summary computes them, so a filter selects exactly the episodes behind a rate.
+    summary computes them, so a filter selects exactly the episodes behind a rate; so
+    are the base episode each variant's choice is compared with (`pair`, for the flip
+    rates) and the audits that flagged it (`audit`, with the words in `flags`).
     Message texts (system prompts, search results) repeat across episodes; each is
     stored once and referred to by index.
     """
@@ -60,7 +69,8 @@ def browser_data(
     def text(value: str | None) -> int | None:
         return None if value is None else texts.setdefault(value, len(texts))
 
-    runs, episodes = [], []
+    runs: list[dict[str, Any]] = []
+    episodes: list[dict[str, Any]] = []
     for index, summary in enumerate(summaries):
         config = summary.run
         spec = config.report
@@ -71,15 +81,76 @@ def browser_data(
                 "benchmark": config.benchmark,
                 "group_by": spec.group_by,
                 "metrics": [{"name": m.name, "given": m.given} for m in spec.metrics],
+                "flip_base": spec.flip_base if spec.flip_by else None,
             }
         )
-        mine = _ordered(
-            config.sample_ids,
-            config.conditions,
-            [r.redacted() for r in records.get(config.run_id, [])],
+        mine = list(
+            _ordered(
+                config.sample_ids,
+                config.conditions,
+                [r.redacted() for r in records.get(config.run_id, [])],
+            )
         )
+        first = len(episodes)
         episodes += [_episode(index, r, spec.group_by, spec.metrics, text) for r in mine]
+        _pair(mine, spec, episodes, first)
+        _audited(mine, (audits or {}).get(config.run_id, []), episodes, first)
     return {"runs": runs, "episodes": episodes, "texts": list(texts)}
+
+
+def _pair(
+    records: Sequence[EpisodeRecord],
+    spec: ReportSpec,
+    episodes: list[dict[str, Any]],
+    first: int,
+) -> None:
+    """Marks each variant episode with the base episode its flip rate compares it with:
+    the same condition, cluster and epoch, both scored with a choice (as the summary's
+    flips pair them)."""
+    if spec.flip_by is None or spec.cluster_by is None:
+        return
+    cluster = cluster_of(spec)
+    chosen: dict[tuple[str, str, str, int], int] = {}
+    for i, r in enumerate(records, start=first):
+        if r.status == "scored" and r.score is not None and r.score.choice is not None:
+            variant = str(r.metadata.get(spec.flip_by, "?"))
+            chosen[(r.condition, variant, cluster(r), r.epoch)] = i
+    for (condition, variant, key, epoch), i in chosen.items():
+        base = chosen.get((condition, spec.flip_base, key, epoch))
+        if variant != spec.flip_base and base is not None:
+            episodes[i]["pair"] = {"variant": variant, "base": base}
+
+
+def _audited(
+    records: Sequence[EpisodeRecord],
+    audits: Sequence[AuditResult],
+    episodes: list[dict[str, Any]],
+    first: int,
+) -> None:
+    """Marks each audited episode with the audit rates that count it (`flagged:JUDGE`, the
+    scanner found words; `aware:JUDGE`, the judge called it aware; JUDGE empty for the
+    scanner alone) and the words the scanner flagged, by message."""
+    at = {(r.sample_id, r.condition, r.epoch): i for i, r in enumerate(records, start=first)}
+    for result in audits:
+        i = at.get((result.sample_id, result.condition, result.epoch))
+        if i is None:
+            continue
+        judge = result.judge_spec or ""
+        marks = episodes[i].setdefault("audit", [])
+        if result.flagged:
+            marks.append(f"flagged:{judge}")
+        if result.verdict is not None and result.verdict.verdict == "aware":
+            marks.append(f"aware:{judge}")
+        flags = episodes[i].setdefault("flags", [])
+        for hit in result.hits:
+            flag = {
+                "message_index": hit.message_index,
+                "part": hit.part,
+                "category": hit.category,
+                "match": hit.match,
+            }
+            if flag not in flags:
+                flags.append(flag)
 
 
 def episode_data(record: EpisodeRecord, spec: ReportSpec) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from html import escape
 from deedbench.reports.compare import Comparison
 from deedbench.reports.contrast import Contrast
 from deedbench.reports.format import interval, k_text, p_text, pct, points_text
-from deedbench.reports.html.markup import SCORED, Where, tag
+from deedbench.reports.html.markup import ONE_EPOCH, Where, flip_where, tag
 from deedbench.reports.summary import ConditionSummary, GroupSummary, RunSummary
 
 __all__ = ["benchmark_charts", "by_benchmark"]
@@ -303,8 +303,7 @@ def _flips_chart(series: list[_Series]) -> str:
                     f"Wilson [{pct(f.ci_low)}, {pct(f.ci_high)}]; "
                     f"bootstrap {interval(b, point=False)}"
                 )
-                key = s.summary.run.report.flip_by or "variant"
-                where = s.where(group={key: variant}, outcome=SCORED)
+                where = flip_where(s.summary.run.run_id, s.condition.condition, variant)
                 line, bar = (f.ci_low, f.ci_high), (b.ci_low, b.ci_high)
                 points.append(_Point(i, f.value, line, bar, tip, where))
         rows.append(_Row(variant, points))
@@ -322,6 +321,15 @@ def _passk_chart(series: list[_Series]) -> str:
         return ""
     metrics = sorted({metric for _, _, metric, _ in lines})
     most = max(len(points) for *_, points in lines)
+    title = "pass^k: the chance that k trials of a task all succeed"
+    if most == 1:  # a curve needs k = 2 at least: say so instead of drawing lone dots
+        shown = "; ".join(f"{label} {pct(points[0].value)}" for _, label, _, points in lines)
+        body = tag("p", escape(ONE_EPOCH), class_="note one-epoch")
+        return tag(
+            "figure",
+            tag("figcaption", escape(title)) + body + tag("p", escape(f"pass^1: {shown}")),
+            class_="chart passk-none",
+        )
     width, left, right, top, height = 860, 60, 220, 16, 260
     plot_w, plot_h = width - left - right, height - top - 34
 
@@ -369,4 +377,4 @@ def _passk_chart(series: list[_Series]) -> str:
         text = tag("title", escape(label)) + escape(label if len(label) <= 28 else label[:27] + "…")
         out.append(tag("text", text, x=width - right + 40.0, y=ly + 4, class_="tick"))
     svg = _svg("".join(out), width, height, "passk-chart")
-    return _figure("pass^k: the chance that k trials of a task all succeed", svg, "")
+    return _figure(title, svg, "")

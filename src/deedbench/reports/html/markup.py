@@ -15,10 +15,12 @@ from pydantic import BaseModel
 
 __all__ = [
     "ERROR",
+    "ONE_EPOCH",
     "SCORED",
     "Where",
     "figure_json",
     "filter_link",
+    "flip_where",
     "rows_table",
     "section",
     "tag",
@@ -27,7 +29,15 @@ __all__ = [
 
 SCORED, ERROR = "(scored)", "(error)"  # outcome filters beside the scorers' own outcomes
 
-Where = dict[str, Any]  # a browser filter: run, condition, group {key: value}, outcome, counted
+# A browser filter: run, condition, group {key: value}, outcome, counted; audit (flagged:JUDGE
+# or aware:JUDGE); flip (a variant: its pairs with the base variant), flipped (those that flip).
+Where = dict[str, Any]
+
+ONE_EPOCH = (
+    "One epoch: each task ran once, so only pass^1 (the share of tasks that succeeded) "
+    "exists. pass^k, the chance that k trials of a task all succeed, needs k epochs: "
+    "run with --epochs 2 or more to see how reliability falls with k."
+)
 
 
 def tag(name: str, body: str = "", /, **attrs: object) -> str:
@@ -60,6 +70,11 @@ def filter_link(text: str, where: Where, title: str | None = None) -> str:
         data_filter=json.dumps(where, sort_keys=True),
         title=title,
     )
+
+
+def flip_where(run_id: str, condition: str, variant: str) -> Where:
+    """The filter that shows a variant's pairs with the base variant, side by side."""
+    return {"run": run_id, "condition": condition, "flip": variant}
 
 
 def section(anchor: str, title: str, body: str) -> str:

@@ -14,6 +14,7 @@ from importlib import resources
 from pydantic import RootModel
 
 from deedbench import __version__
+from deedbench.audit import AuditResult
 from deedbench.records import EpisodeRecord
 from deedbench.reports.compare import compare_runs
 from deedbench.reports.html.browser import browser_data, browser_frame
@@ -26,9 +27,14 @@ from deedbench.secrets import redact
 __all__ = ["render_figures", "render_html"]
 
 
-def render_html(summaries: list[RunSummary], records: dict[str, list[EpisodeRecord]]) -> str:
-    """The page for one or more runs; `records` holds each run's episodes by run id."""
-    script = _asset("report.js")
+def render_html(
+    summaries: list[RunSummary],
+    records: dict[str, list[EpisodeRecord]],
+    audits: Mapping[str, Sequence[AuditResult]] | None = None,
+) -> str:
+    """The page for one or more runs; `records` holds each run's episodes by run id, and
+    `audits` their stored audits, so the audit rates link to the episodes they count."""
+    script = _asset("transcript.js") + _asset("report.js")  # one inline script, one hash
     digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
     policy = (
         "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
@@ -36,7 +42,7 @@ def render_html(summaries: list[RunSummary], records: dict[str, list[EpisodeReco
     )
     body = page_header(summaries) + render_figures(summaries, records) + browser_frame()
     title = "deedbench report: " + ", ".join(s.run.run_id for s in summaries)
-    data = script_json(browser_data(summaries, records))
+    data = script_json(browser_data(summaries, records, audits))
     page = (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{escape(policy)}">'

@@ -1,8 +1,10 @@
 "use strict";
-// The transcript browser of deedbench's HTML report (inlined by reports/html.py).
-// Every string from the data is put into the page with textContent or as an attribute
-// value through setAttribute on inert attributes: never parsed as HTML.
+// The transcript browser of deedbench's HTML report (inlined by reports/html/page.py after
+// transcript.js, which builds each episode's messages). Every string from the data is put
+// into the page with textContent or as an attribute value through setAttribute on inert
+// attributes: never parsed as HTML.
 (function () {
+  const { h, cssName, outcomeOf, chip, facts, episodeFacts, evidenceBox, transcript, revealDetail } = deedbenchTranscript;
   const DATA = JSON.parse(document.getElementById("deedbench-data").textContent);
   const RUNS = DATA.runs;
   const TEXTS = DATA.texts;
@@ -11,22 +13,11 @@
   const SCORED = "(scored)";
   const ERROR = "(error)";
   const GROUP_KEYS = [...new Set(RUNS.flatMap((r) => r.group_by))];
-  const state = { limit: PAGE, open: -1 };
+  // order: the episodes the filters chose (in pair mode, the variant of each pair), which
+  // the keyboard and the next/previous buttons step through.
+  const state = { limit: PAGE, open: -1, order: [], pairs: false };
   const controls = {};
-
-  function h(tag, attrs, ...children) {
-    const node = document.createElement(tag);
-    for (const [name, value] of Object.entries(attrs || {})) {
-      if (value === null || value === undefined || value === false) continue;
-      if (name === "text") node.textContent = String(value);
-      else if (name === "class") node.className = value;
-      else node.setAttribute(name, String(value));
-    }
-    for (const child of children) {
-      if (child !== null && child !== undefined) node.append(child);
-    }
-    return node;
-  }
+  let lowered = null; // TEXTS in lower case, made at the first search
 
   function uniqueSorted(values) {
     return [...new Set(values)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -81,13 +72,44 @@
       }
     }
     form.append(select("counted", "counted in rate", metrics));
+    const audits = uniqueSorted(EPISODES.flatMap((e) => e.audit || []));
+    if (audits.length) form.append(select("audit", "eval-awareness audit", audits.map((a) => [a, auditLabel(a)])));
+    const variants = uniqueSorted(EPISODES.filter((e) => e.pair).map((e) => e.pair.variant));
+    if (variants.length) {
+      const pairs = variants.flatMap((v) => [
+        [pairValue(v, false), v + " vs base: every pair"],
+        [pairValue(v, true), v + " vs base: flipped pairs"],
+      ]);
+      form.append(select("pairs", "flip pairs", pairs));
+    }
     const search = h("input", { type: "search", id: "filter-search", placeholder: "sample id contains" });
-    search.addEventListener("input", () => update());
+    const words = h("input", { type: "search", id: "filter-text", placeholder: "words in the transcript" });
+    let pause = null;
+    for (const node of [search, words]) {
+      node.addEventListener("input", () => {
+        clearTimeout(pause);
+        pause = setTimeout(update, 150);
+      });
+    }
     controls.search = search;
+    controls.text = words;
     form.append(h("label", { class: "filter" }, h("span", { text: "sample" }), search));
+    form.append(h("label", { class: "filter" }, h("span", { text: "transcript" }), words));
     const reset = h("button", { type: "button", id: "filter-reset", text: "clear filters" });
     reset.addEventListener("click", () => applyFilter({}));
     form.append(reset);
+  }
+
+  function auditLabel(value) {
+    const at = value.indexOf(":");
+    const kind = value.slice(0, at);
+    const judge = value.slice(at + 1);
+    if (kind === "aware") return "judged aware by " + judge;
+    return "flagged by the scanner" + (judge ? " (audit by " + judge + ")" : "");
+  }
+
+  function pairValue(variant, flipped) {
+    return JSON.stringify([variant, flipped]);
   }
 
   function ensureOption(node, value) {
@@ -107,8 +129,32 @@
     set("condition", where.condition);
     set("outcome", where.outcome);
     set("counted", where.counted);
+    set("audit", where.audit);
+    if (where.flip !== undefined) set("pairs", pairValue(where.flip, Boolean(where.flipped)));
     for (const [key, value] of Object.entries(where.group || {})) set("group:" + key, value);
     update();
+  }
+
+  function searched(ep, needle) {
+    // Any text of its messages: contents (tool results too), reasoning, tool names, calls.
+    if (lowered === null) lowered = TEXTS.map((t) => t.toLowerCase());
+    for (const m of ep.messages) {
+      if (m.content !== null && lowered[m.content].includes(needle)) return true;
+      if (m.reasoning !== null && lowered[m.reasoning].includes(needle)) return true;
+      if (m.tool && m.tool.toLowerCase().includes(needle)) return true;
+      for (const c of m.calls) {
+        if (c.name.toLowerCase().includes(needle) || c.arguments.toLowerCase().includes(needle)) return true;
+      }
+    }
+    return false;
+  }
+
+  function pairFilter() {
+    return controls.pairs && controls.pairs.value ? JSON.parse(controls.pairs.value) : null;
+  }
+
+  function flipped(ep) {
+    return ep.choice !== EPISODES[ep.pair.base].choice;
   }
 
   function matches(ep) {
@@ -124,13 +170,18 @@
     if (outcome === ERROR && ep.status !== "error") return false;
     if (outcome && outcome !== SCORED && outcome !== ERROR && ep.outcome !== outcome) return false;
     if (v("counted") && !ep.counted.includes(v("counted"))) return false;
+    if (controls.audit && v("audit") && !(ep.audit || []).includes(v("audit"))) return false;
+    const pair = pairFilter();
+    if (pair && !(ep.pair && ep.pair.variant === pair[0] && (!pair[1] || flipped(ep)))) return false;
     const text = controls.search.value.trim().toLowerCase();
     if (text && !ep.sample.toLowerCase().includes(text)) return false;
+    const words = needle();
+    if (words && !searched(ep, words)) return false;
     return true;
   }
 
-  function outcomeOf(ep) {
-    return ep.status === "error" ? "error" : ep.outcome || "?";
+  function needle() {
+    return controls.text.value.trim().toLowerCase();
   }
 
   function update() {
@@ -143,26 +194,42 @@
     EPISODES.forEach((ep, i) => {
       if (matches(ep)) chosen.push(i);
     });
-    const counts = {};
-    for (const i of chosen) {
-      const o = outcomeOf(EPISODES[i]);
-      counts[o] = (counts[o] || 0) + 1;
-    }
+    state.order = chosen;
+    state.pairs = pairFilter() !== null;
+    document.querySelector(".browser").classList.toggle("pair-mode", state.pairs);
     const summary = document.getElementById("match-summary");
-    summary.replaceChildren(
-      h("strong", { id: "match-count", "data-count": chosen.length, text: chosen.length }),
-      " of " + EPISODES.length + " episodes",
-      ...Object.keys(counts)
-        .sort()
-        .map((o) => h("span", { class: "chip outcome-" + cssName(o), "data-outcome": o, text: o + " " + counts[o] })),
-    );
+    const count = h("strong", { id: "match-count", "data-count": chosen.length, text: chosen.length });
+    if (state.pairs) {
+      const pair = pairFilter();
+      const turned = chosen.filter((i) => flipped(EPISODES[i])).length;
+      const base = RUNS[EPISODES[chosen[0]] ? EPISODES[chosen[0]].run : 0].flip_base || "base";
+      summary.replaceChildren(
+        count,
+        " pairs of " + base + " and " + pair[0] + " episodes (same cluster and epoch):",
+        h("span", { class: "chip flipped", "data-flipped": turned, text: turned + " flipped" }),
+      );
+    } else {
+      const counts = {};
+      for (const i of chosen) {
+        const o = outcomeOf(EPISODES[i]);
+        counts[o] = (counts[o] || 0) + 1;
+      }
+      summary.replaceChildren(
+        count,
+        " of " + EPISODES.length + " episodes",
+        ...Object.keys(counts)
+          .sort()
+          .map((o) => h("span", { class: "chip outcome-" + cssName(o), "data-outcome": o, text: o + " " + counts[o] })),
+      );
+    }
     const list = document.getElementById("episode-list");
     const body = h("tbody");
-    for (const i of chosen.slice(0, state.limit)) body.append(listRow(i));
+    for (const i of chosen.slice(0, state.limit)) body.append(state.pairs ? pairRow(i) : listRow(i));
+    const heads = state.pairs ? ["pair: the base variant's choice and this variant's"] : ["episode", "outcome", "choice"];
     const table = h(
       "table",
       { class: "episodes" },
-      h("thead", {}, h("tr", {}, ...["episode", "outcome", "choice"].map((t) => h("th", { text: t })))),
+      h("thead", {}, h("tr", {}, ...heads.map((t) => h("th", { text: t })))),
       body,
     );
     list.replaceChildren(table);
@@ -174,10 +241,6 @@
       });
       list.append(more);
     }
-  }
-
-  function cssName(text) {
-    return String(text).replace(/[^A-Za-z0-9_-]/g, "_");
   }
 
   function listRow(i) {
@@ -196,6 +259,32 @@
       h("td", {}, h("span", { class: "chip outcome-" + cssName(outcomeOf(ep)), text: outcomeOf(ep) })),
       h("td", { class: "choice", text: choice, title: choice }),
     );
+    return opener(row, i);
+  }
+
+  function pairRow(i) {
+    const ep = EPISODES[i];
+    const base = EPISODES[ep.pair.base];
+    const turned = flipped(ep);
+    const where = (RUNS.length > 1 ? RUNS[ep.run].agent + " · " : "") + ep.condition + " · epoch " + ep.epoch;
+    const choice = (name, e) =>
+      h("span", { class: "pair-choice-line " + name, title: e.sample }, name + " ", h("strong", { class: "pair-choice", text: e.choice }), " ", h("span", { class: "chip outcome-" + cssName(outcomeOf(e)), text: outcomeOf(e) }));
+    const row = h(
+      "tr",
+      { class: "episode-row pair-row" + (turned ? " flipped" : "") + (i === state.open ? " open" : ""), tabindex: 0, "data-episode": i, "data-base": ep.pair.base, "data-sample": ep.sample },
+      h(
+        "td",
+        { class: "episode", title: base.sample + " / " + ep.sample },
+        h("span", { class: "sample", text: ep.sample }),
+        h("span", { class: "sub", text: where + (turned ? " · flipped" : " · same choice") }),
+        choice("base", base),
+        choice("variant", ep),
+      ),
+    );
+    return opener(row, i);
+  }
+
+  function opener(row, i) {
     const open = () => showEpisode(i);
     row.addEventListener("click", open);
     row.addEventListener("keydown", (event) => {
@@ -207,135 +296,139 @@
     return row;
   }
 
-  function pretty(text) {
-    // Tool-call arguments as written, indented; as they are when parsing would round a
-    // number (an id beyond 2^53) or when they are no JSON.
-    try {
-      const value = JSON.parse(text);
-      return exact(value) ? JSON.stringify(value, null, 2) : text;
-    } catch (error) {
-      return text;
-    }
+  function ref(ep) {
+    return [RUNS[ep.run].id, ep.condition, String(ep.epoch), ep.sample].map(encodeURIComponent).join("/");
   }
 
-  function exact(value) {
-    if (typeof value === "number") return !Number.isInteger(value) || Number.isSafeInteger(value);
-    if (value && typeof value === "object") return Object.values(value).every(exact);
-    return true;
+  function fromRef(text) {
+    return EPISODES.findIndex((ep) => ref(ep) === text);
   }
 
-  function facts(pairs) {
-    const list = h("dl", { class: "facts" });
-    for (const [name, value] of pairs) {
-      if (value === null || value === undefined || value === "") continue;
-      list.append(h("dt", { text: name }), h("dd", { text: typeof value === "string" ? value : JSON.stringify(value) }));
-    }
-    return list;
-  }
-
-  function showEpisode(i) {
+  function showEpisode(i, reveal = true) {
     state.open = i;
     for (const row of document.querySelectorAll(".episode-row")) {
       row.classList.toggle("open", row.getAttribute("data-episode") === String(i));
     }
     const ep = EPISODES[i];
-    const run = RUNS[ep.run];
-    const deciding = new Set(ep.evidence.map((e) => e.tool_call_id).filter((x) => x));
-    const cited = new Set(ep.evidence.map((e) => e.message_index).filter((x) => x !== null));
     const detail = document.getElementById("episode-detail");
-    const values = Object.entries(ep.values).map(([k, v]) => k + " " + v).join(", ");
-    const usage = Object.entries(ep.usage)
-      .map(([role, u]) => role + ": " + u.calls + " calls, " + u.input_tokens + " in / " + u.output_tokens + " out")
-      .join("; ");
-    const parts = [
-      h("h3", { text: ep.sample }),
+    const position = state.order.indexOf(i);
+    const step = (label, id, by) => {
+      const to = position + by;
+      const button = h("button", { type: "button", id: id, text: label, disabled: position >= 0 && (to < 0 || to >= state.order.length) });
+      button.addEventListener("click", () => move(by));
+      return button;
+    };
+    const nav = h(
+      "p",
+      { class: "episode-nav" },
+      step("← previous", "episode-prev", -1),
+      " ",
+      step("next →", "episode-next", 1),
+      h("span", { class: "position", text: position < 0 ? " not among the filtered episodes" : " " + (position + 1) + " of " + state.order.length }),
+      " ",
+      h("a", { href: "#episode=" + ref(ep), class: "episode-link", text: "link to this episode" }),
+    );
+    if (state.pairs && ep.pair) {
+      const base = EPISODES[ep.pair.base];
+      const title = base.sample + " → " + ep.sample + (flipped(ep) ? ": the choice flipped" : ": the same choice");
+      detail.replaceChildren(
+        nav,
+        h("h3", { class: "pair-title", text: title }),
+        h("div", { class: "pair-grid" }, side("base", base), side("variant", ep)),
+      );
+    } else {
+      detail.replaceChildren(nav, ...episodeParts(ep));
+      history.replaceState(null, "", "#episode=" + ref(ep));
+    }
+    detail.scrollTop = 0;
+    const mark = detail.querySelector("mark");
+    if (mark) detail.scrollTop = mark.getBoundingClientRect().top - detail.getBoundingClientRect().top - 80;
+    if (reveal) revealEpisode(i);
+  }
+
+  function side(name, ep) {
+    return h(
+      "div",
+      { class: "pair-side side-" + name, "data-episode": EPISODES.indexOf(ep) },
+      h("h4", {}, h("span", { class: "side-name", text: name + " " }), h("span", { class: "sample", text: ep.sample })),
       h(
         "p",
         { class: "episode-head" },
         h("span", { class: "chip outcome-" + cssName(outcomeOf(ep)), text: outcomeOf(ep) }),
-        " " + run.agent + " · run " + run.id + " · " + ep.condition + " · epoch " + ep.epoch,
+        " choice ",
+        h("strong", { class: "pair-choice", text: ep.choice === null ? "none" : ep.choice }),
+        " · ",
+        h("a", { href: "#episode=" + ref(ep), class: "episode-link", text: "open alone" }),
       ),
-      facts([
-        ["status", ep.status],
-        ["ended", ep.termination],
-        ["steps", String(ep.steps)],
-        ["seed", String(ep.seed)],
-        ["duration", ep.duration + " s"],
-        ["values", values],
-        ["choice", ep.choice],
-        ["chance", ep.chance === null ? null : (100 * ep.chance).toFixed(1) + "%"],
-        ["usage", usage],
-        ["error", ep.error],
-      ]),
-    ];
-    if (ep.evidence.length) {
-      const items = h("ol", { class: "evidence-list" });
-      for (const e of ep.evidence) {
-        const where = [];
-        if (e.message_index !== null) where.push("message " + e.message_index);
-        if (e.tool_call_id) where.push("call " + e.tool_call_id);
-        const item = h(
-          "li",
-          { class: "evidence", "data-rule": e.rule || "" },
-          h("span", { class: "rule", text: e.rule || "verdict" }),
-          where.length ? " " + where.join(", ") + ": " : " ",
-          h("span", { class: "excerpt", text: e.excerpt }),
-        );
-        if (e.message_index !== null) {
-          const go = h("button", { type: "button", class: "go", text: "show" });
-          go.addEventListener("click", () => {
-            const target = document.getElementById("msg-" + e.message_index);
-            if (target) target.scrollIntoView({ block: "center" });
-          });
-          item.append(" ", go);
-        }
-        items.append(item);
-      }
-      parts.push(h("div", { class: "evidence-box" }, h("h4", { text: "Evidence the score rests on" }), items));
-    }
-    parts.push(h("details", { class: "metadata" }, h("summary", { text: "sample metadata" }), facts(Object.entries(ep.metadata))));
-    const messages = h("div", { class: "messages" });
-    ep.messages.forEach((m, index) => messages.append(message(m, index, deciding, cited)));
-    parts.push(h("h4", { text: ep.messages.length + " messages" }), messages);
-    detail.replaceChildren(...parts);
-    detail.scrollTop = 0;
+      ...episodeParts(ep).slice(2),
+    );
   }
 
-  function message(m, index, deciding, cited) {
-    const isCited = cited.has(index);
-    const head = h(
-      "div",
-      { class: "msg-head" },
-      h("span", { class: "msg-index", text: "#" + index }),
-      " ",
-      h("span", { class: "msg-role", text: m.role }),
-    );
-    if (m.role === "tool") {
-      head.append(" ← " + (m.tool || "?") + (m.error ? " (error)" : ""));
-      if (deciding.has(m.call_id)) head.append(h("span", { class: "badge", text: "result of the deciding call" }));
+  function revealEpisode(i) {
+    // The episode in view, and its row in the list's own scroll.
+    revealDetail();
+    const row = document.querySelector('.episode-row[data-episode="' + i + '"]');
+    const list = document.getElementById("episode-list");
+    if (row && list.scrollHeight > list.clientHeight) {
+      const head = list.querySelector("thead").getBoundingClientRect().height;
+      const at = row.getBoundingClientRect().top - list.getBoundingClientRect().top;
+      if (at < head || at + row.offsetHeight > list.clientHeight) list.scrollTop += at - head - 4;
     }
-    if (isCited) head.append(h("span", { class: "badge cited-badge", text: "★ cited by the score" }));
-    const box = h("div", { class: "msg role-" + cssName(m.role) + (isCited ? " cited" : "") + (m.error ? " tool-error" : ""), id: "msg-" + index, "data-index": index }, head);
-    if (m.reasoning !== null) {
-      box.append(h("details", { class: "reasoning" }, h("summary", { text: "reasoning" }), h("pre", { text: TEXTS[m.reasoning] })));
+  }
+
+  function move(by) {
+    if (!state.order.length) return;
+    const position = state.order.indexOf(state.open);
+    const next = position < 0 ? (by > 0 ? 0 : state.order.length - 1) : position + by;
+    if (next < 0 || next >= state.order.length) return;
+    if (next >= state.limit) {
+      state.limit = (Math.floor(next / PAGE) + 1) * PAGE;
+      render();
     }
-    const content = TEXTS[m.content];
-    if (content) box.append(h("pre", { class: "content", text: content }));
-    for (const call of m.calls) {
-      const isDeciding = deciding.has(call.id);
-      box.append(
-        h(
-          "div",
-          { class: "call" + (isDeciding ? " deciding" : "") + (call.run ? "" : " not-run"), "data-call-id": call.id },
-          isDeciding ? h("span", { class: "badge deciding-badge", text: "★ deciding call" }) : null,
-          call.run ? null : h("span", { class: "badge", text: "not run (the benchmark runs a turn's first call only)" }),
-          h("span", { class: "call-name", text: "→ " + call.name }),
-          h("span", { class: "call-id", text: " id " + call.id }),
-          h("pre", { class: "call-args", text: pretty(call.arguments) }),
-        ),
-      );
+    showEpisode(state.order[next]);
+    const row = document.querySelector('.episode-row[data-episode="' + state.order[next] + '"]');
+    if (row) row.focus({ preventScroll: true });
+  }
+
+  function openFromHash() {
+    const match = /^#episode=(.+)$/.exec(window.location.hash);
+    if (!match) return;
+    const i = fromRef(match[1]);
+    const detail = document.getElementById("episode-detail");
+    if (i < 0) {
+      detail.replaceChildren(h("p", { class: "note missing", text: "This report has no episode " + decodeURIComponent(match[1]).replace(/%2F/gi, "/") + "." }));
+      document.getElementById("episodes").scrollIntoView();
+      return;
     }
-    return box;
+    if (i === state.open && !state.pairs) return;
+    if (!matches(EPISODES[i]) || state.pairs) applyFilter({});
+    const position = state.order.indexOf(i);
+    if (position >= state.limit) {
+      state.limit = (Math.floor(position / PAGE) + 1) * PAGE;
+      render();
+    }
+    showEpisode(i);
+  }
+
+  function episodeParts(ep) {
+    const run = RUNS[ep.run];
+    const flags = ep.flags || [];
+    const flagged = flags.map((f) => f.category + ' "' + f.match + '" (message ' + f.message_index + ")").join("; ");
+    const words = needle();
+    const marksOf = (index) => {
+      const marks = flags.filter((f) => f.message_index === index).map((f) => [f.match.toLowerCase(), "flag", f.category]);
+      if (words) marks.push([words, "found", "matches the transcript search"]);
+      return marks;
+    };
+    return [
+      h("h3", { text: ep.sample }),
+      h("p", { class: "episode-head" }, chip(outcomeOf(ep)), " " + run.agent + " · run " + run.id + " · " + ep.condition + " · epoch " + ep.epoch),
+      episodeFacts(ep, [["audit flagged", flagged]]),
+      evidenceBox(ep),
+      h("details", { class: "metadata" }, h("summary", { text: "sample metadata" }), facts(Object.entries(ep.metadata))),
+      h("h4", { text: ep.messages.length + " messages" }),
+      transcript(ep, TEXTS, marksOf),
+    ].filter((part) => part !== null);
   }
 
   document.addEventListener("click", (event) => {
@@ -346,6 +439,37 @@
     document.getElementById("episodes").scrollIntoView();
   });
 
+  document.addEventListener("keydown", (event) => {
+    // j / k anywhere but in a field; the arrows on the episode list, where focus is.
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const target = event.target;
+    if (target.closest("input, select, textarea")) return;
+    const onList = target.closest(".episode-row") !== null;
+    const by = { j: 1, k: -1, ArrowDown: onList ? 1 : 0, ArrowUp: onList ? -1 : 0 }[event.key];
+    if (!by) return;
+    event.preventDefault();
+    move(by);
+  });
+  window.addEventListener("hashchange", openFromHash);
+  const bar = document.querySelector(".browser-bar");
+  const barHeight = () => document.documentElement.style.setProperty("--bar-height", bar.offsetHeight + "px");
+  new ResizeObserver(barHeight).observe(bar);
+
+  function markWideTables() {
+    // A table wider than the window scrolls sideways in its frame: say so at its edge,
+    // and keep its row labels in sight (report.css: .scrolls).
+    for (const wrap of document.querySelectorAll(".table-wrap")) {
+      const wide = wrap.scrollWidth > wrap.clientWidth + 1;
+      wrap.classList.toggle("scrolls", wide);
+      if (wide) wrap.setAttribute("title", "wider than the window: scroll sideways for more columns");
+      else wrap.removeAttribute("title");
+    }
+  }
+  window.addEventListener("resize", markWideTables);
+
   buildFilters();
   render();
+  barHeight();
+  markWideTables();
+  openFromHash();
 })();

@@ -23,10 +23,12 @@ from deedbench.reports.format import (
 )
 from deedbench.reports.html.markup import (
     ERROR,
+    ONE_EPOCH,
     SCORED,
     Where,
     figure_json,
     filter_link,
+    flip_where,
     rows_table,
     tag,
     td,
@@ -103,10 +105,20 @@ def _audit_table(audits: Sequence[AuditSummary]) -> str:
     rows = []
     numeric = {2, 3, 4, 5}  # n, flagged, judged aware, judge errors
     for a in audits:
-        cells = [
-            td(text, class_="num" if i in numeric else None)
-            for i, text in enumerate(audit_cells(a))
-        ]
+        # The two rates link to the episodes they count (report.js: the audit filter).
+        judge = a.judge_spec or ""
+        where = {"run": a.run_id, "condition": a.condition}
+        links = {3: (a.flagged, f"flagged:{judge}"), 4: (a.judged_aware, f"aware:{judge}")}
+        cells = []
+        for i, text in enumerate(audit_cells(a)):
+            kind = "num" if i in numeric else None
+            figure, audit = links.get(i, (None, ""))
+            if figure is not None and figure.k:
+                tip = f"the {figure.k} episodes this rate counts"
+                link = filter_link(text, {**where, "audit": audit}, tip)
+                cells.append(tag("td", link, class_=kind, data_count=figure.k))
+            else:
+                cells.append(td(text, class_=kind))
         rows.append(tag("tr", "".join(cells), data_run=a.run_id, data_audit=figure_json(a)))
     return tag("h4", "Eval-awareness audit") + rows_table(head, rows, "audits")
 
@@ -163,7 +175,10 @@ def _metric_notes(metrics: Sequence[MetricSpec]) -> str:
 
 
 def _description(m: MetricSpec) -> str:
-    return (m.description or m.value) + (f" (among episodes with {m.given} = 1)" if m.given else "")
+    """What the metric means, from its spec; a run recorded without a description says
+    which score value it is the mean of rather than repeating the name."""
+    text = m.description or f"the mean of the score value {m.value} (no description recorded)"
+    return text + (f" (among episodes with {m.given} = 1)" if m.given else "")
 
 
 # --- rate tables -------------------------------------------------------------------------------
@@ -338,10 +353,11 @@ def _passk_table(summary: RunSummary) -> str:
             rows.append(tag("tr", "".join(cells), data_metric=metric, **attrs))
     if not rows:
         return ""
+    note = tag("p", escape(ONE_EPOCH), class_="note one-epoch") if most == 1 else ""
     head = [("condition", ""), ("metric", ""), ("tasks", "")] + [
         (f"k={k}", f"the chance that {k} trials of a task all succeed") for k in range(1, most + 1)
     ]
-    return tag("h4", "pass^k") + rows_table(head, rows, "passk")
+    return tag("h4", "pass^k") + rows_table(head, rows, "passk") + note
 
 
 def group_tables(summary: RunSummary) -> str:
@@ -362,30 +378,27 @@ def group_tables(summary: RunSummary) -> str:
 def _flips_table(summary: RunSummary, condition: ConditionSummary) -> str:
     spec = summary.run.report
     head = [
-        ("variant", "links to the variant's episodes"),
-        ("pairs", "(cluster, epoch) keys both this variant and the base have"),
-        ("flips", "pairs where the choice differs from the base variant's"),
+        ("variant", ""),
+        ("pairs", "(cluster, epoch) keys both this variant and the base have; links to the pairs"),
+        ("flips", "pairs where the choice differs from the base variant's; links to them"),
         ("flip rate", f"Wilson 95% (W) and a bootstrap over {summary.cluster_by} (B)"),
     ]
     rows = []
     for flip in condition.flips:
         f, boot = flip.flips, flip.clustered
-        where = {
-            "run": summary.run.run_id,
-            "condition": condition.condition,
-            "group": {spec.flip_by or "variant": flip.variant},
-            "outcome": SCORED,
-        }
+        where = flip_where(summary.run.run_id, condition.condition, flip.variant)
         wilson = Rate(k=f.flips, n=f.n, value=f.value, ci_low=f.ci_low, ci_high=f.ci_high)
+        tip = f"the {f.n} base and {flip.variant} pairs side by side"
         rate = (
-            escape(pct(f.value))
+            filter_link(pct(f.value), where, tip)
             + tag("span", "W " + escape(interval(wilson, point=False)), class_="ci wilson")
             + tag("span", "B " + escape(interval(boot, point=False)), class_="ci boot")
         )
+        flipped = filter_link(str(f.flips), {**where, "flipped": True}) if f.flips else "0"
         cells = [
-            tag("th", filter_link(flip.variant, where), scope="row"),
-            td(str(f.n), class_="num"),
-            td(str(f.flips), class_="num"),
+            tag("th", escape(flip.variant), scope="row"),
+            tag("td", filter_link(str(f.n), where, tip), class_="num", data_count=f.n),
+            tag("td", flipped, class_="num", data_count=f.flips),
             tag(
                 "td",
                 rate,

@@ -5,26 +5,14 @@
 // figures, which are the HTML report's own markup, escaped by the server that made it
 // (and the page's Content-Security-Policy lets no inline script run, whatever it held).
 (function () {
+  // The episode's transcript is built as the HTML report builds it (transcript.js).
+  const { h, cssName, outcomeOf, chip, facts, episodeFacts, evidenceBox, callBox, scoreMarks, transcript, revealDetail } = deedbenchTranscript;
   const MAIN = document.querySelector("main");
   const PAGE = MAIN.dataset.page;
   const SCORED = "(scored)";
   const ERROR = "(error)";
   const LIST_PAGE = 100;
   const enc = encodeURIComponent;
-
-  function h(tag, attrs, ...children) {
-    const node = document.createElement(tag);
-    for (const [name, value] of Object.entries(attrs || {})) {
-      if (value === null || value === undefined || value === false) continue;
-      if (name === "text") node.textContent = String(value);
-      else if (name === "class") node.className = value;
-      else node.setAttribute(name, String(value));
-    }
-    for (const child of children) {
-      if (child !== null && child !== undefined) node.append(child);
-    }
-    return node;
-  }
 
   async function api(path) {
     const response = await fetch(path, { headers: { accept: "application/json" } });
@@ -60,14 +48,6 @@
     if (node) node.remove();
   }
 
-  function cssName(text) {
-    return String(text).replace(/[^A-Za-z0-9_-]/g, "_");
-  }
-
-  function chip(outcome) {
-    return h("span", { class: "chip outcome-" + cssName(outcome), text: outcome });
-  }
-
   function splitRef(ref) {
     const [run, condition, epoch, ...rest] = ref.split("/");
     return { run: run, condition: condition, epoch: epoch, sample: rest.join("/") };
@@ -93,137 +73,6 @@
   }
 
   // --- one episode, as the HTML report's browser shows it ----------------------------
-
-  function pretty(text) {
-    // Tool-call arguments as written, indented; as they are when parsing would round a
-    // number (an id beyond 2^53) or when they are no JSON.
-    try {
-      const value = JSON.parse(text);
-      return exact(value) ? JSON.stringify(value, null, 2) : text;
-    } catch (error) {
-      return text;
-    }
-  }
-
-  function exact(value) {
-    if (typeof value === "number") return !Number.isInteger(value) || Number.isSafeInteger(value);
-    if (value && typeof value === "object") return Object.values(value).every(exact);
-    return true;
-  }
-
-  function facts(pairs, cls) {
-    const list = h("dl", { class: cls || "facts" });
-    for (const [name, value] of pairs) {
-      if (value === null || value === undefined || value === "") continue;
-      list.append(h("dt", { text: name }), h("dd", { text: typeof value === "string" ? value : JSON.stringify(value) }));
-    }
-    return list;
-  }
-
-  function outcomeOf(ep) {
-    return ep.status === "error" ? "error" : ep.outcome || "?";
-  }
-
-  function episodeFacts(ep) {
-    const values = Object.entries(ep.values).map(([k, v]) => k + " " + v).join(", ");
-    const usage = Object.entries(ep.usage)
-      .map(([role, u]) => role + ": " + u.calls + " calls, " + u.input_tokens + " in / " + u.output_tokens + " out")
-      .join("; ");
-    return facts([
-      ["status", ep.status],
-      ["ended", ep.termination],
-      ["steps", String(ep.steps)],
-      ["seed", String(ep.seed)],
-      ["duration", ep.duration + " s"],
-      ["values", values],
-      ["choice", ep.choice],
-      ["chance", ep.chance === null ? null : (100 * ep.chance).toFixed(1) + "%"],
-      ["usage", usage],
-      ["error", ep.error],
-    ]);
-  }
-
-  function evidenceBox(ep, root) {
-    if (!ep.evidence.length) return null;
-    const items = h("ol", { class: "evidence-list" });
-    for (const e of ep.evidence) {
-      const where = [];
-      if (e.message_index !== null) where.push("message " + e.message_index);
-      if (e.tool_call_id) where.push("call " + e.tool_call_id);
-      const item = h(
-        "li",
-        { class: "evidence", "data-rule": e.rule || "" },
-        h("span", { class: "rule", text: e.rule || "verdict" }),
-        where.length ? " " + where.join(", ") + ": " : " ",
-        h("span", { class: "excerpt", text: e.excerpt }),
-      );
-      if (e.message_index !== null) {
-        const go = h("button", { type: "button", class: "go", text: "show" });
-        go.addEventListener("click", () => {
-          const target = root.querySelector('[data-index="' + Number(e.message_index) + '"]');
-          if (target) target.scrollIntoView({ block: "center" });
-        });
-        item.append(" ", go);
-      }
-      items.append(item);
-    }
-    return h("div", { class: "evidence-box" }, h("h4", { text: "Evidence the score rests on" }), items);
-  }
-
-  function callBox(call, deciding, texts) {
-    const isDeciding = deciding.has(call.id);
-    return h(
-      "div",
-      { class: "call" + (isDeciding ? " deciding" : "") + (call.run ? "" : " not-run"), "data-call-id": call.id },
-      isDeciding ? h("span", { class: "badge deciding-badge", text: "★ deciding call" }) : null,
-      call.run ? null : h("span", { class: "badge", text: "not run (the benchmark runs a turn's first call only)" }),
-      h("span", { class: "call-name", text: "→ " + call.name }),
-      h("span", { class: "call-id", text: " id " + call.id }),
-      h("pre", { class: "call-args", text: pretty(call.arguments) }),
-    );
-  }
-
-  function messageBox(m, index, deciding, cited, texts) {
-    const isCited = cited.has(index);
-    const head = h(
-      "div",
-      { class: "msg-head" },
-      h("span", { class: "msg-index", text: "#" + index }),
-      " ",
-      h("span", { class: "msg-role", text: m.role }),
-    );
-    if (m.role === "tool") {
-      head.append(" ← " + (m.tool || "?") + (m.error ? " (error)" : ""));
-      if (deciding.has(m.call_id)) head.append(h("span", { class: "badge", text: "result of the deciding call" }));
-    }
-    if (isCited) head.append(h("span", { class: "badge cited-badge", text: "★ cited by the score" }));
-    const box = h(
-      "div",
-      { class: "msg role-" + cssName(m.role) + (isCited ? " cited" : "") + (m.error ? " tool-error" : ""), "data-index": index },
-      head,
-    );
-    if (m.reasoning !== null) {
-      box.append(h("details", { class: "reasoning" }, h("summary", { text: "reasoning" }), h("pre", { text: texts[m.reasoning] })));
-    }
-    const content = texts[m.content];
-    if (content) box.append(h("pre", { class: "content", text: content }));
-    for (const call of m.calls) box.append(callBox(call, deciding, texts));
-    return box;
-  }
-
-  function marks(ep) {
-    return {
-      deciding: new Set(ep.evidence.map((e) => e.tool_call_id).filter((x) => x)),
-      cited: new Set(ep.evidence.map((e) => e.message_index).filter((x) => x !== null)),
-    };
-  }
-
-  function transcript(ep, texts) {
-    const { deciding, cited } = marks(ep);
-    const messages = h("div", { class: "messages" });
-    ep.messages.forEach((m, index) => messages.append(messageBox(m, index, deciding, cited, texts)));
-    return messages;
-  }
 
   function episodeHead(data) {
     const ep = data.episode;
@@ -580,9 +429,11 @@
         });
         parts.push(links);
       }
-      parts.push(evidenceBox(ep, detail));
+      parts.push(evidenceBox(ep));
       parts.push(h("details", { class: "metadata" }, h("summary", { text: "sample metadata" }), facts(Object.entries(ep.metadata))));
-      parts.push(h("h4", { text: ep.messages.length + " messages" }), transcript(ep, data.texts));
+      const words = (state.where.q || "").toLowerCase();
+      const found = words ? [[words, "found", "matches the transcript search"]] : [];
+      parts.push(h("h4", { text: ep.messages.length + " messages" }), transcript(ep, data.texts, () => found));
       detail.replaceChildren(...parts.filter((p) => p));
       detail.scrollTop = 0;
       const shown = document.querySelector('.episode-row[data-ref="' + CSS.escape(ref) + '"]');
@@ -590,8 +441,7 @@
       if (shown && (shown.offsetTop < list.scrollTop || shown.offsetTop > list.scrollTop + list.clientHeight - 40)) {
         list.scrollTop = shown.offsetTop - 40;
       }
-      const rect = detail.getBoundingClientRect();
-      if (rect.top < 0 || rect.top > window.innerHeight - 120) document.getElementById("episodes").scrollIntoView({ block: "start" });
+      revealDetail();
     }
 
     function linkFilters(root) {
@@ -671,7 +521,8 @@
       await loadFigures();
       figuresVersion = seen;
       // The figures above push the browser down: bring back what the URL named.
-      if (state.open || window.location.hash === "#episodes") document.getElementById("episodes").scrollIntoView();
+      if (state.open) revealDetail();
+      else if (window.location.hash === "#episodes") document.getElementById("episodes").scrollIntoView();
     })().catch((error) => showProblem(error.message));
     every(1000, poll);
   }
@@ -798,9 +649,9 @@
         const cells = [["a", data.a, row.a, results[0]], ["b", data.b, row.b, results[1]]].map(([, side, at, map]) => {
           if (at === null) return h("td", { class: "gap", text: "—" });
           const call = side.episode.messages[at[0]].calls[at[1]];
-          const { deciding } = marks(side.episode);
+          const { deciding } = scoreMarks(side.episode);
           const result = map.get(call.id);
-          const cell = h("td", { class: "aligned" }, callBox(call, deciding, side.texts));
+          const cell = h("td", { class: "aligned" }, callBox(call, deciding));
           if (result) {
             const text = side.texts[result.content] || "";
             cell.append(h("details", { class: "result" }, h("summary", { text: "result" + (result.error ? " (error)" : "") + ": " + text.slice(0, 80) }), h("pre", { text: text })));
