@@ -78,7 +78,8 @@ def test_report_correlates_a_covariate_file(store: Path, tmp_path: Path) -> None
 def test_compare_puts_runs_side_by_side(store: Path) -> None:
     result = invoke("compare", "rnd", "wel", "--store", str(store))
     assert result.exit_code == 0, result.output
-    assert contains(result.output, "tac: welfare by agent and condition")
+    assert contains(result.output, "rnd: agent baseline/random")
+    assert contains(result.output, "tac: welfare by run and condition")
     assert contains(result.output, "wel/base vs rnd/base: welfare +")
     data = json.loads(invoke("compare", "rnd", "wel", "--json", "--store", str(store)).output)
     assert [(r["run_id"], r["condition"]) for r in data["rows"]] == [

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -91,8 +90,9 @@ class SafeConsole(Console):
                 yield segment
 
 
-# Piped output (CI logs, files) gets wide lines instead of rich's 80-column default.
-console = SafeConsole() if sys.stdout.isatty() else SafeConsole(width=140)
+# The terminal's width; piped output (CI logs, files) is $COLUMNS wide, else 80 columns
+# (read at each print, so tables reflow to it: reports.terminal.print_table).
+console = SafeConsole()
 errors = SafeConsole(stderr=True)
 
 # A run id names the run in the store, in commands and in exported file names.

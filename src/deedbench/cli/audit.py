@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
 from typing import TYPE_CHECKING, Annotated
 
@@ -32,7 +33,7 @@ from deedbench.printable import safe
 
 if TYPE_CHECKING:
     from deedbench.agents import Providers
-    from deedbench.audit import AuditResult, AuditSummary, Judge
+    from deedbench.audit import AuditResult, AuditSummary, Hit, Judge
     from deedbench.engine import EpisodeRecord, RunConfig
     from deedbench.stats import Rate
 
@@ -167,6 +168,7 @@ def _render(config: RunConfig, summaries: list[AuditSummary], results: list[Audi
 
     from deedbench.audit import RUBRIC_VERSION, SCANNER_VERSION
     from deedbench.engine import Usage
+    from deedbench.reports.terminal import print_table
 
     judge = next((s.judge_spec for s in summaries if s.judge_spec), None)
     method = f"scanner v{SCANNER_VERSION}"
@@ -176,38 +178,23 @@ def _render(config: RunConfig, summaries: list[AuditSummary], results: list[Audi
         title=safe(f"Eval-awareness audit of {config.run_id} ({config.agent}): {method}"),
         title_justify="left",
     )
-    for column in ("condition", "episodes", "scanner flagged", "categories"):
-        table.add_column(column)
+    table.add_column("condition", no_wrap=True)
+    table.add_column("episodes", no_wrap=True, justify="right")
+    table.add_column("scanner flagged", no_wrap=True)
+    table.add_column("categories")
     if judge:
-        table.add_column("judged aware")
-        table.add_column("judge errors")
+        table.add_column("judged aware", no_wrap=True)
+        table.add_column("judge errors", no_wrap=True, justify="right")
     for s in summaries:
         categories = ", ".join(f"{name} {count}" for name, count in s.categories.items())
         row = [s.condition, str(s.episodes), _rate(s.flagged), categories or "-"]
         if judge:
             row += [_rate(s.judged_aware), str(s.judge_errors)]
         table.add_row(*map(safe, row))
-    console.print(table)
+    print_table(console, table)
     if not summaries:
         console.print("no scored episodes to audit")
-
-    hits = [(r, h) for r in results for h in r.hits]
-    if hits:
-        shown = Table(
-            title=f"Scanner hits ({min(len(hits), _SHOWN_HITS)} of {len(hits)})",
-            title_justify="left",
-        )
-        for column in ("episode", "message", "category", "excerpt"):
-            shown.add_column(column)
-        for result, hit in hits[:_SHOWN_HITS]:
-            cells = [
-                f"{result.sample_id} / {result.condition} / epoch {result.epoch}",
-                f"{hit.message_index} ({hit.part})",
-                hit.category,
-                hit.excerpt,
-            ]
-            shown.add_row(*map(safe, cells))
-        console.print(shown)
+    _print_hits(results)
     aware = [(r, r.verdict) for r in results if r.verdict and r.verdict.verdict == "aware"]
     for result, verdict in aware[:_SHOWN_HITS]:
         quote = verdict.evidence[0]
@@ -231,6 +218,56 @@ def _render(config: RunConfig, summaries: list[AuditSummary], results: list[Audi
             f"judge calls: {usage.calls - usage.cache_hits} paid, {usage.cache_hits} from cache; "
             f"{usage.input_tokens:,} input and {usage.output_tokens:,} output tokens"
         )
+
+
+def _print_hits(results: list[AuditResult]) -> None:
+    """The scanner's hits, one line per message (not per match), its matched words marked
+    «so»; an excerpt's cut context shows as "..."."""
+    messages: dict[tuple[str, str, int, int, str], list[Hit]] = {}
+    for r in results:
+        for hit in r.hits:
+            key = (r.sample_id, r.condition, r.epoch, hit.message_index, hit.part)
+            messages.setdefault(key, []).append(hit)
+    if not messages:
+        return
+    hits = sum(len(h) for h in messages.values())
+    shown = min(len(messages), _SHOWN_HITS)
+    console.print(
+        f"Scanner hits: {hits} in {len(messages)} messages ({shown} shown; --json has all)",
+        highlight=False,
+    )
+    for (sample, condition, epoch, index, part), found in list(messages.items())[:shown]:
+        categories = ", ".join(dict.fromkeys(h.category for h in found))
+        words = {h.match.lower() for h in found}
+        excerpts: list[str] = []
+        for hit in found:  # an excerpt that already shows this match is not repeated
+            if not any(hit.match.lower() in e.lower() for e in excerpts):
+                excerpts.append(hit.excerpt.replace("…", "..."))
+        marked = " | ".join(_marked(e, words) for e in excerpts)
+        console.print(
+            f"  {safe(sample)} / {safe(condition)} / epoch {epoch}, message {index} "
+            f"({safe(part)}): {safe(categories)}: {marked}",
+            highlight=False,
+        )
+
+
+def _marked(text: str, words: set[str]) -> str:
+    """`text` as markup, each stretch that `words` match (overlaps merged) bold in «»."""
+    lowered = text.lower()
+    spans = sorted(
+        (m.start(), m.end()) for word in words for m in re.finditer(re.escape(word), lowered)
+    )
+    merged: list[list[int]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    parts, last = [], 0
+    for start, end in merged:
+        parts += [safe(text[last:start]), f"[bold]«{safe(text[start:end])}»[/bold]"]
+        last = end
+    return "".join([*parts, safe(text[last:])])
 
 
 def _rate(value: Rate | None) -> str:

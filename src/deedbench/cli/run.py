@@ -49,10 +49,14 @@ def list_command() -> None:
 
     from deedbench.agents import agent_kinds
     from deedbench.benchmarks import benchmark_class, benchmarks
+    from deedbench.reports.terminal import print_table
 
     table = Table(title="Benchmarks", title_justify="left")
-    for column in ("benchmark", "description", "conditions", "epochs", "agents"):
+    table.add_column("benchmark", no_wrap=True)
+    for column in ("description", "conditions"):
         table.add_column(column)
+    table.add_column("epochs", no_wrap=True, justify="right")
+    table.add_column("agents")
     names = list(benchmarks())
     for name in names:
         bench = benchmark_class(name)  # the class is enough: some need --data to load
@@ -63,15 +67,15 @@ def list_command() -> None:
             str(bench.default_epochs),
             "\n".join(agent_kinds(bench)),
         )
-    console.print(table)
+    print_table(console, table)
     options = Table(title="Benchmark options (-T KEY=VALUE)", title_justify="left")
     for column in ("benchmark", "option", "type", "default", "meaning"):
-        options.add_column(column)
+        options.add_column(column, no_wrap=column != "meaning")
     for name in names:
         for spec in benchmark_class(name).option_specs:
             default = "" if spec.default is None else str(spec.default)
             options.add_row(name, spec.name, spec.type_name, default, spec.help)
-    console.print(options)
+    print_table(console, options, labels=2)
 
 
 @app.command()
