@@ -46,6 +46,7 @@ def test_report_csv_matches_report_json(store: Path) -> None:
     assert float(overall["value"]) == expected["metrics"]["welfare"]["value"]
     assert float(overall["cluster_high"]) == expected["clustered"]["welfare"]["ci_high"]
     assert float(overall["p_below_chance"]) == expected["chance"]["p_below"]
+    assert float(overall["p_above_chance"]) == expected["chance"]["p_above"]
 
 
 def test_report_terminal_shows_both_intervals_flips_and_the_contrast(store: Path) -> None:
