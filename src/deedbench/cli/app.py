@@ -30,8 +30,10 @@ __all__ = [
     "BaseUrlOption",
     "NoCacheOption",
     "PricesOption",
+    "QuietOption",
     "SafeConsole",
     "StoreOption",
+    "agent_purpose",
     "app",
     "check_run_id",
     "console",
@@ -125,6 +127,25 @@ StoreOption = Annotated[
         show_default=False,
     ),
 ]
+
+
+QuietOption = Annotated[
+    bool, typer.Option("--quiet", "-q", help="Leave out the legend under the first table.")
+]
+
+
+def agent_purpose(benchmark: str, agent: str) -> str | None:
+    """What a baseline agent is for (its benchmark's one line), None for any other agent
+    or a benchmark that cannot be found."""
+    from deedbench.benchmarks import benchmark_class
+
+    kind, _, name = agent.partition("/")
+    if kind != "baseline":
+        return None
+    try:
+        return benchmark_class(benchmark).baseline_purposes.get(name)
+    except DeedbenchError:
+        return None
 
 
 def resolve_store(store: Path | None) -> Path:

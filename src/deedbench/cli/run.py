@@ -19,7 +19,9 @@ from deedbench.cli.app import (
     BaseUrlOption,
     NoCacheOption,
     PricesOption,
+    QuietOption,
     StoreOption,
+    agent_purpose,
     app,
     check_run_id,
     console,
@@ -156,6 +158,7 @@ def run(
         float, typer.Option(help="Temperature of a model-played user.")
     ] = 0.0,
     prices: PricesOption = None,
+    quiet: QuietOption = False,
     store: StoreOption = None,
 ) -> None:
     """Run an agent through a benchmark, or resume a run by its id."""
@@ -288,7 +291,13 @@ def run(
             except DeedbenchError as exc:  # a bad spec, before anything was written
                 raise fail(str(exc)) from None
         summary = summarize(config, runs.episodes(config.run_id), price_table)
-    render_summary(summary, console, groupings=config.report.run_summary_groupings())
+    render_summary(
+        summary,
+        console,
+        groupings=config.report.run_summary_groupings(),
+        quiet=quiet,
+        purpose=agent_purpose(config.benchmark, config.agent),
+    )
     console.print(
         f"run id: {config.run_id}  (details: deedbench report {config.run_id})",
         highlight=False,

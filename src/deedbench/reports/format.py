@@ -59,7 +59,8 @@ def chance_p_text(below: float | None, above: float | None) -> str:
 
 
 def contrast_text(c: Contrast) -> str:
-    """One line: the paired difference b − a with its interval and McNemar's p."""
+    """One line: the paired difference b − a with its interval and McNemar's p; the sides
+    and the metric are named apart ("welfare vs base, welfare rate: +0.0 points")."""
     d = c.difference
     if d.value is None:
         return f"{c.b} vs {c.a}: no shared episodes"
@@ -70,7 +71,7 @@ def contrast_text(c: Contrast) -> str:
     )
     m = c.mcnemar
     return (
-        f"{c.b} vs {c.a}: {c.metric} {100 * d.value:+.1f} points {bracket} "
+        f"{c.b} vs {c.a}, {c.metric} rate: {100 * d.value:+.1f} points {bracket} "
         f"over {d.n_shared} paired episodes in {d.clusters} clusters; "
         f"McNemar exact p={p_text(m.p_value)} ({m.b01} gained, {m.b10} lost)"
     )

@@ -36,7 +36,7 @@ from deedbench.reports.format import (
 from deedbench.reports.summary import ConditionSummary, GroupSummary, RunSummary
 from deedbench.stats import ChanceTest, ClusterChanceTest, PassK
 
-__all__ = ["print_table", "render_comparison", "render_summary"]
+__all__ = ["legend", "print_table", "render_comparison", "render_summary"]
 
 _ERROR_KINDS_SHOWN = 5
 # What to change when calls time out, for the summary (README: "Local model servers").
@@ -215,12 +215,40 @@ def _flips_table(condition: ConditionSummary, cluster_by: str) -> Table:
     return table
 
 
+def legend(summary: RunSummary) -> list[str]:
+    """What the first table's columns mean, a line each, for readers new to them."""
+    spec = summary.run.report
+    primary = spec.metric(spec.primary)
+    cluster = summary.cluster_by
+    lines = [
+        f"{primary.name}: {primary.description or 'the primary rate'}. [Wilson 95%]: episodes "
+        f"as independent trials; [{cluster} boot]: whole {cluster}s resampled (clusters: how "
+        "many). When the intervals disagree, trust the wider."
+    ]
+    if spec.compare_to_chance:
+        lines.append(
+            f"chance: a uniformly random choice's rate; p exact, p boot: one-sided p that "
+            f"{primary.name} is below / above chance, exactly and by the bootstrap."
+        )
+    others = [m for m in spec.metrics if m.name != spec.primary and m.description]
+    if others:
+        lines.append("; ".join(f"{m.name.replace('_', ' ')}: {m.description}" for m in others))
+    return lines
+
+
 def render_summary(
-    summary: RunSummary, console: Console, *, groupings: list[str] | None = None
+    summary: RunSummary,
+    console: Console,
+    *,
+    groupings: list[str] | None = None,
+    quiet: bool = False,
+    purpose: str | None = None,
 ) -> None:
     """Print the overall table, then one table per condition and grouping.
 
-    `groupings` limits which groupings are shown (default: all the run's report has).
+    `groupings` limits which groupings are shown (default: all the run's report has);
+    `purpose` is what the run's agent is for (a baseline's one line); `quiet` leaves out
+    the legend under the first table.
     """
     run = summary.run
     console.print(
@@ -229,6 +257,8 @@ def render_summary(
         f"data {safe(run.data_hash[:19])}",
         highlight=False,
     )
+    if purpose:
+        console.print(f"{safe(run.agent)}: {safe(purpose)}", highlight=False)
     console.print(
         f"episodes: {summary.scored} scored, {summary.errors} errors (excluded from rates), "
         f"{summary.missing} not run, of {summary.planned} planned",
@@ -263,6 +293,9 @@ def render_summary(
         )
     overall = [c.overall.model_copy(update={"group": c.condition}) for c in summary.conditions]
     print_table(console, _table("Overall", "condition", overall, summary))
+    if not quiet:
+        for line in legend(summary):
+            console.print(f"[dim]  {safe(line)}[/dim]", highlight=False)
     for group, condition in zip(overall, summary.conditions, strict=True):
         counts = ", ".join(f"{k} {v}" for k, v in sorted(group.outcomes.items()))
         console.print(f"  {safe(group.group)} outcomes: {safe(counts or 'none')}", highlight=False)
@@ -278,7 +311,8 @@ def render_summary(
                 highlight=False,
             )
         if condition.versus_first is not None:
-            console.print("  " + safe(contrast_text(condition.versus_first)), highlight=False)
+            text = "condition " + contrast_text(condition.versus_first)
+            console.print("  " + safe(text), highlight=False)
         if condition.covariate is not None:
             console.print("  " + safe(covariate_text(condition)), highlight=False)
     if summary.audits:
