@@ -33,6 +33,7 @@ __all__ = [
     "QuietOption",
     "SafeConsole",
     "StoreOption",
+    "Tally",
     "agent_purpose",
     "app",
     "check_run_id",
@@ -240,16 +241,107 @@ def data_option(benchmark: str) -> str:
 
 
 def progress_bar(*, enabled: bool = True, auto_refresh: bool = True) -> Progress:
-    """The bar every long command shows on a terminal (and nowhere else), gone when done."""
+    """The bar every long command shows on a terminal (and nowhere else), gone when done;
+    a task's `stats` field (a Tally's line) shows after it."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     return Progress(
         "[progress.description]{task.description}",
-        BarColumn(),
+        BarColumn(bar_width=20),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
+        _stats_column(),
         console=console,
         transient=True,
         disable=not (enabled and console.is_terminal),
         auto_refresh=auto_refresh,
     )
+
+
+def _stats_column() -> Any:
+    """A column showing a task's `stats` field (rich is imported when a bar is made)."""
+    from rich.progress import ProgressColumn, Task
+    from rich.text import Text
+
+    class StatsColumn(ProgressColumn):
+        def render(self, task: Task) -> Text:
+            return Text(printable(str(task.fields.get("stats", ""))))
+
+    return StatsColumn()
+
+
+class Tally:
+    """What a long command has done so far: items done of planned, rate, ETA, errors,
+    retries, tokens and cost. On a terminal it is the bar's `stats`; elsewhere (a pipe,
+    a CI log) `advance` prints it as a plain line, at the first item, then every
+    `every` seconds, and `finish` prints the last one (unless `lines` is False: output
+    that must stay JSON).
+
+    Retries are the timed-out attempts sent again (what records count of retrying).
+    """
+
+    def __init__(
+        self,
+        total: int,
+        done: int = 0,
+        *,
+        noun: str = "episodes",
+        every: float = 5.0,
+        lines: bool = True,
+    ) -> None:
+        import time
+
+        self._clock = time.monotonic
+        self.total, self.done, self.noun, self.every = total, done, noun, every
+        self._first_done = done
+        self.errors = self.retries = self.tokens = 0
+        self.cost: float | None = 0.0
+        self._start = self._clock()
+        self._printed: float | None = None
+        self._lines = lines and not console.is_terminal  # False: the bar's stats alone
+
+    def advance(
+        self, usage: Iterable[Any] = (), *, error: bool = False, cost: float | None = 0.0
+    ) -> None:
+        """One item done: its usages (records.Usage), whether it failed, what it cost
+        (None: unknown, no price for its model)."""
+        self.done += 1
+        self.errors += error
+        for u in usage:
+            self.retries += u.timeouts
+            self.tokens += u.input_tokens + u.output_tokens
+        self.cost = None if cost is None or self.cost is None else self.cost + cost
+        now = self._clock()
+        if self._lines and (self._printed is None or now - self._printed >= self.every):
+            self._printed = now
+            console.print(self.line(), highlight=False, markup=False)
+
+    def finish(self) -> None:
+        """The last line, off a terminal (where the bar is gone, the summary follows)."""
+        if self._lines and self.done > self._first_done:
+            console.print(self.line(), highlight=False, markup=False)
+
+    def line(self) -> str:
+        """The plain line: "12 of 96 episodes, 3.1/s, ETA 0m27s, 0 errors, ..."."""
+        return f"{self.done:,} of {self.total:,} {self.noun}, {self.stats()}"
+
+    def stats(self) -> str:
+        """What the bar shows beside its own count."""
+        elapsed = self._clock() - self._start
+        ran = self.done - self._first_done
+        parts = []
+        if ran and elapsed > 0:
+            rate = ran / elapsed
+            left = max(self.total - self.done, 0) / rate
+            parts.append(f"{rate:.1f}/s, ETA {_duration(left)}")
+        parts.append(f"{self.errors} errors, {self.retries} retries")
+        if self.tokens:
+            money = "cost unknown" if self.cost is None else f"${self.cost:.4f}"
+            parts.append(f"{self.tokens:,} tokens, {money} so far")
+        return ", ".join(parts)
+
+
+def _duration(seconds: float) -> str:
+    minutes, second = divmod(round(seconds), 60)
+    hours, minute = divmod(minutes, 60)
+    return f"{hours}h{minute:02d}m" if hours else f"{minute}m{second:02d}s"

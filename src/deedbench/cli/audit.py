@@ -19,11 +19,14 @@ from deedbench.cli.app import (
     ApiKeyEnvOption,
     BaseUrlOption,
     NoCacheOption,
+    PricesOption,
     StoreOption,
+    Tally,
     app,
     console,
     existing_store,
     fail,
+    load_prices,
     open_store,
     progress_bar,
     require_run,
@@ -35,6 +38,7 @@ if TYPE_CHECKING:
     from deedbench.agents import Providers
     from deedbench.audit import AuditResult, AuditSummary, Hit, Judge
     from deedbench.engine import EpisodeRecord, RunConfig
+    from deedbench.reports.cost import PriceTable
     from deedbench.stats import Rate
 
 __all__ = ["audit"]
@@ -61,6 +65,7 @@ def audit(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print summaries and results as JSON.")
     ] = False,
+    prices: PricesOption = None,
     store: StoreOption = None,
 ) -> None:
     """Audit a run for evaluation awareness: a lexical scan, and an LLM judge with --judge."""
@@ -69,6 +74,7 @@ def audit(
     from deedbench.engine import EpisodeCache
 
     path = existing_store(store)
+    price_table = load_prices(prices)
     with open_store(path) as runs:
         config = require_run(runs, run_id)
         records = list(runs.episodes(run_id))
@@ -80,7 +86,9 @@ def audit(
         if judge is not None:
             judge_impl = _resolve_judge(judge, base_url, api_key_env, temperature, providers)
         try:
-            results = _audit_with_progress(config, records, judge_impl, providers, concurrency)
+            results = _audit_with_progress(
+                config, records, judge_impl, providers, concurrency, price_table, lines=not as_json
+            )
         except RunAborted as exc:
             raise fail(f"{exc}\naudit stopped: nothing stored", code=1) from None
         runs.save_audits(run_id, results)
@@ -92,7 +100,7 @@ def audit(
         }
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
         return
-    _render(config, summaries, results)
+    _render(config, summaries, results, price_table)
     console.print(f"{len(results)} audits stored in {path}", highlight=False, markup=False)
 
 
@@ -141,28 +149,44 @@ def _audit_with_progress(
     judge: Judge | None,
     providers: Providers,
     concurrency: int,
+    prices: PriceTable,
+    *,
+    lines: bool,
 ) -> list[AuditResult]:
     from deedbench.audit import audit_run
+    from deedbench.reports.cost import call_costs
 
+    total = sum(r.status == "scored" for r in records)
+    tally = Tally(total, noun="transcripts judged", lines=lines and judge is not None)
     with progress_bar(enabled=judge is not None) as progress:
-        task = progress.add_task("judging", total=sum(r.status == "scored" for r in records))
+        task = progress.add_task("judging", total=total, stats="")
+
+        def advance(result: AuditResult) -> None:
+            usage = result.usage.get("judge")
+            cost: float | None = 0.0
+            if judge is not None and usage is not None:
+                [spent] = call_costs([("judge", judge.spec, usage)], prices)
+                cost = spent.cost_usd
+            tally.advance([usage] if usage else [], error=bool(result.judge_error), cost=cost)
+            progress.update(task, advance=1, stats=tally.stats())
 
         async def audit_then_close() -> list[AuditResult]:
             try:
-                return await audit_run(
-                    config,
-                    records,
-                    judge,
-                    concurrency,
-                    on_result=lambda _result: progress.advance(task),
-                )
+                return await audit_run(config, records, judge, concurrency, on_result=advance)
             finally:
                 await providers.aclose()  # the judge holds connections
 
-        return asyncio.run(audit_then_close())
+        results = asyncio.run(audit_then_close())
+    tally.finish()
+    return results
 
 
-def _render(config: RunConfig, summaries: list[AuditSummary], results: list[AuditResult]) -> None:
+def _render(
+    config: RunConfig,
+    summaries: list[AuditSummary],
+    results: list[AuditResult],
+    prices: PriceTable,
+) -> None:
     """The audit's tables and quotes; every piece of data goes through `safe`."""
     from rich.table import Table
 
@@ -213,10 +237,19 @@ def _render(config: RunConfig, summaries: list[AuditSummary], results: list[Audi
             markup=False,
         )
     if judge:
+        from deedbench.reports.cost import call_costs
+
         usage = sum((s.usage for s in summaries), start=Usage())
+        calls = [("judge", judge, r.usage["judge"]) for r in results if "judge" in r.usage]
+        spent = [c.cost_usd for c in call_costs(calls, prices)]
+        money = "unknown (no price for this model)"
+        if spent and None not in spent:
+            money = f"${sum(c for c in spent if c is not None):.4f}"
         console.print(
             f"judge calls: {usage.calls - usage.cache_hits} paid, {usage.cache_hits} from cache; "
-            f"{usage.input_tokens:,} input and {usage.output_tokens:,} output tokens"
+            f"{usage.input_tokens:,} input and {usage.output_tokens:,} output tokens; "
+            f"cost {money}",
+            highlight=False,
         )
 
 

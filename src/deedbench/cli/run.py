@@ -21,6 +21,7 @@ from deedbench.cli.app import (
     PricesOption,
     QuietOption,
     StoreOption,
+    Tally,
     agent_purpose,
     app,
     check_run_id,
@@ -38,8 +39,9 @@ from deedbench.printable import printable, safe
 from deedbench.records import MAX_EPOCHS
 
 if TYPE_CHECKING:
-    from deedbench.engine import RunConfig, RunStore
+    from deedbench.engine import EpisodeRecord, RunConfig, RunStore
     from deedbench.recipes import RunRecipe
+    from deedbench.reports.cost import PriceTable
 
 __all__ = ["list_command", "run"]
 
@@ -259,7 +261,9 @@ def run(
             raise fail(f"{exc}: plan a smaller run (or several)") from None
         except DeedbenchError as exc:  # bad input, or a resume that contradicts the record
             raise fail(str(exc)) from None
-        launch = _Launch(config, RunRecipe(config, cache=not no_cache), runs, store_path)
+        launch = _Launch(
+            config, RunRecipe(config, cache=not no_cache), runs, store_path, price_table
+        )
         resume = _resume_command(benchmark, config.run_id, store_path)
         with runs.lock_run(config.run_id):  # a run executed elsewhere: exit 2, naming it
             try:
@@ -347,11 +351,19 @@ class _Launch:
     finished is stored), surfacing as CancelledError.
     """
 
-    def __init__(self, config: RunConfig, recipe: RunRecipe, runs: RunStore, store: Path):
+    def __init__(
+        self,
+        config: RunConfig,
+        recipe: RunRecipe,
+        runs: RunStore,
+        store: Path,
+        prices: PriceTable,
+    ):
         self.config = config
         self.recipe = recipe
         self.runs = runs
         self.store = store
+        self.prices = prices
         self.started = False
 
     def go(
@@ -403,11 +415,31 @@ class _Launch:
                 f"{total - done} of {total} episodes to run (store {safe(self.store)})",
                 highlight=False,
             )
+            tally = Tally(total, done)
             with progress_bar() as progress:
-                task = progress.add_task(label, total=total, completed=done)
-                await execute(
-                    config, runs, executor, self.recipe, on_record=lambda _: progress.advance(task)
-                )
+                task = progress.add_task(label, total=total, completed=done, stats="")
+
+                def advance(record: EpisodeRecord) -> None:
+                    tally.advance(
+                        record.usage.values(),
+                        error=record.status != "scored",
+                        cost=self._cost(record),
+                    )
+                    progress.update(task, advance=1, stats=tally.stats())
+
+                await execute(config, runs, executor, self.recipe, on_record=advance)
+            tally.finish()
+
+    def _cost(self, record: EpisodeRecord) -> float | None:
+        """What the record's model calls cost (None: a model without a price)."""
+        from deedbench.reports.cost import run_costs
+
+        user = self.config.user.spec if self.config.user else "unknown"
+        costs = run_costs([record], {"assistant": self.config.agent, "user": user}, self.prices)
+        total: float | None = 0.0
+        for c in costs:
+            total = None if c.cost_usd is None or total is None else total + c.cost_usd
+        return total
 
 
 def _conditions(text: str | None, valid: tuple[str, ...]) -> list[str] | None:
