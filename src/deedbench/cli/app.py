@@ -28,6 +28,7 @@ __all__ = [
     "RUN_ID_RULE",
     "ApiKeyEnvOption",
     "BaseUrlOption",
+    "CommandGroup",
     "NoCacheOption",
     "PricesOption",
     "QuietOption",
@@ -52,7 +53,7 @@ __all__ = [
 ]
 
 
-class _Commands(TyperGroup):
+class CommandGroup(TyperGroup):
     """The command group: any deedbench error a command leaves unhandled (bad input, a
     store that cannot serve, a file that cannot be written) is one line on stderr and exit
     code 2, never a traceback. Commands catch what they report otherwise themselves."""
@@ -63,15 +64,56 @@ class _Commands(TyperGroup):
         except DeedbenchError as exc:
             raise fail(str(exc)) from None
 
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _bare_flags(super().get_params(ctx))
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        """The command, its flags shown bare in --help (typer labels them `<bool>`) and
+        its summary whole in the list of commands."""
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            _bare_flags(command.get_params(ctx))
+            if command.short_help is None and command.help:  # listed whole, not cut at "..."
+                command.short_help = " ".join(command.help.split("\n\n")[0].split())
+        return command
+
+
+def _bare_flags(params: list[Any]) -> list[Any]:
+    """`params` with each flag's type label emptied: a flag takes no value to describe."""
+    for param in params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+    return params
+
 
 app = typer.Typer(
-    cls=_Commands,
+    cls=CommandGroup,
     name="deedbench",
     help="Judge AI agents by what they do: run benchmarks, score actions, report honestly.",
     no_args_is_help=True,
-    add_completion=False,
+    rich_markup_mode=None,  # click's plain help: no boxes, no stray breaks before defaults
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from deedbench import __version__
+
+        print(f"deedbench {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="Print deedbench's version and exit.", callback=_print_version
+        ),
+    ] = False,
+) -> None:
+    """Judge AI agents by what they do: run benchmarks, score actions, report honestly."""
 
 
 class SafeConsole(Console):
@@ -223,7 +265,16 @@ def load_prices(path: Path | None) -> PriceTable:
 
     try:
         return PriceTable.load(path)
-    except (ValidationError, ValueError) as exc:  # a decode error is a ValueError too
+    except ValidationError as exc:  # one line: each field and what is wrong with it
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or 'the file'}: {e['msg']}"
+            for e in exc.errors()
+        )
+        raise fail(
+            f"{path}: not a price table ({problems}); it needs \"as_of\" (the prices' date) "
+            'and "models" (spec: {"input": USD, "output": USD} per million tokens)'
+        ) from None
+    except ValueError as exc:  # a decode error
         raise fail(f"{path}: not a price table: {exc}") from None
     except RecursionError:
         raise fail(f"{path}: not a price table: JSON nested too deeply") from None
