@@ -267,11 +267,10 @@ def load_prices(path: Path | None) -> PriceTable:
         return PriceTable.load(path)
     except ValidationError as exc:  # one line: each field and what is wrong with it
         problems = "; ".join(
-            f"{'.'.join(map(str, e['loc'])) or 'the file'}: {e['msg']}"
-            for e in exc.errors()
+            f"{'.'.join(map(str, e['loc'])) or 'the file'}: {e['msg']}" for e in exc.errors()
         )
         raise fail(
-            f"{path}: not a price table ({problems}); it needs \"as_of\" (the prices' date) "
+            f'{path}: not a price table ({problems}); it needs "as_of" (the prices\' date) '
             'and "models" (spec: {"input": USD, "output": USD} per million tokens)'
         ) from None
     except ValueError as exc:  # a decode error
