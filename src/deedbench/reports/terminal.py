@@ -316,7 +316,7 @@ def render_summary(
         if condition.covariate is not None:
             console.print("  " + safe(covariate_text(condition)), highlight=False)
     if summary.audits:
-        print_table(console, _audit_table(summary.audits))
+        print_table(console, _audit_table(summary.audits), labels=3)
     for condition in summary.conditions:
         if condition.flips and (groupings is None or "variant" in groupings):
             print_table(console, _flips_table(condition, summary.cluster_by))
@@ -330,8 +330,8 @@ def render_summary(
 def _audit_table(audits: list[AuditSummary]) -> Table:
     """Eval awareness per audit (scanner alone, or a judge) and condition."""
     table = _new_table("Eval-awareness audit")
-    table.add_column("run", no_wrap=True)
-    table.add_column("audit")
+    table.add_column("run", no_wrap=True)  # run, audit and condition label a row
+    table.add_column("audit", no_wrap=True)
     table.add_column("condition", no_wrap=True)
     table.add_column("n", justify="right", no_wrap=True)
     table.add_column("scanner flagged [Wilson 95%]", justify="right", no_wrap=True)
@@ -408,7 +408,7 @@ def render_comparison(comparison: Comparison, console: Console) -> None:
     print_table(console, table, labels=2)
     audits = [a for row in comparison.rows for a in row.audits]
     if audits:
-        print_table(console, _audit_table(audits))
+        print_table(console, _audit_table(audits), labels=3)
     for row in comparison.rows:
         for metric, points in row.pass_hat_k.items():
             console.print(
