@@ -6,6 +6,7 @@ import json
 import re
 import sqlite3
 from contextlib import closing
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -383,3 +384,35 @@ def test_resume_keeps_the_stored_benchmark_options(store: Path) -> None:
     for record in records.values():
         users = [m.content for m in record.messages if m.role == "user"]
         assert len(users) == 3, record.condition
+
+
+def test_version_and_shell_completion() -> None:
+    from deedbench import __version__
+
+    result = invoke("--version")
+    assert result.exit_code == 0 and result.output == f"deedbench {__version__}\n"
+    shown = invoke("--help")
+    assert "--install-completion" in shown.output and "--show-completion" in shown.output
+
+
+@pytest.mark.parametrize("command", ["", "run", "report", "audit", "study", "import", "export"])
+def test_help_shows_flags_bare_and_every_summary_whole(command: str) -> None:
+    result = CliRunner().invoke(app, [*command.split(), "--help"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    assert "<bool>" not in result.output  # a flag takes no value
+    assert "..." not in re.sub(r"(run_ids}?|ARGS\])\.\.\.", "", result.output)  # but "many"
+    lines = result.output.splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    for before, line in pairwise(lines):  # no break but where it must
+        if line.strip().startswith("[default:"):
+            assert len(before.rstrip()) + 2 + len(line.strip()) > 80, (before, line)
+
+
+def test_a_price_file_without_as_of_is_one_readable_line(tmp_path: Path) -> None:
+    prices = tmp_path / "prices.json"
+    prices.write_text('{"models": {"openai/x": {"input": 1, "output": "a"}}}')
+    result = invoke("report", "nope", "--prices", str(prices), "--store", str(tmp_path / "s.db"))
+    assert result.exit_code == 2
+    [line] = result.output.splitlines()
+    assert f"{prices}: not a price table (as_of: Field required; models.openai/x.output:" in line
+    assert 'it needs "as_of"' in line and "pydantic" not in line

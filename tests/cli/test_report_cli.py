@@ -46,6 +46,7 @@ def test_report_csv_matches_report_json(store: Path) -> None:
     assert float(overall["value"]) == expected["metrics"]["welfare"]["value"]
     assert float(overall["cluster_high"]) == expected["clustered"]["welfare"]["ci_high"]
     assert float(overall["p_below_chance"]) == expected["chance"]["p_below"]
+    assert float(overall["p_above_chance"]) == expected["chance"]["p_above"]
 
 
 def test_report_terminal_shows_both_intervals_flips_and_the_contrast(store: Path) -> None:
@@ -53,7 +54,7 @@ def test_report_terminal_shows_both_intervals_flips_and_the_contrast(store: Path
     assert result.exit_code == 0, result.output
     assert contains(result.output, "[scenario boot]")
     assert contains(result.output, "choice changed against the base variant")
-    assert contains(result.output, "welfare vs base: welfare")
+    assert contains(result.output, "condition welfare vs base, welfare rate:")
     assert "McNemar exact p=" in result.output
 
 
@@ -78,8 +79,9 @@ def test_report_correlates_a_covariate_file(store: Path, tmp_path: Path) -> None
 def test_compare_puts_runs_side_by_side(store: Path) -> None:
     result = invoke("compare", "rnd", "wel", "--store", str(store))
     assert result.exit_code == 0, result.output
-    assert contains(result.output, "tac: welfare by agent and condition")
-    assert contains(result.output, "wel/base vs rnd/base: welfare +")
+    assert contains(result.output, "rnd: agent baseline/random")
+    assert contains(result.output, "tac: welfare by run and condition")
+    assert contains(result.output, "wel/base vs rnd/base, welfare rate: +")
     data = json.loads(invoke("compare", "rnd", "wel", "--json", "--store", str(store)).output)
     assert [(r["run_id"], r["condition"]) for r in data["rows"]] == [
         ("rnd", "base"),

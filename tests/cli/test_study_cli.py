@@ -158,7 +158,7 @@ def test_a_study_runs_every_run_under_one_cap_then_compares_them_and_resumes(
     assert result.exit_code == 0, result.output
     out = flat(result.output)
     assert flat("4 of 4 runs to run, 64 episodes") in out
-    assert "tac:welfarebyagentandcondition" in out  # the compare table, agents x conditions
+    assert "tac:welfarebyrunandcondition" in out  # the compare table, runs x conditions
     for run_id in RUNS:
         assert out.count(flat(f"{run_id} base")) >= 1
         assert out.count(flat(f"{run_id} welfare")) >= 1

@@ -14,7 +14,7 @@ import pytest
 
 from deedbench.engine import RunStore
 from deedbench.reports import summarize
-from deedbench.reports.format import pct
+from deedbench.reports.format import chance_p_text, pct
 from deedbench.reports.html import render_html
 
 from ._html_support import (
@@ -105,9 +105,10 @@ def test_chance_tests_and_outcomes_equal_the_json_summary(reports: Reports, name
         assert chance == _group(report, cell)["chance"]
         assert cell.text == pct(chance["chance"])
     for cell in _with(report, "data-cluster-chance"):
-        assert (
-            json.loads(cell.attrs["data-cluster-chance"]) == _group(report, cell)["cluster_chance"]
-        )
+        boot = _group(report, cell)["cluster_chance"]
+        assert json.loads(cell.attrs["data-cluster-chance"]) == boot
+        if boot is not None:  # both directions, as in the terminal and the CSV
+            assert cell.text == chance_p_text(boot["p_below"], boot["p_above"])
     outcome_cells = _with(report, "data-outcomes")
     assert len(outcome_cells) == len({r[:4] for r in rate_cells(report.summaries)})
     for cell in outcome_cells:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from rich.console import Console
 
 from deedbench.engine import EpisodeRecord, RunConfig, Usage
 from deedbench.reports import RunSummary, render_summary, summarize
+from deedbench.reports.format import chance_p_text
 
 from ._support import run_tac
 
@@ -123,3 +125,43 @@ def test_render_without_episodes_says_n_a(
     text = _render(summarize(config, []))
     assert "n/a" in text
     assert "outcomes: none" in text
+
+
+def test_a_legend_follows_the_first_table_unless_quiet(
+    relevance_run: tuple[RunConfig, list[EpisodeRecord]],
+) -> None:
+    summary = summarize(*relevance_run)
+    text = " ".join(_render(summary).split())  # the legend wraps at the console's width
+    overall, legend, category = (
+        text.index("Overall"),
+        text.index("When the intervals disagree, trust the wider."),
+        text.index("base, by category"),
+    )
+    assert overall < legend < category
+    assert "welfare: safe or no purchase (published metric). [Wilson 95%]" in text
+    assert "[scenario boot]: whole scenarios resampled (clusters: how many)" in text
+    assert "p exact, p boot: one-sided p that welfare is below / above chance" in text
+    console = Console(record=True, width=200)
+    render_summary(summary, console, quiet=True)
+    assert "trust the wider" not in console.export_text()
+
+
+def test_a_baseline_says_what_it_is_for_and_contrasts_name_condition_and_metric(
+    relevance_run: tuple[RunConfig, list[EpisodeRecord]],
+) -> None:
+    from deedbench.benchmarks.tac import TacBenchmark
+
+    console = Console(record=True, width=200)
+    purpose = TacBenchmark.baseline_purposes["relevance"]
+    render_summary(summarize(*relevance_run), console, purpose=purpose)
+    text = console.export_text()
+    assert "baseline/relevance: books the best word match, the relevance trap; 0% welfare" in text
+    assert "condition welfare vs base, welfare rate: +0.0 points" in text
+
+
+def test_a_perfect_run_shows_the_chance_test_that_matters(tmp_path: Path) -> None:
+    summary = summarize(*run_tac(tmp_path, "baseline/welfare", run_id="perfect"))
+    exact = summary.conditions[0].overall.chance
+    assert exact is not None and exact.p_below == 1.0 and exact.p_above < 1e-6
+    row = next(line for line in _render(summary).splitlines() if line.startswith(" base "))
+    assert "1.000 / " in row and chance_p_text(exact.p_below, exact.p_above) in row

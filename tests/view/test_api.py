@@ -148,7 +148,7 @@ def test_two_conditions_side_by_side_pair_as_the_summary_does(
     assert data["contrast"]["difference"] == versus["difference"]
     assert data["contrast"]["mcnemar"] == versus["mcnemar"]
     assert data["pairs"] == versus["difference"]["n_shared"] == data["total"]
-    assert data["headline"].startswith("mixed/welfare vs mixed/base: welfare ")
+    assert data["headline"].startswith("mixed/welfare vs mixed/base, welfare rate: ")
     gained = [r for r in data["rows"] if r["difference"] > 0]
     lost = [r for r in data["rows"] if r["difference"] < 0]
     assert (len(gained), len(lost)) == (versus["mcnemar"]["b01"], versus["mcnemar"]["b10"])

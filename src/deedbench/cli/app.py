@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -29,10 +28,14 @@ __all__ = [
     "RUN_ID_RULE",
     "ApiKeyEnvOption",
     "BaseUrlOption",
+    "CommandGroup",
     "NoCacheOption",
     "PricesOption",
+    "QuietOption",
     "SafeConsole",
     "StoreOption",
+    "Tally",
+    "agent_purpose",
     "app",
     "check_run_id",
     "console",
@@ -50,7 +53,7 @@ __all__ = [
 ]
 
 
-class _Commands(TyperGroup):
+class CommandGroup(TyperGroup):
     """The command group: any deedbench error a command leaves unhandled (bad input, a
     store that cannot serve, a file that cannot be written) is one line on stderr and exit
     code 2, never a traceback. Commands catch what they report otherwise themselves."""
@@ -61,15 +64,56 @@ class _Commands(TyperGroup):
         except DeedbenchError as exc:
             raise fail(str(exc)) from None
 
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _bare_flags(super().get_params(ctx))
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        """The command, its flags shown bare in --help (typer labels them `<bool>`) and
+        its summary whole in the list of commands."""
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            _bare_flags(command.get_params(ctx))
+            if command.short_help is None and command.help:  # listed whole, not cut at "..."
+                command.short_help = " ".join(command.help.split("\n\n")[0].split())
+        return command
+
+
+def _bare_flags(params: list[Any]) -> list[Any]:
+    """`params` with each flag's type label emptied: a flag takes no value to describe."""
+    for param in params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+    return params
+
 
 app = typer.Typer(
-    cls=_Commands,
+    cls=CommandGroup,
     name="deedbench",
     help="Judge AI agents by what they do: run benchmarks, score actions, report honestly.",
     no_args_is_help=True,
-    add_completion=False,
+    rich_markup_mode=None,  # click's plain help: no boxes, no stray breaks before defaults
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from deedbench import __version__
+
+        print(f"deedbench {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="Print deedbench's version and exit.", callback=_print_version
+        ),
+    ] = False,
+) -> None:
+    """Judge AI agents by what they do: run benchmarks, score actions, report honestly."""
 
 
 class SafeConsole(Console):
@@ -91,8 +135,9 @@ class SafeConsole(Console):
                 yield segment
 
 
-# Piped output (CI logs, files) gets wide lines instead of rich's 80-column default.
-console = SafeConsole() if sys.stdout.isatty() else SafeConsole(width=140)
+# The terminal's width; piped output (CI logs, files) is $COLUMNS wide, else 80 columns
+# (read at each print, so tables reflow to it: reports.terminal.print_table).
+console = SafeConsole()
 errors = SafeConsole(stderr=True)
 
 # A run id names the run in the store, in commands and in exported file names.
@@ -125,6 +170,25 @@ StoreOption = Annotated[
         show_default=False,
     ),
 ]
+
+
+QuietOption = Annotated[
+    bool, typer.Option("--quiet", "-q", help="Leave out the legend under the first table.")
+]
+
+
+def agent_purpose(benchmark: str, agent: str) -> str | None:
+    """What a baseline agent is for (its benchmark's one line), None for any other agent
+    or a benchmark that cannot be found."""
+    from deedbench.benchmarks import benchmark_class
+
+    kind, _, name = agent.partition("/")
+    if kind != "baseline":
+        return None
+    try:
+        return benchmark_class(benchmark).baseline_purposes.get(name)
+    except DeedbenchError:
+        return None
 
 
 def resolve_store(store: Path | None) -> Path:
@@ -201,7 +265,15 @@ def load_prices(path: Path | None) -> PriceTable:
 
     try:
         return PriceTable.load(path)
-    except (ValidationError, ValueError) as exc:  # a decode error is a ValueError too
+    except ValidationError as exc:  # one line: each field and what is wrong with it
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or 'the file'}: {e['msg']}" for e in exc.errors()
+        )
+        raise fail(
+            f'{path}: not a price table ({problems}); it needs "as_of" (the prices\' date) '
+            'and "models" (spec: {"input": USD, "output": USD} per million tokens)'
+        ) from None
+    except ValueError as exc:  # a decode error
         raise fail(f"{path}: not a price table: {exc}") from None
     except RecursionError:
         raise fail(f"{path}: not a price table: JSON nested too deeply") from None
@@ -219,16 +291,107 @@ def data_option(benchmark: str) -> str:
 
 
 def progress_bar(*, enabled: bool = True, auto_refresh: bool = True) -> Progress:
-    """The bar every long command shows on a terminal (and nowhere else), gone when done."""
+    """The bar every long command shows on a terminal (and nowhere else), gone when done;
+    a task's `stats` field (a Tally's line) shows after it."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     return Progress(
         "[progress.description]{task.description}",
-        BarColumn(),
+        BarColumn(bar_width=20),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
+        _stats_column(),
         console=console,
         transient=True,
         disable=not (enabled and console.is_terminal),
         auto_refresh=auto_refresh,
     )
+
+
+def _stats_column() -> Any:
+    """A column showing a task's `stats` field (rich is imported when a bar is made)."""
+    from rich.progress import ProgressColumn, Task
+    from rich.text import Text
+
+    class StatsColumn(ProgressColumn):
+        def render(self, task: Task) -> Text:
+            return Text(printable(str(task.fields.get("stats", ""))))
+
+    return StatsColumn()
+
+
+class Tally:
+    """What a long command has done so far: items done of planned, rate, ETA, errors,
+    retries, tokens and cost. On a terminal it is the bar's `stats`; elsewhere (a pipe,
+    a CI log) `advance` prints it as a plain line, at the first item, then every
+    `every` seconds, and `finish` prints the last one (unless `lines` is False: output
+    that must stay JSON).
+
+    Retries are the timed-out attempts sent again (what records count of retrying).
+    """
+
+    def __init__(
+        self,
+        total: int,
+        done: int = 0,
+        *,
+        noun: str = "episodes",
+        every: float = 5.0,
+        lines: bool = True,
+    ) -> None:
+        import time
+
+        self._clock = time.monotonic
+        self.total, self.done, self.noun, self.every = total, done, noun, every
+        self._first_done = done
+        self.errors = self.retries = self.tokens = 0
+        self.cost: float | None = 0.0
+        self._start = self._clock()
+        self._printed: float | None = None
+        self._lines = lines and not console.is_terminal  # False: the bar's stats alone
+
+    def advance(
+        self, usage: Iterable[Any] = (), *, error: bool = False, cost: float | None = 0.0
+    ) -> None:
+        """One item done: its usages (records.Usage), whether it failed, what it cost
+        (None: unknown, no price for its model)."""
+        self.done += 1
+        self.errors += error
+        for u in usage:
+            self.retries += u.timeouts
+            self.tokens += u.input_tokens + u.output_tokens
+        self.cost = None if cost is None or self.cost is None else self.cost + cost
+        now = self._clock()
+        if self._lines and (self._printed is None or now - self._printed >= self.every):
+            self._printed = now
+            console.print(self.line(), highlight=False, markup=False)
+
+    def finish(self) -> None:
+        """The last line, off a terminal (where the bar is gone, the summary follows)."""
+        if self._lines and self.done > self._first_done:
+            console.print(self.line(), highlight=False, markup=False)
+
+    def line(self) -> str:
+        """The plain line: "12 of 96 episodes, 3.1/s, ETA 0m27s, 0 errors, ..."."""
+        return f"{self.done:,} of {self.total:,} {self.noun}, {self.stats()}"
+
+    def stats(self) -> str:
+        """What the bar shows beside its own count."""
+        elapsed = self._clock() - self._start
+        ran = self.done - self._first_done
+        parts = []
+        if ran and elapsed > 0:
+            rate = ran / elapsed
+            left = max(self.total - self.done, 0) / rate
+            parts.append(f"{rate:.1f}/s, ETA {_duration(left)}")
+        parts.append(f"{self.errors} errors, {self.retries} retries")
+        if self.tokens:
+            money = "cost unknown" if self.cost is None else f"${self.cost:.4f}"
+            parts.append(f"{self.tokens:,} tokens, {money} so far")
+        return ", ".join(parts)
+
+
+def _duration(seconds: float) -> str:
+    minutes, second = divmod(round(seconds), 60)
+    hours, minute = divmod(minutes, 60)
+    return f"{hours}h{minute:02d}m" if hours else f"{minute}m{second:02d}s"

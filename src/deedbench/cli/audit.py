@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
 from typing import TYPE_CHECKING, Annotated
 
@@ -18,11 +19,14 @@ from deedbench.cli.app import (
     ApiKeyEnvOption,
     BaseUrlOption,
     NoCacheOption,
+    PricesOption,
     StoreOption,
+    Tally,
     app,
     console,
     existing_store,
     fail,
+    load_prices,
     open_store,
     progress_bar,
     require_run,
@@ -32,8 +36,9 @@ from deedbench.printable import safe
 
 if TYPE_CHECKING:
     from deedbench.agents import Providers
-    from deedbench.audit import AuditResult, AuditSummary, Judge
+    from deedbench.audit import AuditResult, AuditSummary, Hit, Judge
     from deedbench.engine import EpisodeRecord, RunConfig
+    from deedbench.reports.cost import PriceTable
     from deedbench.stats import Rate
 
 __all__ = ["audit"]
@@ -60,6 +65,7 @@ def audit(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print summaries and results as JSON.")
     ] = False,
+    prices: PricesOption = None,
     store: StoreOption = None,
 ) -> None:
     """Audit a run for evaluation awareness: a lexical scan, and an LLM judge with --judge."""
@@ -68,6 +74,7 @@ def audit(
     from deedbench.engine import EpisodeCache
 
     path = existing_store(store)
+    price_table = load_prices(prices)
     with open_store(path) as runs:
         config = require_run(runs, run_id)
         records = list(runs.episodes(run_id))
@@ -79,7 +86,9 @@ def audit(
         if judge is not None:
             judge_impl = _resolve_judge(judge, base_url, api_key_env, temperature, providers)
         try:
-            results = _audit_with_progress(config, records, judge_impl, providers, concurrency)
+            results = _audit_with_progress(
+                config, records, judge_impl, providers, concurrency, price_table, lines=not as_json
+            )
         except RunAborted as exc:
             raise fail(f"{exc}\naudit stopped: nothing stored", code=1) from None
         runs.save_audits(run_id, results)
@@ -91,7 +100,7 @@ def audit(
         }
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
         return
-    _render(config, summaries, results)
+    _render(config, summaries, results, price_table)
     console.print(f"{len(results)} audits stored in {path}", highlight=False, markup=False)
 
 
@@ -140,33 +149,50 @@ def _audit_with_progress(
     judge: Judge | None,
     providers: Providers,
     concurrency: int,
+    prices: PriceTable,
+    *,
+    lines: bool,
 ) -> list[AuditResult]:
     from deedbench.audit import audit_run
+    from deedbench.reports.cost import call_costs
 
+    total = sum(r.status == "scored" for r in records)
+    tally = Tally(total, noun="transcripts judged", lines=lines and judge is not None)
     with progress_bar(enabled=judge is not None) as progress:
-        task = progress.add_task("judging", total=sum(r.status == "scored" for r in records))
+        task = progress.add_task("judging", total=total, stats="")
+
+        def advance(result: AuditResult) -> None:
+            usage = result.usage.get("judge")
+            cost: float | None = 0.0
+            if judge is not None and usage is not None:
+                [spent] = call_costs([("judge", judge.spec, usage)], prices)
+                cost = spent.cost_usd
+            tally.advance([usage] if usage else [], error=bool(result.judge_error), cost=cost)
+            progress.update(task, advance=1, stats=tally.stats())
 
         async def audit_then_close() -> list[AuditResult]:
             try:
-                return await audit_run(
-                    config,
-                    records,
-                    judge,
-                    concurrency,
-                    on_result=lambda _result: progress.advance(task),
-                )
+                return await audit_run(config, records, judge, concurrency, on_result=advance)
             finally:
                 await providers.aclose()  # the judge holds connections
 
-        return asyncio.run(audit_then_close())
+        results = asyncio.run(audit_then_close())
+    tally.finish()
+    return results
 
 
-def _render(config: RunConfig, summaries: list[AuditSummary], results: list[AuditResult]) -> None:
+def _render(
+    config: RunConfig,
+    summaries: list[AuditSummary],
+    results: list[AuditResult],
+    prices: PriceTable,
+) -> None:
     """The audit's tables and quotes; every piece of data goes through `safe`."""
     from rich.table import Table
 
     from deedbench.audit import RUBRIC_VERSION, SCANNER_VERSION
     from deedbench.engine import Usage
+    from deedbench.reports.terminal import print_table
 
     judge = next((s.judge_spec for s in summaries if s.judge_spec), None)
     method = f"scanner v{SCANNER_VERSION}"
@@ -176,38 +202,23 @@ def _render(config: RunConfig, summaries: list[AuditSummary], results: list[Audi
         title=safe(f"Eval-awareness audit of {config.run_id} ({config.agent}): {method}"),
         title_justify="left",
     )
-    for column in ("condition", "episodes", "scanner flagged", "categories"):
-        table.add_column(column)
+    table.add_column("condition", no_wrap=True)
+    table.add_column("episodes", no_wrap=True, justify="right")
+    table.add_column("scanner flagged", no_wrap=True)
+    table.add_column("categories")
     if judge:
-        table.add_column("judged aware")
-        table.add_column("judge errors")
+        table.add_column("judged aware", no_wrap=True)
+        table.add_column("judge errors", no_wrap=True, justify="right")
     for s in summaries:
         categories = ", ".join(f"{name} {count}" for name, count in s.categories.items())
         row = [s.condition, str(s.episodes), _rate(s.flagged), categories or "-"]
         if judge:
             row += [_rate(s.judged_aware), str(s.judge_errors)]
         table.add_row(*map(safe, row))
-    console.print(table)
+    print_table(console, table)
     if not summaries:
         console.print("no scored episodes to audit")
-
-    hits = [(r, h) for r in results for h in r.hits]
-    if hits:
-        shown = Table(
-            title=f"Scanner hits ({min(len(hits), _SHOWN_HITS)} of {len(hits)})",
-            title_justify="left",
-        )
-        for column in ("episode", "message", "category", "excerpt"):
-            shown.add_column(column)
-        for result, hit in hits[:_SHOWN_HITS]:
-            cells = [
-                f"{result.sample_id} / {result.condition} / epoch {result.epoch}",
-                f"{hit.message_index} ({hit.part})",
-                hit.category,
-                hit.excerpt,
-            ]
-            shown.add_row(*map(safe, cells))
-        console.print(shown)
+    _print_hits(results)
     aware = [(r, r.verdict) for r in results if r.verdict and r.verdict.verdict == "aware"]
     for result, verdict in aware[:_SHOWN_HITS]:
         quote = verdict.evidence[0]
@@ -226,11 +237,70 @@ def _render(config: RunConfig, summaries: list[AuditSummary], results: list[Audi
             markup=False,
         )
     if judge:
+        from deedbench.reports.cost import call_costs
+
         usage = sum((s.usage for s in summaries), start=Usage())
+        calls = [("judge", judge, r.usage["judge"]) for r in results if "judge" in r.usage]
+        spent = [c.cost_usd for c in call_costs(calls, prices)]
+        money = "unknown (no price for this model)"
+        if spent and None not in spent:
+            money = f"${sum(c for c in spent if c is not None):.4f}"
         console.print(
             f"judge calls: {usage.calls - usage.cache_hits} paid, {usage.cache_hits} from cache; "
-            f"{usage.input_tokens:,} input and {usage.output_tokens:,} output tokens"
+            f"{usage.input_tokens:,} input and {usage.output_tokens:,} output tokens; "
+            f"cost {money}",
+            highlight=False,
         )
+
+
+def _print_hits(results: list[AuditResult]) -> None:
+    """The scanner's hits, one line per message (not per match), its matched words marked
+    «so»; an excerpt's cut context shows as "..."."""
+    messages: dict[tuple[str, str, int, int, str], list[Hit]] = {}
+    for r in results:
+        for hit in r.hits:
+            key = (r.sample_id, r.condition, r.epoch, hit.message_index, hit.part)
+            messages.setdefault(key, []).append(hit)
+    if not messages:
+        return
+    hits = sum(len(h) for h in messages.values())
+    shown = min(len(messages), _SHOWN_HITS)
+    console.print(
+        f"Scanner hits: {hits} in {len(messages)} messages ({shown} shown; --json has all)",
+        highlight=False,
+    )
+    for (sample, condition, epoch, index, part), found in list(messages.items())[:shown]:
+        categories = ", ".join(dict.fromkeys(h.category for h in found))
+        words = {h.match.lower() for h in found}
+        excerpts: list[str] = []
+        for hit in found:  # an excerpt that already shows this match is not repeated
+            if not any(hit.match.lower() in e.lower() for e in excerpts):
+                excerpts.append(hit.excerpt.replace("…", "..."))
+        marked = " | ".join(_marked(e, words) for e in excerpts)
+        console.print(
+            f"  {safe(sample)} / {safe(condition)} / epoch {epoch}, message {index} "
+            f"({safe(part)}): {safe(categories)}: {marked}",
+            highlight=False,
+        )
+
+
+def _marked(text: str, words: set[str]) -> str:
+    """`text` as markup, each stretch that `words` match (overlaps merged) bold in «»."""
+    lowered = text.lower()
+    spans = sorted(
+        (m.start(), m.end()) for word in words for m in re.finditer(re.escape(word), lowered)
+    )
+    merged: list[list[int]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    parts, last = [], 0
+    for start, end in merged:
+        parts += [safe(text[last:start]), f"[bold]«{safe(text[start:end])}»[/bold]"]
+        last = end
+    return "".join([*parts, safe(text[last:])])
 
 
 def _rate(value: Rate | None) -> str:

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from deedbench.cli.app import (
+    CommandGroup,
     StoreOption,
     app,
     check_run_id,
@@ -22,7 +23,10 @@ from deedbench.printable import safe
 __all__ = ["import_app", "import_inspect"]
 
 import_app = typer.Typer(
-    name="import", help="Bring runs made elsewhere into the run store.", no_args_is_help=True
+    cls=CommandGroup,
+    name="import",
+    help="Bring runs made elsewhere into the run store.",
+    no_args_is_help=True,
 )
 app.add_typer(import_app)
 

@@ -11,7 +11,9 @@ import typer
 
 from deedbench.cli.app import (
     PricesOption,
+    QuietOption,
     StoreOption,
+    agent_purpose,
     app,
     console,
     existing_store,
@@ -100,6 +102,7 @@ def report(
         ),
     ] = None,
     prices: PricesOption = None,
+    quiet: QuietOption = False,
     store: StoreOption = None,
 ) -> None:
     """Show runs' rates: overall and by each grouping, with intervals, chance and contrasts."""
@@ -132,7 +135,8 @@ def report(
         write_csv((row for s in summaries for row in summary_rows(s)), sys.stdout)
     elif html is None:
         for summary in summaries:
-            render_summary(summary, console)
+            purpose = agent_purpose(summary.run.benchmark, summary.run.agent)
+            render_summary(summary, console, quiet=quiet, purpose=purpose)
 
 
 def _json(value: object) -> str:

@@ -19,7 +19,10 @@ from deedbench.cli.app import (
     BaseUrlOption,
     NoCacheOption,
     PricesOption,
+    QuietOption,
     StoreOption,
+    Tally,
+    agent_purpose,
     app,
     check_run_id,
     console,
@@ -36,8 +39,9 @@ from deedbench.printable import printable, safe
 from deedbench.records import MAX_EPOCHS
 
 if TYPE_CHECKING:
-    from deedbench.engine import RunConfig, RunStore
+    from deedbench.engine import EpisodeRecord, RunConfig, RunStore
     from deedbench.recipes import RunRecipe
+    from deedbench.reports.cost import PriceTable
 
 __all__ = ["list_command", "run"]
 
@@ -49,10 +53,14 @@ def list_command() -> None:
 
     from deedbench.agents import agent_kinds
     from deedbench.benchmarks import benchmark_class, benchmarks
+    from deedbench.reports.terminal import print_table
 
     table = Table(title="Benchmarks", title_justify="left")
-    for column in ("benchmark", "description", "conditions", "epochs", "agents"):
+    table.add_column("benchmark", no_wrap=True)
+    for column in ("description", "conditions"):
         table.add_column(column)
+    table.add_column("epochs", no_wrap=True, justify="right")
+    table.add_column("agents")
     names = list(benchmarks())
     for name in names:
         bench = benchmark_class(name)  # the class is enough: some need --data to load
@@ -63,15 +71,15 @@ def list_command() -> None:
             str(bench.default_epochs),
             "\n".join(agent_kinds(bench)),
         )
-    console.print(table)
+    print_table(console, table)
     options = Table(title="Benchmark options (-T KEY=VALUE)", title_justify="left")
     for column in ("benchmark", "option", "type", "default", "meaning"):
-        options.add_column(column)
+        options.add_column(column, no_wrap=column != "meaning")
     for name in names:
         for spec in benchmark_class(name).option_specs:
             default = "" if spec.default is None else str(spec.default)
             options.add_row(name, spec.name, spec.type_name, default, spec.help)
-    console.print(options)
+    print_table(console, options, labels=2)
 
 
 @app.command()
@@ -152,6 +160,7 @@ def run(
         float, typer.Option(help="Temperature of a model-played user.")
     ] = 0.0,
     prices: PricesOption = None,
+    quiet: QuietOption = False,
     store: StoreOption = None,
 ) -> None:
     """Run an agent through a benchmark, or resume a run by its id."""
@@ -261,7 +270,9 @@ def run(
             raise fail(f"{exc}: plan a smaller run (or several)") from None
         except DeedbenchError as exc:  # bad input, or a resume that contradicts the record
             raise fail(str(exc)) from None
-        launch = _Launch(config, RunRecipe(config, cache=not no_cache), runs, store_path)
+        launch = _Launch(
+            config, RunRecipe(config, cache=not no_cache), runs, store_path, price_table
+        )
         resume = _resume_command(benchmark, config.run_id, store_path)
         with runs.lock_run(config.run_id):  # a run executed elsewhere: exit 2, naming it
             try:
@@ -293,7 +304,13 @@ def run(
             except DeedbenchError as exc:  # a bad spec, before anything was written
                 raise fail(str(exc)) from None
         summary = summarize(config, runs.episodes(config.run_id), price_table)
-    render_summary(summary, console, groupings=config.report.run_summary_groupings())
+    render_summary(
+        summary,
+        console,
+        groupings=config.report.run_summary_groupings(),
+        quiet=quiet,
+        purpose=agent_purpose(config.benchmark, config.agent),
+    )
     console.print(
         f"run id: {config.run_id}  (details: deedbench report {config.run_id})",
         highlight=False,
@@ -343,11 +360,19 @@ class _Launch:
     finished is stored), surfacing as CancelledError.
     """
 
-    def __init__(self, config: RunConfig, recipe: RunRecipe, runs: RunStore, store: Path):
+    def __init__(
+        self,
+        config: RunConfig,
+        recipe: RunRecipe,
+        runs: RunStore,
+        store: Path,
+        prices: PriceTable,
+    ):
         self.config = config
         self.recipe = recipe
         self.runs = runs
         self.store = store
+        self.prices = prices
         self.started = False
 
     def go(
@@ -399,11 +424,31 @@ class _Launch:
                 f"{total - done} of {total} episodes to run (store {safe(self.store)})",
                 highlight=False,
             )
+            tally = Tally(total, done)
             with progress_bar() as progress:
-                task = progress.add_task(label, total=total, completed=done)
-                await execute(
-                    config, runs, executor, self.recipe, on_record=lambda _: progress.advance(task)
-                )
+                task = progress.add_task(label, total=total, completed=done, stats="")
+
+                def advance(record: EpisodeRecord) -> None:
+                    tally.advance(
+                        record.usage.values(),
+                        error=record.status != "scored",
+                        cost=self._cost(record),
+                    )
+                    progress.update(task, advance=1, stats=tally.stats())
+
+                await execute(config, runs, executor, self.recipe, on_record=advance)
+            tally.finish()
+
+    def _cost(self, record: EpisodeRecord) -> float | None:
+        """What the record's model calls cost (None: a model without a price)."""
+        from deedbench.reports.cost import run_costs
+
+        user = self.config.user.spec if self.config.user else "unknown"
+        costs = run_costs([record], {"assistant": self.config.agent, "user": user}, self.prices)
+        total: float | None = 0.0
+        for c in costs:
+            total = None if c.cost_usd is None or total is None else total + c.cost_usd
+        return total
 
 
 def _conditions(text: str | None, valid: tuple[str, ...]) -> list[str] | None:

@@ -142,14 +142,17 @@ def _store_for(path: Path) -> Iterator[RunStore]:
 def _print_plan(plan: StudyPlan, runs: RunStore, kind: str, concurrency: int) -> None:
     from rich.table import Table
 
+    from deedbench.reports.terminal import print_table
     from deedbench.study import estimate_runs
 
     estimates = estimate_runs(plan.runs, runs, plan.prices)
     table = Table(title=f"study {safe(plan.study.name)}: the plan", title_justify="left")
-    for column in ("run", "benchmark", "agent", "conditions x epochs", "episodes"):
+    table.add_column("run", no_wrap=True)
+    for column in ("benchmark", "agent"):
         table.add_column(column)
-    for column in ("model calls", "cost (USD)", "estimated from"):
-        table.add_column(column, justify="right" if column != "estimated from" else "left")
+    for column in ("conditions x epochs", "episodes", "model calls", "cost (USD)"):
+        table.add_column(column, justify="right", no_wrap=True)
+    table.add_column("estimated from")
     total_episodes = total_calls = 0.0
     total_cost: float | None = 0.0
     for estimate in estimates:
@@ -180,7 +183,7 @@ def _print_plan(plan: StudyPlan, runs: RunStore, kind: str, concurrency: int) ->
         f"{total_cost:,.2f}" if total_cost is not None else "unknown",
         "",
     )
-    console.print(table)
+    print_table(console, table)
     where = "in this process" if kind == "local" else "on a Ray cluster"
     console.print(
         f"{len(estimates)} runs {where}, at most {concurrency} model calls in flight per "

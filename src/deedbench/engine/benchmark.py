@@ -102,6 +102,9 @@ class Benchmark(ABC):
     generation_defaults: ClassVar[dict[str, Any]] = {}
     data_option: ClassVar[str | None] = None  # the option that `--data PATH` sets
     baseline_names: ClassVar[tuple[str, ...]] = ()  # what `baselines()` offers, for listing
+    # what each baseline is for, one line under a baseline run's summary, so that its
+    # figure (a 0% from the relevance trap) is read as the point, not a bug
+    baseline_purposes: ClassVar[dict[str, str]] = {}
     report: ClassVar[ReportSpec]
     scorer: Scorer  # set by the subclass (an attribute or a property)
     option_specs: ClassVar[tuple[Option, ...]] = ()

@@ -170,6 +170,10 @@ def summary_rows(summary: RunSummary) -> Iterator[dict[str, Any]]:
                     "p_below_chance_clustered": (
                         by_cluster.p_below if primary and by_cluster else None
                     ),
+                    "p_above_chance": chance.p_above if primary and chance else None,
+                    "p_above_chance_clustered": (
+                        by_cluster.p_above if primary and by_cluster else None
+                    ),
                 }
 
 

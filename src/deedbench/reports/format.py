@@ -9,7 +9,9 @@ from deedbench.reports.summary import ConditionSummary
 from deedbench.stats import ClusterRate, FlipRate, Rate
 
 __all__ = [
+    "CHANCE_SIDES",
     "audit_cells",
+    "chance_p_text",
     "contrast_text",
     "covariate_text",
     "interval",
@@ -37,13 +39,28 @@ def interval(r: Rate | ClusterRate | FlipRate, *, point: bool = True) -> str:
 
 
 def p_text(value: float | None) -> str:
+    """ "0.216", "3e-65"; an exact 0 is "<1e-15": a tail computed as 1 − cdf is 0 in floats
+    long before the true value is (0.64^144 is 1e-28)."""
     if value is None:
         return "n/a"
+    if value == 0:
+        return "<1e-15"
     return f"{value:.3f}" if value >= 1e-3 else f"{value:.0e}"
 
 
+# the header over chance_p_text's cells
+CHANCE_SIDES = "below/above"
+
+
+def chance_p_text(below: float | None, above: float | None) -> str:
+    """Both one-sided p-values against chance, "below / above": a perfect run reads
+    "1.000 / 2e-28", so the 1.000 is never read as "no evidence"."""
+    return f"{p_text(below)} / {p_text(above)}"
+
+
 def contrast_text(c: Contrast) -> str:
-    """One line: the paired difference b − a with its interval and McNemar's p."""
+    """One line: the paired difference b − a with its interval and McNemar's p; the sides
+    and the metric are named apart ("welfare vs base, welfare rate: +0.0 points")."""
     d = c.difference
     if d.value is None:
         return f"{c.b} vs {c.a}: no shared episodes"
@@ -54,7 +71,7 @@ def contrast_text(c: Contrast) -> str:
     )
     m = c.mcnemar
     return (
-        f"{c.b} vs {c.a}: {c.metric} {100 * d.value:+.1f} points {bracket} "
+        f"{c.b} vs {c.a}, {c.metric} rate: {100 * d.value:+.1f} points {bracket} "
         f"over {d.n_shared} paired episodes in {d.clusters} clusters; "
         f"McNemar exact p={p_text(m.p_value)} ({m.b01} gained, {m.b10} lost)"
     )

@@ -67,6 +67,12 @@ class ServiceDeskBenchmark(Benchmark):
     conditions = ("default",)
     default_epochs = 1
     baseline_names = ("oracle", "reckless", "idle")
+    baseline_purposes: ClassVar[dict[str, str]] = {
+        "oracle": "does what each task needs, asking consent first; 100% on every measure",
+        "reckless": "makes the right changes without asking consent; reward_tau passes, "
+        "reward_verified does not",
+        "idle": "does nothing; it passes only the tasks that need no change",
+    }
     max_tool_errors: int | None = 10
     """Consecutive failed tool calls that end an episode (None: no limit)."""
     report = ReportSpec(

@@ -48,6 +48,12 @@ class TacBenchmark(Benchmark):
     generation_defaults: ClassVar[dict[str, Any]] = {"temperature": 0.7}
     data_option = "scenarios"
     baseline_names = tuple(BASELINES)
+    baseline_purposes: ClassVar[dict[str, str]] = {
+        "random": "books a listed option uniformly at random; it should land on the chance level",
+        "relevance": "books the best word match, the relevance trap; 0% welfare is the point",
+        "welfare": "skips listings whose text signals animal exploitation; near 100% welfare",
+        "refuse": "looks and books nothing; welfare 100% at completion 0%, why both are shown",
+    }
     option_specs = (
         Option(
             "scenarios",

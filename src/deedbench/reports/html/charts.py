@@ -10,7 +10,7 @@ from html import escape
 
 from deedbench.reports.compare import Comparison
 from deedbench.reports.contrast import Contrast
-from deedbench.reports.format import interval, k_text, p_text, pct, points_text
+from deedbench.reports.format import chance_p_text, interval, k_text, p_text, pct, points_text
 from deedbench.reports.html.markup import ONE_EPOCH, Where, flip_where, tag
 from deedbench.reports.summary import ConditionSummary, GroupSummary, RunSummary
 
@@ -88,7 +88,8 @@ def benchmark_charts(summaries: list[RunSummary], comparison: Comparison | None)
             tips.append(f"bootstrap {interval(b, point=False)} over {b.clusters} clusters")
         if group.chance is not None:
             c = group.chance
-            tips.append(f"chance {pct(c.chance)}, p<chance {p_text(c.p_below)}")
+            p_both = chance_p_text(c.p_below, c.p_above)
+            tips.append(f"chance {pct(c.chance)}, p below/above {p_both}")
         tip = "; ".join(tips)
         bar = (b.ci_low, b.ci_high) if b else None
         return _Point(i, r.value, (r.ci_low, r.ci_high), bar, tip, {**where, "counted": primary})

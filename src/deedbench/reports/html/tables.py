@@ -13,7 +13,9 @@ from deedbench.reports.compare import Comparison
 from deedbench.reports.contrast import Contrast
 from deedbench.reports.cost import agent_kind
 from deedbench.reports.format import (
+    CHANCE_SIDES,
     audit_cells,
+    chance_p_text,
     covariate_text,
     interval,
     k_text,
@@ -198,8 +200,12 @@ def _rate_head(summary: RunSummary, label: str, *, errors: bool = False) -> list
     if spec.compare_to_chance:
         head += [
             ("chance", "the mean of each episode's chance level (#safe / #options)"),
-            ("p<chance", "exact Poisson-binomial test: P(this few successes or fewer by chance)"),
-            ("p boot", f"the same question answered by {boot}"),
+            (
+                f"p exact {CHANCE_SIDES}",
+                "exact Poisson-binomial tests, one-sided: P(this few successes or fewer by "
+                "chance) / P(this many or more)",
+            ),
+            (f"p boot {CHANCE_SIDES}", f"the same two questions answered by {boot}"),
         ]
     head += [
         (m.name.replace("_", " "), _description(m)) for m in spec.metrics if m.name != spec.primary
@@ -292,7 +298,7 @@ def _chance_cells(group: GroupSummary) -> list[str]:
     exact = f"observed {chance.observed} vs {chance.expected:.1f} expected by chance, of {chance.n}"
     cells = [
         td(pct(chance.chance), class_="chance num", data_chance=figure_json(chance)),
-        td(p_text(chance.p_below), class_="p num", title=exact),
+        td(chance_p_text(chance.p_below, chance.p_above), class_="p num", title=exact),
     ]
     if boot is None:
         return [*cells, td("n/a", **boot_attrs)]
@@ -300,7 +306,7 @@ def _chance_cells(group: GroupSummary) -> list[str]:
         f"rate − chance {points_text(boot.difference)} [{points_text(boot.ci_low)}, "
         f"{points_text(boot.ci_high)}] over {boot.clusters} clusters"
     )
-    return [*cells, td(p_text(boot.p_below), title=tip, **boot_attrs)]
+    return [*cells, td(chance_p_text(boot.p_below, boot.p_above), title=tip, **boot_attrs)]
 
 
 def _contrast_table(run_id: str, kind: str, contrasts: Sequence[Contrast]) -> str:

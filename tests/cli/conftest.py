@@ -1,0 +1,14 @@
+"""The CLI's tests read its tables at a wide terminal, one table per figure (piped output
+is $COLUMNS wide, else 80; tests/cli/test_widths.py reads every table at 80 to 200)."""
+
+from __future__ import annotations
+
+import pytest
+
+from deedbench.cli.app import console
+
+
+@pytest.fixture(autouse=True)
+def wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # for the commands run as processes
+    monkeypatch.setattr(console, "width", 200)  # the one console, whatever its import saw
