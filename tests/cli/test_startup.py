@@ -1,9 +1,11 @@
 """What the CLI imports on its way: commands that compute no statistics never import
-scipy (nor numpy), and a run imports it only after its last episode, for the summary.
+scipy (nor numpy), and a run imports it only once episodes are under way (in the
+background, for the closing summary), never on the way to its first model call.
 
 Each command runs in a fresh interpreter (this test process has imported everything),
 through a probe that records the heavy packages in `sys.modules` when the run's
-`execute` returns (the last episode recorded) and when the command exits.
+`execute` starts (the planning done, no episode yet), when it returns (the last episode
+recorded) and when the command exits.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ def heavy():
 execute = engine.execute
 
 async def probed(*args, **kwargs):
+    seen["before_first_episode"] = heavy()
     result = await execute(*args, **kwargs)
     seen["after_last_episode"] = heavy()
     return result
@@ -92,7 +95,7 @@ def test_show_and_export_import_no_statistics(tmp_path: Path, store: Path) -> No
         assert len(out.read_text().splitlines()) >= 4  # it did export the episodes
 
 
-def test_a_model_run_imports_statistics_only_after_its_last_episode(tmp_path: Path) -> None:
+def test_a_model_run_imports_statistics_only_once_its_episodes_are_under_way(tmp_path: Path) -> None:
     with FakeModelServer("openai", tac_player) as server:
         seen = probe(
             tmp_path,
@@ -100,5 +103,5 @@ def test_a_model_run_imports_statistics_only_after_its_last_episode(tmp_path: Pa
             "--limit", "2", "--epochs", "1", "--store", str(tmp_path / "store.db"),
         )  # fmt: skip
         assert server.hits > 0
-    assert seen["after_last_episode"] == ["openai"]
+    assert seen["before_first_episode"] == ["openai"]
     assert "scipy" in seen["at_exit"]  # the summary's intervals: the probe sees imports
