@@ -392,6 +392,18 @@ def test_timeouts_before_the_answer_are_counted_from_the_first_attempt(
     message = ask(make_agent(server, timeout=0.2))
     assert message.content == "ok"
     assert message.usage is not None and message.usage.timeouts == 2
+    assert message.usage.retries == 2
+
+
+def test_every_attempt_sent_again_is_counted_as_a_retry(server: FakeModelServer) -> None:
+    server.script(Reply(status=503), Reply(status=429), Reply(text="ok"))
+    message = ask(make_agent(server))
+    assert message.content == "ok"
+    assert message.usage is not None
+    assert (message.usage.retries, message.usage.timeouts) == (2, 0)
+    server.script(Reply(text="at once"))
+    again = ask(make_agent(server))
+    assert again.usage is not None and again.usage.retries == 0
 
 
 # --- permanent faults -------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import re
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from deedbench.agents.cache import Cache, cache_key
 from deedbench.agents.limiter import AdaptiveLimiter, Limiter
@@ -25,6 +25,15 @@ from deedbench.secrets import redact, redact_bytes, register_secret
 
 if TYPE_CHECKING:  # tenacity is imported when a call first needs a retry
     from tenacity import RetryCallState
+
+
+class _Retried(NamedTuple):
+    """What a model call took beyond its answer: attempts sent again, and how many of
+    those failures were timeouts."""
+
+    retries: int
+    timeouts: int
+
 
 __all__ = ["ModelAgent", "fast_http_client"]
 
@@ -110,19 +119,20 @@ class ModelAgent(ABC):
             if message.usage is not None:
                 message.usage.cache_hits = 1
             return message
-        raw, timeouts = await self._call_with_retries(request)
-        message = self._turn(raw, timeouts)  # only what parses is worth keeping
+        raw, retried = await self._call_with_retries(request)
+        message = self._turn(raw, retried)  # only what parses is worth keeping
         self.cache.put(key, self.protocol, self.model, raw, context)
         return message
 
-    def _turn(self, raw: dict[str, Any], timeouts: int) -> Message:
+    def _turn(self, raw: dict[str, Any], retried: _Retried) -> Message:
         message = self.parse_response(raw)
         if message.usage is not None:
-            message.usage.timeouts = timeouts
+            message.usage.retries, message.usage.timeouts = retried
         return message
 
-    async def _call_with_retries(self, request: dict[str, Any]) -> tuple[dict[str, Any], int]:
-        """The raw response, and how many attempts timed out before it came.
+    async def _call_with_retries(self, request: dict[str, Any]) -> tuple[dict[str, Any], _Retried]:
+        """The raw response, and how many attempts were sent again (and timed out) before
+        it came.
 
         The first attempt is a plain call: most calls succeed at once, and building the
         retry loop for each of them cost a few percent of the client's CPU per call.
@@ -131,7 +141,7 @@ class ModelAgent(ABC):
             raise self._aborted
         started = time.monotonic()
         try:
-            return await self._attempt(request), 0
+            return await self._attempt(request), _Retried(0, 0)
         except TransientError as failure:
             return await self._retry(request, failure, started)
 
@@ -154,7 +164,7 @@ class ModelAgent(ABC):
 
     async def _retry(
         self, request: dict[str, Any], first: TransientError, started: float
-    ) -> tuple[dict[str, Any], int]:
+    ) -> tuple[dict[str, Any], _Retried]:
         """The retry loop after a first attempt (begun at `started`) failed with `first`.
 
         The loop's own first attempt replays that failure, so tenacity counts it, waits
@@ -187,7 +197,7 @@ class ModelAgent(ABC):
                         failure, replay = replay, None
                         raise failure
                     try:
-                        return await self._attempt(request), timeouts
+                        return await self._attempt(request), _Retried(attempts - 1, timeouts)
                     except TransientError as failure:
                         timeouts += failure.timed_out
                         raise

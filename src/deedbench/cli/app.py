@@ -327,7 +327,7 @@ class Tally:
     `every` seconds, and `finish` prints the last one (unless `lines` is False: output
     that must stay JSON).
 
-    Retries are the timed-out attempts sent again (what records count of retrying).
+    Retries are model calls sent again after a transient failure (timeouts, 429, 5xx).
     """
 
     def __init__(
@@ -358,7 +358,7 @@ class Tally:
         self.done += 1
         self.errors += error
         for u in usage:
-            self.retries += u.timeouts
+            self.retries += u.retries
             self.tokens += u.input_tokens + u.output_tokens
         self.cost = None if cost is None or self.cost is None else self.cost + cost
         now = self._clock()

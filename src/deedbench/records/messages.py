@@ -21,9 +21,10 @@ class Usage(BaseModel):
 
     `cached_input_tokens` are input tokens the provider served from its prompt
     cache; `cache_hits` counts calls answered by deedbench's response cache,
-    which cost nothing this time; `timeouts` counts attempts that timed out and
-    were sent again before the answer came (a server that queues calls past the
-    timeout keeps computing the ones given up on).
+    which cost nothing this time; `retries` counts attempts that failed for a
+    transient reason (a timeout, 429, 5xx, a dropped connection) and were sent again
+    before the answer came, and `timeouts` those of them that timed out (a server
+    that queues calls past the timeout keeps computing the ones given up on).
     """
 
     input_tokens: int = 0
@@ -32,6 +33,7 @@ class Usage(BaseModel):
     calls: int = 0
     cache_hits: int = 0
     timeouts: int = 0
+    retries: int = 0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -41,6 +43,7 @@ class Usage(BaseModel):
             calls=self.calls + other.calls,
             cache_hits=self.cache_hits + other.cache_hits,
             timeouts=self.timeouts + other.timeouts,
+            retries=self.retries + other.retries,
         )
 
 
