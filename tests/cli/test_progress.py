@@ -75,3 +75,16 @@ def test_a_judged_audit_prints_its_progress_and_cost(
     assert re.search(r"\b4 of 4 transcripts judged, .*, 0 errors, 0 retries, [\d,]+ tokens, "
                      r"\$[\d.]+ so far", result.stdout)  # fmt: skip
     assert re.search(r"judge calls: 4 paid, 0 from cache; .* cost \$\d+\.\d{4}", result.stdout)
+
+
+def test_a_study_prints_plain_progress_lines_over_all_its_runs(tmp_path: Path) -> None:
+    study = tmp_path / "two.toml"
+    study.write_text(
+        'name = "two"\n\n[[benchmarks]]\nname = "tac"\nlimit = 2\nepochs = 1\n\n'
+        '[[agents]]\nspec = "baseline/random"\n\n[[agents]]\nspec = "baseline/welfare"\n'
+    )
+    result = CliRunner().invoke(app, ["study", str(study), "--store", str(tmp_path / "s.db")])
+    assert result.exit_code == 0, result.output
+    lines = [m.groups() for m in LINE.finditer(result.stdout)]
+    assert lines[0][:2] == ("1", "8")  # two runs of 2 samples x 2 conditions, counted together
+    assert lines[-1][:4] == ("8", "8", "0", "0")

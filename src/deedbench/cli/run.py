@@ -398,6 +398,7 @@ class _Launch:
         from deedbench.agents import is_model_spec
         from deedbench.agents.preload import import_early
         from deedbench.engine import Executor, InProcessExecutor, ProcessExecutor, execute
+        from deedbench.reports.cost import record_cost
         from deedbench.stats import COMPUTE_MODULES
 
         main = asyncio.current_task()
@@ -441,23 +442,12 @@ class _Launch:
                     tally.advance(
                         record.usage.values(),
                         error=record.status != "scored",
-                        cost=self._cost(record),
+                        cost=record_cost(record, config, self.prices),
                     )
                     progress.update(task, advance=1, stats=tally.stats())
 
                 await execute(config, runs, executor, self.recipe, on_record=advance)
             tally.finish()
-
-    def _cost(self, record: EpisodeRecord) -> float | None:
-        """What the record's model calls cost (None: a model without a price)."""
-        from deedbench.reports.cost import run_costs
-
-        user = self.config.user.spec if self.config.user else "unknown"
-        costs = run_costs([record], {"assistant": self.config.agent, "user": user}, self.prices)
-        total: float | None = 0.0
-        for c in costs:
-            total = None if c.cost_usd is None or total is None else total + c.cost_usd
-        return total
 
 
 def _conditions(text: str | None, valid: tuple[str, ...]) -> list[str] | None:

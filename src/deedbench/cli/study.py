@@ -18,6 +18,7 @@ from deedbench.cli.app import (
     NoCacheOption,
     PricesOption,
     StoreOption,
+    Tally,
     app,
     console,
     errors,
@@ -31,6 +32,7 @@ from deedbench.printable import printable, safe
 
 if TYPE_CHECKING:
     from deedbench.engine import RunStore
+    from deedbench.records import EpisodeRecord
     from deedbench.reports.cost import PriceTable
     from deedbench.study import PlannedRun, RunOutcome, StudyPlan
     from deedbench.study.runner import ExecutorKind
@@ -215,10 +217,26 @@ def _launch(
     resume = f"deedbench study {_quoted(plan.path)} --store {store_path}"
 
     async def go() -> list[RunOutcome]:
+        from deedbench.reports.cost import record_cost
+
         main = asyncio.current_task()
         assert main is not None
         with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main.cancel)
+        configs = {run.run_id: run.config for run in plan.runs}
+        tally = Tally(
+            sum(run.planned for run in plan.runs),
+            sum(runs.count(run.run_id).get("scored", 0) for run in plan.runs),
+        )
+
+        def advance(run_id: str, record: EpisodeRecord) -> None:
+            tally.advance(
+                record.usage.values(),
+                error=record.status != "scored",
+                cost=record_cost(record, configs[run_id], plan.prices),
+            )
+            progress.advance(tasks[run_id])  # type: ignore[arg-type]
+
         with progress_bar() as progress:
             tasks: dict[str, object] = {}
 
@@ -237,7 +255,7 @@ def _launch(
                     highlight=False,
                 )
 
-            return await run_study(
+            outcomes = await run_study(
                 plan,
                 runs,
                 executor=kind,
@@ -246,8 +264,10 @@ def _launch(
                 workers=workers,
                 cache=cache,
                 on_started=begin,
-                on_record=lambda run_id, _: progress.advance(tasks[run_id]),  # type: ignore[arg-type]
+                on_record=advance,
             )
+        tally.finish()
+        return outcomes
 
     try:
         return asyncio.run(go())

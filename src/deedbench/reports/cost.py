@@ -14,9 +14,17 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from deedbench.records import EpisodeRecord, Usage
+from deedbench.records import EpisodeRecord, RunConfig, Usage
 
-__all__ = ["Price", "PriceTable", "RoleCost", "agent_kind", "call_costs", "run_costs"]
+__all__ = [
+    "Price",
+    "PriceTable",
+    "RoleCost",
+    "agent_kind",
+    "call_costs",
+    "record_cost",
+    "run_costs",
+]
 
 _DATE_SUFFIX = re.compile(r"-(\d{8}|\d{4}-\d{2}-\d{2})$")
 
@@ -90,6 +98,16 @@ def run_costs(
         if m.usage is not None
     )
     return call_costs(calls, prices)
+
+
+def record_cost(record: EpisodeRecord, config: RunConfig, prices: PriceTable) -> float | None:
+    """What one episode's model calls cost, for progress as records arrive (None: a
+    model without a price)."""
+    user = config.user.spec if config.user else "unknown"
+    total: float | None = 0.0
+    for c in run_costs([record], {"assistant": config.agent, "user": user}, prices):
+        total = None if c.cost_usd is None or total is None else total + c.cost_usd
+    return total
 
 
 def call_costs(calls: Iterable[tuple[str, str, Usage]], prices: PriceTable) -> list[RoleCost]:
