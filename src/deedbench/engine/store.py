@@ -41,7 +41,7 @@ from pydantic import ValidationError
 from deedbench import __version__
 from deedbench.engine.cache import CacheEntry
 from deedbench.errors import StoreError, StoreFormatError
-from deedbench.records import FORMAT, EpisodeKey, EpisodeRecord, RunConfig
+from deedbench.records import FORMAT, EpisodeKey, EpisodeRecord, RunConfig, Usage
 
 __all__ = ["HEARTBEAT_SECONDS", "STALE_SECONDS", "SUMMARY_JSON", "AuditRecord", "RunStore"]
 
@@ -242,6 +242,52 @@ class RunStore:
         with self._guard():
             rows = self._db.execute("SELECT run_id FROM runs ORDER BY created_at, run_id")
             return [r[0] for r in rows]
+
+    def configs(self) -> Iterator[RunConfig]:
+        """Every run's configuration, newest first; one that no longer parses is skipped
+        and reported through `on_corrupt`."""
+        with self._guard():
+            rows = self._db.execute(
+                "SELECT run_id, config_json FROM runs ORDER BY created_at DESC, run_id DESC"
+            ).fetchall()
+        for run_id, text in rows:
+            try:
+                yield RunConfig.model_validate_json(text)
+            except ValidationError as exc:
+                self._on_corrupt(
+                    f"{self.path}: skipped run {run_id!r}, its configuration is corrupt: "
+                    + _first(exc)
+                )
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """Every run's stored episodes by status, read from the summaries' index."""
+        with self._guard():
+            rows = self._db.execute(
+                "SELECT run_id, status, COUNT(*) FROM episode_summaries GROUP BY run_id, status"
+            )
+            counts: dict[str, dict[str, int]] = {}
+            for run_id, status, n in rows:
+                counts.setdefault(run_id, {})[status] = n
+            return counts
+
+    def call_usage(self) -> dict[str, list[tuple[str, bool, Usage]]]:
+        """Per run, the token usage of its model calls summed by SQLite from the summaries,
+        per (role, billed: not answered by deedbench's response cache)."""
+        fields = ", ".join(
+            f"SUM(COALESCE(m.value ->> '$.usage.{name}', 0))" for name in Usage.model_fields
+        )
+        with self._guard():
+            rows = self._db.execute(
+                f"SELECT s.run_id, m.value ->> '$.role', "
+                f"COALESCE(m.value ->> '$.usage.cache_hits', 0) = 0, {fields} "
+                "FROM episode_summaries AS s, json_each(s.summary_json, '$.messages') AS m "
+                "GROUP BY 1, 2, 3 ORDER BY MIN(s.rowid), 2, 3"
+            )
+            usage: dict[str, list[tuple[str, bool, Usage]]] = {}
+            for run_id, role, billed, *counts in rows:
+                total = Usage(**dict(zip(Usage.model_fields, counts, strict=True)))
+                usage.setdefault(run_id, []).append((role, bool(billed), total))
+            return usage
 
     # --- episodes -------------------------------------------------------------------------
 
