@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import sys
 from collections.abc import Iterable
+from itertools import islice
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Annotated
 
@@ -181,16 +182,13 @@ def _write_html(
     console.print(f"wrote {path}", highlight=False, markup=False)
 
 
-def html_transcripts(
-    runs: RunStore, config: RunConfig, cap: int = HTML_TRANSCRIPTS
-) -> list[EpisodeRecord]:
-    """The episodes an HTML report embeds: at most `cap` of the run's stored ones, whole,
-    in the order the run plans them (epoch, condition, sample), so complete first epochs,
-    each record read alone."""
+def html_transcripts(runs: RunStore, config: RunConfig) -> list[EpisodeRecord]:
+    """The episodes an HTML report embeds: at most `HTML_TRANSCRIPTS` of the run's stored
+    ones, whole, in the order the run plans them (epoch, condition, sample), so complete
+    first epochs, each record read alone."""
     stored = set(runs.keys(config.run_id))
-    chosen = [key for key in config.episode_keys() if key in stored][:cap]
-    found = (runs.episode(config.run_id, *key) for key in chosen)
-    return [record for record in found if record is not None]
+    chosen = islice((key for key in config.episode_keys() if key in stored), HTML_TRANSCRIPTS)
+    return list(runs.records(config.run_id, chosen))
 
 
 @app.command()

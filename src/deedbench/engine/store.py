@@ -10,6 +10,19 @@ condition, epoch) guarantees one record per episode. Audits of a run (`deedbench
 audit`) sit beside its episodes, one per episode and judge, so auditing again with the
 same judge replaces them. A study (`deedbench study`) is a row naming its runs.
 
+Beside each record the store keeps its summary, which is what reports read (format 2): the
+record with every message cut to the role and token usage of its model call, in a table of its
+own (`episode_summaries`), written by the record's own transaction. Why this shape: the summary
+is still an `EpisodeRecord` (score, metadata, chance, usage per role and per call, ending,
+error, timing), so every reader that took records (summaries, costs, the viewer's rows and
+pairings) takes it unchanged and nothing has a second schema to keep in step with the record's;
+SQLite makes it from the stored JSON with its JSON functions (no Python parse on the write path,
+and a migration is one statement per chunk); and in a table of its own a reader never walks
+the transcript's overflow pages, as it would for a column added after `record_json`. Columns per
+field would be faster still to read, but would tie the store's schema to `ReportSpec`'s metrics,
+which each benchmark declares. A format-1 store gets its summaries when it is opened, in one
+transaction, with progress for a big one; a read-only one is refused, saying how to migrate it.
+
 A run being executed holds a lock row (pid, host, heartbeat): a second process that
 would execute it is refused with the holder's name, and a lock whose process died or
 whose heartbeat stopped is taken over. The store carries its format (`records.FORMAT`, in
@@ -376,6 +389,27 @@ class RunStore:
                         f"{self.path}: skipped the corrupt summary of run {run_id!r}, sample "
                         f"{sample_id!r}, condition {condition!r}, epoch {epoch}: {_first(exc)}"
                     )
+
+    def records(self, run_id: str, keys: Iterable[EpisodeKey]) -> Iterator[EpisodeRecord]:
+        """The whole records of these episodes of the run, each read alone through the
+        primary key, those not stored left out; one that no longer parses is skipped and
+        reported through `on_corrupt`."""
+        for sample_id, condition, epoch in keys:
+            with self._guard():
+                row = self._db.execute(
+                    "SELECT record_json FROM episodes "
+                    "WHERE run_id = ? AND sample_id = ? AND condition = ? AND epoch = ?",
+                    (run_id, sample_id, condition, epoch),
+                ).fetchone()
+            if row is None:
+                continue
+            try:
+                yield EpisodeRecord.model_validate_json(row[0])
+            except ValidationError as exc:
+                self._on_corrupt(
+                    f"{self.path}: skipped the corrupt record of run {run_id!r}, sample "
+                    f"{sample_id!r}, condition {condition!r}, epoch {epoch}: {_first(exc)}"
+                )
 
     def keys(self, run_id: str) -> Iterator[EpisodeKey]:
         """The keys of the run's stored episodes, read from their summaries' index."""
