@@ -53,14 +53,15 @@ def start(*args: str) -> subprocess.Popen[str]:
     )
 
 
-def finish(process: subprocess.Popen[str]) -> tuple[int, float, str]:
-    """Exit code, peak RSS in MB and stderr of a child, reaped here to read its rusage."""
+def finish(process: subprocess.Popen[str]) -> tuple[int, float, str, float]:
+    """Exit code, peak RSS in MB, stderr and CPU seconds (user + system) of a child, reaped
+    here to read its rusage."""
     assert process.stdout is not None and process.stderr is not None
     process.stdout.read()
     err = process.stderr.read()
     _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
-    return process.returncode, usage.ru_maxrss / 1024, err
+    return process.returncode, usage.ru_maxrss / 1024, err, usage.ru_utime + usage.ru_stime
 
 
 def stored(store: Path, run_id: str) -> int:
@@ -87,7 +88,7 @@ def planning(folder: Path, stop_after: int) -> None:
             time.sleep(0.05)
         if process.poll() is None and stop < planned:
             process.send_signal(signal.SIGINT)
-        code, peak, err = finish(process)
+        code, peak, err, _ = finish(process)
         seconds = time.perf_counter() - started
         print(
             f"  {planned:>6,} planned: {stored(store, run_id):,} stored in {seconds:.1f} s, "
@@ -101,7 +102,7 @@ def planning(folder: Path, stop_after: int) -> None:
         "--run-id", "absurd", "--store", str(store),
     )  # fmt: skip
     try:
-        code, peak, err = finish(process)
+        code, peak, err, _ = finish(process)
     finally:
         if process.poll() is None:
             process.kill()
@@ -120,7 +121,7 @@ def show(folder: Path, epochs: int, repeat: int) -> None:
         "run", "tac", "--agent", "baseline/random", "--epochs", str(epochs),
         "--run-id", run_id, "--store", str(store),
     )  # fmt: skip
-    code, _, err = finish(process)
+    code, _, err, _ = finish(process)
     assert code == 0, err
     episodes = stored(store, run_id)
     print(
@@ -134,7 +135,7 @@ def show(folder: Path, epochs: int, repeat: int) -> None:
         process = start(
             "show", run_id, "seville_bullfight_base", "--epoch", "100", "--store", str(store)
         )
-        code, peak, err = finish(process)
+        code, peak, err, _ = finish(process)
         assert code == 0, err
         walls.append(time.perf_counter() - started)
         peaks.append(peak)
@@ -172,21 +173,21 @@ def grown(folder: Path, episodes: int, baseline: Path) -> Path:
     return store
 
 
-def measure(*args: str) -> tuple[str, float, float]:
-    """Outcome, wall seconds and peak RSS (MB) of one command."""
+def measure(*args: str) -> tuple[str, float, float, float]:
+    """Outcome, wall seconds, CPU seconds and peak RSS (MB) of one command."""
     started = time.perf_counter()
-    code, peak, err = finish(start(*args))
+    code, peak, err, cpu = finish(start(*args))
     seconds = time.perf_counter() - started
     if code == 0:
-        return "ok", seconds, peak
+        return "ok", seconds, cpu, peak
     said = [line.strip(" │") for line in err.splitlines() if line.strip(" │")]
-    return f"exit {code}: {said[-1][:80] if said else ''}", seconds, peak
+    return f"exit {code}: {said[-1][:80] if said else ''}", seconds, cpu, peak
 
 
 def reading(folder: Path, sizes: list[int], only: set[str] | None) -> None:
     """Every reading command on runs of each size: wall time and peak RSS."""
     baseline = folder / "baseline.db"
-    code, _, err = finish(
+    code, _, err, _ = finish(
         start("run", "tac", "--agent", "baseline/random", "--epochs", "1", "--run-id", "seed",
               "--store", str(baseline))
     )  # fmt: skip
@@ -214,8 +215,11 @@ def reading(folder: Path, sizes: list[int], only: set[str] | None) -> None:
         for name, args in commands.items():
             if only is not None and name not in only:
                 continue
-            outcome, seconds, peak = measure(*args)
-            print(f"    {name:<18} {seconds:7.2f} s  {peak:6.0f} MB  {outcome}", flush=True)
+            outcome, seconds, cpu, peak = measure(*args)
+            print(
+                f"    {name:<18} {seconds:7.2f} s wall {cpu:7.2f} s CPU {peak:6.0f} MB  {outcome}",
+                flush=True,
+            )
         store.unlink()
 
 
