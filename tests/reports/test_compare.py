@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
-
 from collections.abc import Iterable
+
+import pytest
 
 from deedbench.engine import EpisodeRecord, RunConfig
 from deedbench.reports import summarize
