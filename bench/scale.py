@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import signal
 import sqlite3
 import statistics
@@ -52,14 +53,15 @@ def start(*args: str) -> subprocess.Popen[str]:
     )
 
 
-def finish(process: subprocess.Popen[str]) -> tuple[int, float, str]:
-    """Exit code, peak RSS in MB and stderr of a child, reaped here to read its rusage."""
+def finish(process: subprocess.Popen[str]) -> tuple[int, float, str, float]:
+    """Exit code, peak RSS in MB, stderr and CPU seconds (user + system) of a child, reaped
+    here to read its rusage."""
     assert process.stdout is not None and process.stderr is not None
     process.stdout.read()
     err = process.stderr.read()
     _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
-    return process.returncode, usage.ru_maxrss / 1024, err
+    return process.returncode, usage.ru_maxrss / 1024, err, usage.ru_utime + usage.ru_stime
 
 
 def stored(store: Path, run_id: str) -> int:
@@ -86,7 +88,7 @@ def planning(folder: Path, stop_after: int) -> None:
             time.sleep(0.05)
         if process.poll() is None and stop < planned:
             process.send_signal(signal.SIGINT)
-        code, peak, err = finish(process)
+        code, peak, err, _ = finish(process)
         seconds = time.perf_counter() - started
         print(
             f"  {planned:>6,} planned: {stored(store, run_id):,} stored in {seconds:.1f} s, "
@@ -100,7 +102,7 @@ def planning(folder: Path, stop_after: int) -> None:
         "--run-id", "absurd", "--store", str(store),
     )  # fmt: skip
     try:
-        code, peak, err = finish(process)
+        code, peak, err, _ = finish(process)
     finally:
         if process.poll() is None:
             process.kill()
@@ -119,7 +121,7 @@ def show(folder: Path, epochs: int, repeat: int) -> None:
         "run", "tac", "--agent", "baseline/random", "--epochs", str(epochs),
         "--run-id", run_id, "--store", str(store),
     )  # fmt: skip
-    code, _, err = finish(process)
+    code, _, err, _ = finish(process)
     assert code == 0, err
     episodes = stored(store, run_id)
     print(
@@ -133,7 +135,7 @@ def show(folder: Path, epochs: int, repeat: int) -> None:
         process = start(
             "show", run_id, "seville_bullfight_base", "--epoch", "100", "--store", str(store)
         )
-        code, peak, err = finish(process)
+        code, peak, err, _ = finish(process)
         assert code == 0, err
         walls.append(time.perf_counter() - started)
         peaks.append(peak)
@@ -143,13 +145,100 @@ def show(folder: Path, epochs: int, repeat: int) -> None:
     )
 
 
+def grown(folder: Path, episodes: int, baseline: Path) -> Path:
+    """A store holding runs `big` and `big2` of about `episodes` episodes each: the baseline
+    run's 96 records copied into every epoch by SQL (fast, and the same for any version),
+    in format 1, so a version of format 2 migrates it when it first opens it."""
+    epochs = -(-episodes // 96)
+    store = folder / f"read-{episodes}.db"
+    shutil.copy(baseline, store)
+    with closing(sqlite3.connect(store)) as db:
+        for run_id in ("big", "big2"):
+            db.execute(
+                "INSERT INTO runs SELECT ?, created_at, json_set(config_json, '$.run_id', ?, "
+                "'$.epochs', ?) FROM runs WHERE run_id = 'seed'",
+                (run_id, run_id, epochs),
+            )
+            db.execute(
+                "WITH RECURSIVE n(e) AS (SELECT 1 UNION ALL SELECT e + 1 FROM n WHERE e < ?) "
+                "INSERT INTO episodes SELECT ?, sample_id, condition, n.e, status, outcome, "
+                "json_set(record_json, '$.epoch', n.e) FROM episodes, n "
+                "WHERE run_id = 'seed' ORDER BY n.e, episodes.rowid",
+                (epochs, run_id),
+            )
+        if db.execute("PRAGMA user_version").fetchone()[0] >= 2:  # summaries made on open
+            db.execute("DELETE FROM episode_summaries")
+            db.execute("PRAGMA user_version = 1")
+        db.commit()
+    return store
+
+
+def measure(*args: str) -> tuple[str, float, float, float]:
+    """Outcome, wall seconds, CPU seconds and peak RSS (MB) of one command."""
+    started = time.perf_counter()
+    code, peak, err, cpu = finish(start(*args))
+    seconds = time.perf_counter() - started
+    if code == 0:
+        return "ok", seconds, cpu, peak
+    said = [line.strip(" │") for line in err.splitlines() if line.strip(" │")]
+    return f"exit {code}: {said[-1][:80] if said else ''}", seconds, cpu, peak
+
+
+def reading(folder: Path, sizes: list[int], only: set[str] | None) -> None:
+    """Every reading command on runs of each size: wall time and peak RSS."""
+    baseline = folder / "baseline.db"
+    code, _, err, _ = finish(
+        start("run", "tac", "--agent", "baseline/random", "--epochs", "1", "--run-id", "seed",
+              "--store", str(baseline))
+    )  # fmt: skip
+    assert code == 0, err
+    with closing(sqlite3.connect(baseline)) as db:
+        (size,) = db.execute("SELECT AVG(LENGTH(record_json)) FROM episodes").fetchone()
+    print(f"reading: TAC random-baseline records ({size / 1000:.1f} KB of JSON each)")
+    for episodes in sizes:
+        store = grown(folder, episodes, baseline)
+        where = ("--store", str(store))
+        epochs = -(-episodes // 96)
+        commands = {
+            "open (migrate)": ("runs", *where),
+            "runs": ("runs", *where),
+            "report": ("report", "big", *where),
+            "report --json": ("report", "big", "--json", *where),
+            "report --csv": ("report", "big", "--csv", *where),
+            "report --html": ("report", "big", "--html", str(folder / "r.html"), *where),
+            "compare": ("compare", "big", "big2", *where),
+            "show": ("show", "big", "seville_bullfight_base", "--epoch", "2", *where),
+            "export jsonl": ("export", "big", "-o", str(folder / "e.jsonl"), *where),
+            "run (end summary)": ("run", "tac", "--run-id", "big", *where),
+        }
+        print(f"  {epochs * 96:,} episodes per run ({store.stat().st_size / 1e6:.0f} MB store)")
+        for name, args in commands.items():
+            if only is not None and name not in only:
+                continue
+            outcome, seconds, cpu, peak = measure(*args)
+            print(
+                f"    {name:<18} {seconds:7.2f} s wall {cpu:7.2f} s CPU {peak:6.0f} MB  {outcome}",
+                flush=True,
+            )
+        store.unlink()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stop-after", type=int, default=2000)
     parser.add_argument("--show-epochs", type=int, default=209)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--reading", type=str, default=None, help="only the reading section, at these sizes "
+        "(comma-separated episode counts, e.g. 1000,5000,10000,20000,100000)"
+    )  # fmt: skip
+    parser.add_argument("--commands", type=str, default=None, help="reading: only these")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
+        if args.reading:
+            only = set(args.commands.split(",")) if args.commands else None
+            reading(Path(tmp), [int(n) for n in args.reading.split(",")], only)
+            return
         planning(Path(tmp), args.stop_after)
         show(Path(tmp), args.show_epochs, args.repeat)
 

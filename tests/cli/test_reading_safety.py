@@ -26,19 +26,20 @@ def invoke(*args: str) -> Result:
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Run 'damaged' (TAC, 48 samples x 2 conditions, one epoch), one record of which was
-    damaged on disk afterwards."""
+    damaged on disk afterwards, with its summary."""
     path = tmp_path_factory.mktemp("damaged") / "runs.db"
     result = invoke(
         "run", "tac", "--agent", "baseline/random", "--epochs", "1", "--run-id", "damaged",
         "--store", str(path),
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    with closing(sqlite3.connect(path)) as db, db:
-        db.execute(
-            "UPDATE episodes SET record_json = substr(record_json, 1, 500) "
-            "WHERE sample_id = ? AND condition = ? AND epoch = ?",
-            CORRUPT,
-        )
+    with closing(sqlite3.connect(path)) as db, db:  # the record and the summary reports read
+        for table, column in (("episodes", "record_json"), ("episode_summaries", "summary_json")):
+            db.execute(
+                f"UPDATE {table} SET {column} = substr({column}, 1, 500) "
+                "WHERE sample_id = ? AND condition = ? AND epoch = ?",
+                CORRUPT,
+            )
     return path
 
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner, Result
 
+from deedbench.cli import report
 from deedbench.cli.main import app
 
 
@@ -151,3 +153,27 @@ def test_export_inspect_writes_a_log_per_condition_that_inspect_reads(
     for read in logs.values():
         assert read.samples is not None and len(read.samples) == 48
         assert read.results is not None and read.results.scores[0].metrics["mean"].value == 1.0
+
+
+def test_the_html_report_embeds_at_most_its_cap_of_transcripts_and_says_so(
+    store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first episodes in the run's own order are embedded (the base condition's first
+    samples of epoch 1 here); the figures still count all 96, and the page says where the
+    other transcripts are."""
+
+    monkeypatch.setattr(report, "HTML_TRANSCRIPTS", 10)
+    page_path = tmp_path / "capped.html"
+    result = invoke("report", "rnd", "--html", str(page_path), "--store", str(store))
+    assert result.exit_code == 0, result.output
+    page = page_path.read_text()
+    data = re.search(r'<script type="application/json" id="deedbench-data">(.*?)</script>', page)
+    assert data is not None
+    episodes = json.loads(data.group(1))["episodes"]
+    assert len(episodes) == 10 and {e["condition"] for e in episodes} == {"base"}
+    assert "Run rnd: 10 of its 96 transcripts are embedded below" in page
+    assert "deedbench view" in page
+    assert "96 scored" in page  # the figures count every episode
+    monkeypatch.setattr(report, "HTML_TRANSCRIPTS", 1000)
+    invoke("report", "rnd", "--html", str(page_path), "--store", str(store))
+    assert "transcripts are embedded below" not in page_path.read_text()

@@ -95,7 +95,7 @@ def test_show_and_export_import_no_statistics(tmp_path: Path, store: Path) -> No
         assert len(out.read_text().splitlines()) >= 4  # it did export the episodes
 
 
-def test_a_model_run_imports_statistics_only_once_its_episodes_are_under_way(tmp_path: Path) -> None:
+def test_a_model_run_imports_statistics_once_its_episodes_are_under_way(tmp_path: Path) -> None:
     with FakeModelServer("openai", tac_player) as server:
         seen = probe(
             tmp_path,

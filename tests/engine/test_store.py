@@ -521,3 +521,28 @@ def test_a_heartbeat_notices_a_lock_taken_over(path: Path) -> None:
         store._write("UPDATE run_locks SET pid = 1, host = 'elsewhere'", [()])
         with pytest.raises(StoreError, match="'run-1' was taken over by another process"):
             store.heartbeat("run-1")
+
+
+def test_each_record_is_written_with_its_summary(path: Path) -> None:
+    """Reports read the summary: the record with its messages cut to the role and usage of
+    each model call, written in the record's transaction, replaced with it."""
+    with RunStore(path, batch_size=100, batch_seconds=3600) as store:
+        store.create_run(make_config())
+        store.add("run-1", make_record("s1"))
+        store.add("run-1", make_record("s2", status="error"))
+        assert list(store.summaries("run-1")) == []  # queued: neither is written yet
+        store.flush()
+        again = make_record("s1").model_copy(update={"score": Score(outcome="no", values={})})
+        store.add("run-1", again)
+    with RunStore(path) as store:
+        summaries = list(store.summaries("run-1"))
+        assert [s.key for s in summaries] == [r.key for r in store.episodes("run-1")]
+        assert [(s.sample_id, s.status) for s in summaries] == [("s2", "error"), ("s1", "scored")]
+        assert summaries[1].score == again.score
+        assert [m.model_dump(exclude_defaults=True) for m in summaries[1].messages] == [
+            {"role": "assistant", "usage": {"input_tokens": 10, "output_tokens": 3}}
+        ]
+        assert sorted(store.keys("run-1")) == [
+            EpisodeKey("s1", "plain", 1),
+            EpisodeKey("s2", "plain", 1),
+        ]

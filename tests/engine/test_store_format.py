@@ -1,17 +1,24 @@
-"""The store's format version: an older store migrates, a newer one is refused by name."""
+"""The store's format version: an older store migrates (tested on a store the previous
+release made), a newer one is refused by name."""
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 from contextlib import closing
 from pathlib import Path
 
 import pytest
+from tests.cli.test_store_input import read_only
 from tests.engine.test_store import make_config
+from typer.testing import CliRunner
 
 from deedbench import __version__
+from deedbench.cli.main import app
 from deedbench.engine import RunStore, StoreFormatError
+from deedbench.engine import store as store_module
 from deedbench.records import FORMAT
+from deedbench.view import StoreReader
 
 
 def made_by_this_version(path: Path) -> None:
@@ -59,3 +66,89 @@ def test_a_newer_store_is_refused_naming_both_versions(tmp_path: Path) -> None:
         f"this is {__version__} (format {FORMAT}): upgrade deedbench"
     )
     assert user_version(path) == FORMAT + 1  # refused before anything was touched
+
+
+# A store made by the current release (main bf97f7b, format 1) with tests/engine/data/
+# make_format1.py: runs of TAC (random, 2 epochs, one error record, model calls with token
+# usage and a response-cache hit, a scanner audit; relevance) and retail (reckless); beside
+# it, what that release's `report --json`, `report --csv` and `compare --json` printed.
+DATA = Path(__file__).parent / "data"
+RELEASED_RUNS = ("tac-rnd", "tac-rel", "retail-reckless")
+
+
+def released_store(folder: Path) -> Path:
+    path = folder / "format1.db"
+    shutil.copy(DATA / "format1.db", path)
+    assert user_version(path) == 1
+    return path
+
+
+def invoke(*args: str) -> str:
+    result = CliRunner().invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def test_a_released_store_migrates_and_every_report_of_it_is_unchanged(tmp_path: Path) -> None:
+    path = released_store(tmp_path)
+    for run_id in RELEASED_RUNS:
+        as_json = invoke("report", run_id, "--json", "--store", str(path))
+        assert as_json == (DATA / f"format1-report-{run_id}.json").read_text()
+        as_csv = invoke("report", run_id, "--csv", "--store", str(path))
+        assert as_csv == (DATA / f"format1-report-{run_id}.csv").read_text()
+    compared = invoke("compare", "tac-rel", "tac-rnd", "--json", "--store", str(path))
+    assert compared == (DATA / "format1-compare.json").read_text()
+    assert user_version(path) == FORMAT
+    with RunStore(path) as store:  # every record has its summary, in the records' order
+        for run_id in RELEASED_RUNS:
+            records = list(store.episodes(run_id))
+            summaries = list(store.summaries(run_id))
+            assert [s.key for s in summaries] == [r.key for r in records]
+            for record, summary in zip(records, summaries, strict=True):
+                calls = [(m.role, m.usage) for m in record.messages if m.usage is not None]
+                assert [(m.role, m.usage) for m in summary.messages] == calls
+                assert summary.model_copy(update={"messages": record.messages}) == record
+        assert any(s.status == "error" for s in store.summaries("tac-rnd"))
+
+
+def test_migrating_a_big_store_says_how_far_it_got(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = released_store(tmp_path)
+    monkeypatch.setattr(store_module, "_MIGRATE_CHUNK", 5)
+    said: list[str] = []
+    with RunStore(path, on_progress=said.append) as store:
+        assert len(list(store.summaries("tac-rnd"))) == 12
+    assert said[0] == (
+        f"{path}: migrating the store to format {FORMAT}: summarizing 21 stored episodes "
+        "once (reports read the summaries)"
+    )
+    assert said[-1] == "  21 of 21"
+    with RunStore(path, on_progress=said.append):  # once
+        pass
+    assert said[-1] == "  21 of 21"
+
+
+def test_a_read_only_store_that_needs_migrating_is_refused_saying_how(tmp_path: Path) -> None:
+    path = released_store(tmp_path)
+    undo = read_only(path)
+    try:
+        with pytest.raises(StoreFormatError) as raised:
+            RunStore(path)
+    finally:
+        undo()
+    message = str(raised.value)
+    assert message.startswith(f"{path} is in format 1 of an earlier deedbench")
+    assert "read-only" in message and f"deedbench runs --store {path}" in message
+    assert user_version(path) == 1
+
+
+def test_the_viewer_reads_an_unmigrated_store_as_it_will_be_and_leaves_it(
+    tmp_path: Path,
+) -> None:
+    path = released_store(tmp_path)
+    before = [r for _, r in StoreReader(path, on_corrupt=pytest.fail).light_records("tac-rnd")]
+    assert user_version(path) == 1
+    RunStore(path).close()
+    after = [r for _, r in StoreReader(path, on_corrupt=pytest.fail).light_records("tac-rnd")]
+    assert before == after and len(after) == 12

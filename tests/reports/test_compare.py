@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import pytest
 
 from deedbench.engine import EpisodeRecord, RunConfig
 from deedbench.reports import summarize
 from deedbench.reports.compare import compare_runs
+from deedbench.reports.summary import EpisodeFigures, RunTally
 
 from ._support import run_tac
 
 Run = tuple[RunConfig, list[EpisodeRecord]]
+
+
+def figures(config: RunConfig, records: Iterable[EpisodeRecord]) -> list[EpisodeFigures]:
+    tally = RunTally(config)
+    for record in records:
+        tally.add(record)
+    return tally.episodes
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +33,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Run, Run]:
 
 def test_one_row_per_run_and_condition_with_both_intervals(runs: tuple[Run, Run]) -> None:
     summaries = [summarize(*run) for run in runs]
-    comparison = compare_runs(summaries, {c.run_id: r for c, r in runs})
+    comparison = compare_runs(summaries, {c.run_id: figures(c, r) for c, r in runs})
     assert [(r.run_id, r.condition) for r in comparison.rows] == [
         ("rel", "base"),
         ("rel", "welfare"),
@@ -45,7 +55,7 @@ def test_one_row_per_run_and_condition_with_both_intervals(runs: tuple[Run, Run]
 
 def test_runs_are_paired_with_the_first_per_condition(runs: tuple[Run, Run]) -> None:
     summaries = [summarize(*run) for run in runs]
-    comparison = compare_runs(summaries, {c.run_id: r for c, r in runs})
+    comparison = compare_runs(summaries, {c.run_id: figures(c, r) for c, r in runs})
     assert [(c.a, c.b) for c in comparison.versus_first_run] == [
         ("rel/base", "wel/base"),
         ("rel/welfare", "wel/welfare"),
@@ -62,7 +72,7 @@ def test_runs_on_other_data_are_listed_not_paired(runs: tuple[Run, Run]) -> None
     (config, records), other = runs
     moved = config.model_copy(update={"run_id": "moved", "data_hash": "sha256:other"})
     summaries = [summarize(*other), summarize(moved, records)]
-    comparison = compare_runs(summaries, {"wel": other[1], "moved": records})
+    comparison = compare_runs(summaries, {"wel": figures(*other), "moved": figures(moved, records)})
     assert comparison.versus_first_run == []
     assert len(comparison.unpaired) == 1 and comparison.unpaired[0].startswith("moved: data")
 
@@ -73,5 +83,5 @@ def test_runs_of_different_benchmarks_are_refused(runs: tuple[Run, Run]) -> None
     with pytest.raises(ValueError, match="different benchmarks"):
         compare_runs(
             [summarize(config, records), summarize(retail, records)],
-            {"rel": records, "r2": records},
+            {"rel": figures(config, records), "r2": figures(retail, records)},
         )

@@ -107,10 +107,12 @@ def test_a_corrupt_record_is_skipped_and_named(tmp_path: Path, reports: Reports)
     path = tmp_path / "copy.db"
     with sqlite3.connect(reports.tac.path.parent / "runs.db") as db, sqlite3.connect(path) as copy:
         db.backup(copy)
-        copy.execute(
-            "UPDATE episodes SET record_json = '{\"sample_id\": 1}' WHERE run_id = 'relevance' "
-            "AND sample_id = 'melbourne_cup_base' AND condition = 'base'"
-        )
+        for table, column in (("episodes", "record_json"), ("episode_summaries", "summary_json")):
+            copy.execute(
+                f"UPDATE {table} SET {column} = '{{\"sample_id\": 1}}' "
+                "WHERE run_id = 'relevance' AND sample_id = 'melbourne_cup_base' "
+                "AND condition = 'base'"
+            )
     said: list[str] = []
     reader = StoreReader(path, on_corrupt=said.append)
     assert len(list(reader.light_records("relevance"))) == 95

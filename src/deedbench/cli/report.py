@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import sys
+from collections.abc import Iterable
+from itertools import islice
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Annotated
 
@@ -25,24 +27,41 @@ from deedbench.cli.app import (
 
 if TYPE_CHECKING:
     from deedbench.audit import AuditResult
-    from deedbench.engine import EpisodeRecord, RunConfig
-    from deedbench.reports.summary import Covariate, RunSummary
+    from deedbench.engine import EpisodeRecord, RunConfig, RunStore
+    from deedbench.reports.summary import Covariate, RunSummary, RunTally
 
-__all__ = ["Loaded", "RunsArgument", "compare", "export", "report", "show"]
+__all__ = [
+    "HTML_TRANSCRIPTS",
+    "Loaded",
+    "RunsArgument",
+    "compare",
+    "export",
+    "html_transcripts",
+    "report",
+    "show",
+]
 
-Loaded = tuple["RunConfig", list["EpisodeRecord"], list["AuditResult"]]
-RunsArgument = Annotated[list[str], typer.Argument(help="Run ids (see the store).")]
+Loaded = tuple["RunConfig", "RunTally", list["AuditResult"]]
+RunsArgument = Annotated[list[str], typer.Argument(help="Run ids (see deedbench runs).")]
+# The HTML report embeds at most this many transcripts per run (the first epochs in full);
+# `deedbench view` reads every one from the store.
+HTML_TRANSCRIPTS = 1_000
 
 
 def _load(store: Path | None, run_ids: list[str]) -> list[Loaded]:
-    """Each run's configuration, records and audits, or a clear error naming what is missing."""
+    """Each run's configuration, figures (tallied from the stored episode summaries, one
+    at a time, never the transcripts) and audits, or a clear error naming what is missing."""
     from deedbench.audit import load_audits
+    from deedbench.reports.summary import RunTally
 
     loaded = []
     with open_store(existing_store(store)) as runs:
         for run_id in run_ids:
             config = require_run(runs, run_id)
-            loaded.append((config, list(runs.episodes(run_id)), load_audits(runs, run_id)))
+            tally = RunTally(config)
+            for record in runs.summaries(run_id):
+                tally.add(record)
+            loaded.append((config, tally, load_audits(runs, run_id)))
     return loaded
 
 
@@ -72,14 +91,21 @@ def _covariate(path: Path | None, column: str | None, key: str) -> Covariate | N
 
 @app.command()
 def report(
-    run_ids: RunsArgument,
+    run_ids: Annotated[
+        list[str] | None, typer.Argument(help="Run ids (list them with: deedbench runs).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
     as_csv: Annotated[
         bool, typer.Option("--csv", help="Print every rate as CSV: one row per group and metric.")
     ] = False,
     html: Annotated[
         Path | None,
-        typer.Option("--html", help="Write a self-contained HTML report (charts, transcripts)."),
+        typer.Option(
+            "--html",
+            help="Write a self-contained HTML report (charts, transcripts; at most "
+            f"{HTML_TRANSCRIPTS:,} transcripts per run, the first epochs: deedbench view "
+            "reads them all).",
+        ),
     ] = None,
     covariate: Annotated[
         Path | None,
@@ -106,28 +132,29 @@ def report(
     store: StoreOption = None,
 ) -> None:
     """Show runs' rates: overall and by each grouping, with intervals, chance and contrasts."""
-    from deedbench.reports import render_summary, summarize
+    from deedbench.reports import render_summary
     from deedbench.reports.export import summary_rows, write_csv
 
+    if not run_ids:
+        where = "" if store is None else f" --store {store}"
+        raise fail(f"give one or more run ids; list the store's runs with: deedbench runs{where}")
     if as_json and as_csv:
         raise fail("choose one of --json and --csv")
     _check_covariate(covariate, covariate_column)
     table = load_prices(prices)
     loaded = _load(store, run_ids)
     summaries = [
-        summarize(
-            config,
-            records,
+        tally.summary(
             table,
             _covariate(
                 covariate, covariate_column, covariate_key or config.report.covariate_column()
             ),
             audits,
         )
-        for config, records, audits in loaded
+        for config, tally, audits in loaded
     ]
     if html is not None:
-        _write_html(html, summaries, loaded)
+        _write_html(html, summaries, loaded, store)
     if as_json:
         body = summaries[0] if len(summaries) == 1 else summaries
         sys.stdout.write(_json(body) + "\n")
@@ -146,19 +173,31 @@ def _json(value: object) -> str:
 
 
 def _write_html(
-    path: Path,
-    summaries: list[RunSummary],
-    loaded: list[Loaded],
+    path: Path, summaries: list[RunSummary], loaded: list[Loaded], store: Path | None
 ) -> None:
     from deedbench.reports.export import atomic_write
     from deedbench.reports.html import render_html
 
-    records = {config.run_id: episodes for config, episodes, _ in loaded}
-    audits = {config.run_id: audited for config, _, audited in loaded}
-    page = render_html(summaries, records, audits)
+    with open_store(existing_store(store)) as runs:
+        records = {config.run_id: html_transcripts(runs, config) for config, _, _ in loaded}
+    page = render_html(
+        summaries,
+        records,
+        audits={config.run_id: audited for config, _, audited in loaded},
+        episodes={config.run_id: tally.episodes for config, tally, _ in loaded},
+    )
     with atomic_write(path) as out:  # OutputError: exit 2, naming the file
         out.write(page)
     console.print(f"wrote {path}", highlight=False, markup=False)
+
+
+def html_transcripts(runs: RunStore, config: RunConfig) -> list[EpisodeRecord]:
+    """The episodes an HTML report embeds: at most `HTML_TRANSCRIPTS` of the run's stored
+    ones, whole, in the order the run plans them (epoch, condition, sample), so complete
+    first epochs, each record read alone."""
+    stored = set(runs.keys(config.run_id))
+    chosen = islice((key for key in config.episode_keys() if key in stored), HTML_TRANSCRIPTS)
+    return list(runs.records(config.run_id, chosen))
 
 
 @app.command()
@@ -169,17 +208,14 @@ def compare(
     store: StoreOption = None,
 ) -> None:
     """Runs side by side (agent x condition), with paired tests between conditions and runs."""
-    from deedbench.reports import summarize
     from deedbench.reports.compare import compare_runs
     from deedbench.reports.terminal import render_comparison
 
     loaded = _load(store, run_ids)
     table = load_prices(prices)
-    summaries = [
-        summarize(config, records, table, audits=audits) for config, records, audits in loaded
-    ]
+    summaries = [tally.summary(table, audits=audits) for _, tally, audits in loaded]
     try:
-        comparison = compare_runs(summaries, {c.run_id: r for c, r, _ in loaded})
+        comparison = compare_runs(summaries, {c.run_id: t.episodes for c, t, _ in loaded})
     except ValueError as exc:
         raise fail(str(exc)) from None
     if as_json:
@@ -246,25 +282,27 @@ def export(
     formats = ("jsonl", "csv", "inspect")
     if format not in formats:
         raise fail(f"unknown format {format!r}. Valid formats: {', '.join(formats)}")
-    [(config, records, _)] = _load(store, [run_id])
-    if format == "inspect":
-        _export_inspect(config, records, output or Path("logs"))
-        return
+    with open_store(existing_store(store)) as runs:  # records streamed, one at a time
+        config = require_run(runs, run_id)
+        records = runs.episodes(run_id)
+        if format == "inspect":
+            _export_inspect(config, records, output or Path("logs"))
+            return
 
-    def write(out: IO[str]) -> int:
-        if format == "jsonl":
-            return write_jsonl(config, records, out)
-        return write_csv((episode_row(config, r) for r in records), out)
+        def write(out: IO[str]) -> int:
+            if format == "jsonl":
+                return write_jsonl(config, records, out)
+            return write_csv((episode_row(config, r) for r in records), out)
 
-    if output is None:
-        write(sys.stdout)
-        return
-    with atomic_write(output) as handle:  # OutputError: exit 2, naming the file
-        count = write(handle)
+        if output is None:
+            write(sys.stdout)
+            return
+        with atomic_write(output) as handle:  # OutputError: exit 2, naming the file
+            count = write(handle)
     console.print(f"wrote {count} episodes to {output}", highlight=False, markup=False)
 
 
-def _export_inspect(config: RunConfig, records: list[EpisodeRecord], folder: Path) -> None:
+def _export_inspect(config: RunConfig, records: Iterable[EpisodeRecord], folder: Path) -> None:
     from deedbench.interop import require_inspect
 
     require_inspect()

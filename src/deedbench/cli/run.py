@@ -303,7 +303,7 @@ def run(
                 ) from None
             except DeedbenchError as exc:  # a bad spec, before anything was written
                 raise fail(str(exc)) from None
-        summary = summarize(config, runs.episodes(config.run_id), price_table)
+        summary = summarize(config, runs.summaries(config.run_id), price_table)
     render_summary(
         summary,
         console,

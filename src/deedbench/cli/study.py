@@ -313,31 +313,34 @@ def _report(
     """The comparison table of each benchmark's runs (agents x conditions), the HTML
     report of all of them, and what failed; True when something did."""
     from deedbench.audit import load_audits
-    from deedbench.reports import summarize
     from deedbench.reports.compare import compare_runs
+    from deedbench.reports.summary import RunTally
     from deedbench.reports.terminal import render_comparison
 
-    summaries, records, audits = [], {}, {}
+    summaries, figures, audits = [], {}, {}
     for entry, planned in plan.by_benchmark():
         if not planned:
             continue
         group = []
         for run in planned:
-            episodes = list(runs.episodes(run.run_id))
-            records[run.run_id] = episodes
+            tally = RunTally(run.config)
+            for record in runs.summaries(run.run_id):
+                tally.add(record)
+            figures[run.run_id] = tally.episodes
             audits[run.run_id] = load_audits(runs, run.run_id)
-            summary = summarize(run.config, episodes, price_table, audits=audits[run.run_id])
-            group.append(summary)
+            group.append(tally.summary(price_table, audits=audits[run.run_id]))
         summaries += group
         console.print(f"\n[bold]{safe(entry.key)}[/bold]", highlight=False)
-        render_comparison(compare_runs(group, records), console)
+        render_comparison(compare_runs(group, figures), console)
     if html is not None:
+        from deedbench.cli.report import html_transcripts
         from deedbench.reports.export import OutputError, atomic_write
         from deedbench.reports.html import render_html
 
+        records = {s.run.run_id: html_transcripts(runs, s.run) for s in summaries}
         try:
             with atomic_write(html) as out:
-                out.write(render_html(summaries, records, audits))
+                out.write(render_html(summaries, records, audits, figures))
         except OutputError as exc:
             raise fail(str(exc)) from None
         console.print(f"wrote {html}", highlight=False, markup=False)

@@ -10,6 +10,19 @@ condition, epoch) guarantees one record per episode. Audits of a run (`deedbench
 audit`) sit beside its episodes, one per episode and judge, so auditing again with the
 same judge replaces them. A study (`deedbench study`) is a row naming its runs.
 
+Beside each record the store keeps its summary, which is what reports read (format 2): the
+record with every message cut to the role and token usage of its model call, in a table of its
+own (`episode_summaries`), written by the record's own transaction. Why this shape: the summary
+is still an `EpisodeRecord` (score, metadata, chance, usage per role and per call, ending,
+error, timing), so every reader that took records (summaries, costs, the viewer's rows and
+pairings) takes it unchanged and nothing has a second schema to keep in step with the record's;
+SQLite makes it from the stored JSON with its JSON functions (no Python parse on the write path,
+and a migration is one statement per chunk); and in a table of its own a reader never walks
+the transcript's overflow pages, as it would for a column added after `record_json`. Columns per
+field would be faster still to read, but would tie the store's schema to `ReportSpec`'s metrics,
+which each benchmark declares. A format-1 store gets its summaries when it is opened, in one
+transaction, with progress for a big one; a read-only one is refused, saying how to migrate it.
+
 A run being executed holds a lock row (pid, host, heartbeat): a second process that
 would execute it is refused with the holder's name, and a lock whose process died or
 whose heartbeat stopped is taken over. The store carries its format (`records.FORMAT`, in
@@ -27,6 +40,7 @@ from __future__ import annotations
 import os
 import socket
 import sqlite3
+import sys
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -40,9 +54,9 @@ from pydantic import ValidationError
 from deedbench import __version__
 from deedbench.engine.cache import CacheEntry
 from deedbench.errors import StoreError, StoreFormatError
-from deedbench.records import FORMAT, EpisodeRecord, RunConfig
+from deedbench.records import FORMAT, EpisodeKey, EpisodeRecord, RunConfig, Usage
 
-__all__ = ["HEARTBEAT_SECONDS", "STALE_SECONDS", "AuditRecord", "RunStore"]
+__all__ = ["HEARTBEAT_SECONDS", "STALE_SECONDS", "SUMMARY_JSON", "AuditRecord", "RunStore"]
 
 HEARTBEAT_SECONDS = 5.0  # how often the process executing a run proves it is alive
 STALE_SECONDS = 60.0  # a lock whose heartbeat is older than this is taken over
@@ -61,6 +75,15 @@ CREATE TABLE IF NOT EXISTS episodes (
     status TEXT NOT NULL,
     outcome TEXT,
     record_json TEXT NOT NULL,
+    PRIMARY KEY (run_id, sample_id, condition, epoch)
+);
+CREATE TABLE IF NOT EXISTS episode_summaries (
+    run_id TEXT NOT NULL,
+    sample_id TEXT NOT NULL,
+    condition TEXT NOT NULL,
+    epoch INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    summary_json TEXT NOT NULL,
     PRIMARY KEY (run_id, sample_id, condition, epoch)
 );
 CREATE TABLE IF NOT EXISTS audits (
@@ -104,7 +127,22 @@ _EPISODE_COLUMNS = {"sample_id": "TEXT", "epoch": "INTEGER", "seed": "INTEGER"}
 _INDEXES = """
 CREATE INDEX IF NOT EXISTS episodes_by_epoch ON episodes (run_id, epoch, condition);
 CREATE INDEX IF NOT EXISTS responses_by_seed ON responses (seed);
+CREATE INDEX IF NOT EXISTS summaries_by_run ON episode_summaries (run_id);
 """
+# An episode's summary made from its stored record by SQLite (JSON in C, no Python parse):
+# the record with each message cut to its role and token usage, and messages without usage
+# left out (the rest is small: score, metadata, usage, timing, error).
+SUMMARY_JSON = """json_set(record_json, '$.messages', (
+    SELECT json_group_array(
+        json_object('role', m.value ->> '$.role', 'usage', m.value -> '$.usage')
+    ) FROM json_each(record_json, '$.messages') AS m WHERE m.value ->> '$.usage' IS NOT NULL
+))"""
+_SUMMARY = f"SELECT run_id, sample_id, condition, epoch, status, {SUMMARY_JSON} FROM episodes "
+_SUMMARIZE = (
+    "INSERT OR REPLACE INTO episode_summaries "
+    "(run_id, sample_id, condition, epoch, status, summary_json) " + _SUMMARY
+)
+_MIGRATE_CHUNK = 2_000  # records summarized per statement when a store is migrated
 _RESPONSE_COLUMNS = "key, protocol, model, response_json, sample_id, epoch, seed"
 
 
@@ -134,9 +172,11 @@ class RunStore:
         batch_size: int = 64,
         batch_seconds: float = 0.5,
         on_corrupt: Callable[[str], None] | None = None,
+        on_progress: Callable[[str], None] | None = None,
     ):
         self.path = Path(path)
         self._on_corrupt = on_corrupt or _warn
+        self._on_progress = on_progress or _to_stderr
         self._pending: list[tuple[str, EpisodeRecord, str | None]] = []
         self._batch_size = batch_size
         self._batch_seconds = batch_seconds
@@ -155,6 +195,7 @@ class RunStore:
             with self._guard():
                 self._db.execute("PRAGMA busy_timeout=10000")
                 self._refuse_newer()
+                self._refuse_unmigratable()
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=NORMAL")
                 self._db.executescript(_TABLES)
@@ -215,6 +256,52 @@ class RunStore:
             rows = self._db.execute("SELECT run_id FROM runs ORDER BY created_at, run_id")
             return [r[0] for r in rows]
 
+    def configs(self) -> Iterator[RunConfig]:
+        """Every run's configuration, newest first; one that no longer parses is skipped
+        and reported through `on_corrupt`."""
+        with self._guard():
+            rows = self._db.execute(
+                "SELECT run_id, config_json FROM runs ORDER BY created_at DESC, run_id DESC"
+            ).fetchall()
+        for run_id, text in rows:
+            try:
+                yield RunConfig.model_validate_json(text)
+            except ValidationError as exc:
+                self._on_corrupt(
+                    f"{self.path}: skipped run {run_id!r}, its configuration is corrupt: "
+                    + _first(exc)
+                )
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """Every run's stored episodes by status, read from the summaries' index."""
+        with self._guard():
+            rows = self._db.execute(
+                "SELECT run_id, status, COUNT(*) FROM episode_summaries GROUP BY run_id, status"
+            )
+            counts: dict[str, dict[str, int]] = {}
+            for run_id, status, n in rows:
+                counts.setdefault(run_id, {})[status] = n
+            return counts
+
+    def call_usage(self) -> dict[str, list[tuple[str, bool, Usage]]]:
+        """Per run, the token usage of its model calls summed by SQLite from the summaries,
+        per (role, billed: not answered by deedbench's response cache)."""
+        fields = ", ".join(
+            f"SUM(COALESCE(m.value ->> '$.usage.{name}', 0))" for name in Usage.model_fields
+        )
+        with self._guard():
+            rows = self._db.execute(
+                f"SELECT s.run_id, m.value ->> '$.role', "
+                f"COALESCE(m.value ->> '$.usage.cache_hits', 0) = 0, {fields} "
+                "FROM episode_summaries AS s, json_each(s.summary_json, '$.messages') AS m "
+                "GROUP BY 1, 2, 3 ORDER BY MIN(s.rowid), 2, 3"
+            )
+            usage: dict[str, list[tuple[str, bool, Usage]]] = {}
+            for run_id, role, billed, *counts in rows:
+                total = Usage(**dict(zip(Usage.model_fields, counts, strict=True)))
+                usage.setdefault(run_id, []).append((role, bool(billed), total))
+            return usage
+
     # --- episodes -------------------------------------------------------------------------
 
     def scored_samples(self, run_id: str, condition: str, epoch: int) -> set[str]:
@@ -253,12 +340,17 @@ class RunStore:
             )
             for run_id, r, json in self._pending
         ]
-        self._write(
-            "INSERT OR REPLACE INTO episodes "
-            "(run_id, sample_id, condition, epoch, status, outcome, record_json) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            rows,
-        )
+        with self._guard(), self._transaction():  # each record with its summary
+            self._db.executemany(
+                "INSERT OR REPLACE INTO episodes "
+                "(run_id, sample_id, condition, epoch, status, outcome, record_json) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+            self._db.executemany(
+                _SUMMARIZE + "WHERE run_id = ? AND sample_id = ? AND condition = ? AND epoch = ?",
+                [row[:4] for row in rows],
+            )
         self._pending.clear()
 
     def episodes(self, run_id: str) -> Iterator[EpisodeRecord]:
@@ -278,6 +370,56 @@ class RunStore:
                         f"{self.path}: skipped the corrupt record of run {run_id!r}, sample "
                         f"{sample_id!r}, condition {condition!r}, epoch {epoch}: {_first(exc)}"
                     )
+
+    def summaries(self, run_id: str) -> Iterator[EpisodeRecord]:
+        """The run's episode summaries in the order their records were written: each
+        record with its messages cut to their role and token usage (what reports read),
+        skipping (and reporting through `on_corrupt`) any that no longer parses."""
+        with self._guard():
+            rows = self._db.execute(
+                "SELECT sample_id, condition, epoch, summary_json FROM episode_summaries "
+                "WHERE run_id = ? ORDER BY rowid",
+                (run_id,),
+            )
+            for sample_id, condition, epoch, text in rows:
+                try:
+                    yield EpisodeRecord.model_validate_json(text)
+                except ValidationError as exc:
+                    self._on_corrupt(
+                        f"{self.path}: skipped the corrupt summary of run {run_id!r}, sample "
+                        f"{sample_id!r}, condition {condition!r}, epoch {epoch}: {_first(exc)}"
+                    )
+
+    def records(self, run_id: str, keys: Iterable[EpisodeKey]) -> Iterator[EpisodeRecord]:
+        """The whole records of these episodes of the run, each read alone through the
+        primary key, those not stored left out; one that no longer parses is skipped and
+        reported through `on_corrupt`."""
+        for sample_id, condition, epoch in keys:
+            with self._guard():
+                row = self._db.execute(
+                    "SELECT record_json FROM episodes "
+                    "WHERE run_id = ? AND sample_id = ? AND condition = ? AND epoch = ?",
+                    (run_id, sample_id, condition, epoch),
+                ).fetchone()
+            if row is None:
+                continue
+            try:
+                yield EpisodeRecord.model_validate_json(row[0])
+            except ValidationError as exc:
+                self._on_corrupt(
+                    f"{self.path}: skipped the corrupt record of run {run_id!r}, sample "
+                    f"{sample_id!r}, condition {condition!r}, epoch {epoch}: {_first(exc)}"
+                )
+
+    def keys(self, run_id: str) -> Iterator[EpisodeKey]:
+        """The keys of the run's stored episodes, read from their summaries' index."""
+        with self._guard():
+            rows = self._db.execute(
+                "SELECT sample_id, condition, epoch FROM episode_summaries WHERE run_id = ?",
+                (run_id,),
+            )
+            for row in rows:
+                yield EpisodeKey(*row)
 
     def episode(
         self, run_id: str, sample_id: str, condition: str, epoch: int
@@ -469,9 +611,32 @@ class RunStore:
             f"this is {__version__} (format {FORMAT}): upgrade deedbench"
         )
 
+    def _refuse_unmigratable(self) -> None:
+        """StoreFormatError, saying how, when an older store must be migrated (which
+        writes to it) and the file or its folder is read-only."""
+        if self._format() >= FORMAT or not self._has("runs"):
+            return
+        if os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK):
+            return
+        raise StoreFormatError(
+            f"{self.path} is in format {self._format() or 1} of an earlier deedbench; this "
+            f"{__version__} reads format {FORMAT} and migrates the store once, which writes "
+            "to it, but the file or its folder is read-only. Make both writable (or copy "
+            f"the file somewhere writable) and run any command on it once, e.g. "
+            f"deedbench runs --store {self.path}"
+        )
+
+    def _has(self, table: str) -> bool:
+        row = self._db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
+        ).fetchone()
+        return row is not None
+
     def _migrate(self) -> None:
-        """Bring an older store to this format: cached answers get their episode columns
-        (NULL for old rows), and the store records its format and who wrote it."""
+        """Bring an older store to this format, in one transaction: cached answers get
+        their episode columns (NULL for old rows), every stored record gets its summary
+        (format 2; with progress for big stores), and the store records its format and
+        who wrote it."""
 
         def missing() -> list[str]:
             have = {row[1] for row in self._db.execute("PRAGMA table_info(responses)")}
@@ -485,10 +650,33 @@ class RunStore:
                     f"ALTER TABLE responses ADD COLUMN {name} {_EPISODE_COLUMNS[name]}"
                 )
             if self._format() < FORMAT:
+                if self._format() < 2:
+                    self._summarize_all()
                 self._db.execute(
                     "INSERT OR REPLACE INTO meta VALUES ('deedbench_version', ?)", (__version__,)
                 )
                 self._db.execute(f"PRAGMA user_version = {FORMAT}")
+
+    def _summarize_all(self) -> None:
+        """Summaries for every stored record, in the order the records were written."""
+        (total, last) = self._db.execute("SELECT COUNT(*), MAX(rowid) FROM episodes").fetchone()
+        if not total:
+            return
+        loud = total > _MIGRATE_CHUNK
+        if loud:
+            self._on_progress(
+                f"{self.path}: migrating the store to format {FORMAT}: summarizing "
+                f"{total:,} stored episodes once (reports read the summaries)"
+            )
+        done, low = 0, 0
+        while low < last:
+            high = low + _MIGRATE_CHUNK
+            done += self._db.execute(
+                _SUMMARIZE + "WHERE rowid > ? AND rowid <= ? ORDER BY rowid", (low, high)
+            ).rowcount
+            low = high
+            if loud:
+                self._on_progress(f"  {min(done, total):,} of {total:,}")
 
     def _probe_writable(self) -> None:
         """Fail now, not midway through a run, when the file cannot be written: rewrite a
@@ -571,6 +759,11 @@ def _first(exc: ValidationError) -> str:
     error = exc.errors()[0]
     where = ".".join(str(part) for part in error["loc"])
     return f"{where}: {error['msg']}" if where else error["msg"]
+
+
+def _to_stderr(message: str) -> None:
+    sys.stderr.write(message + "\n")
+    sys.stderr.flush()
 
 
 def _warn(message: str) -> None:

@@ -39,8 +39,9 @@ __all__ = [
 ]
 
 # 1: the first versioned format (stores and records of deedbench 0.1.0 before formats were
-# recorded read as format 1: they are format 1 without the `format` field).
-FORMAT = 1
+# recorded read as format 1: they are format 1 without the `format` field). 2: the store keeps
+# a summary of each record beside it (`engine.store`); records themselves are unchanged.
+FORMAT = 2
 
 # Bounds on a plan, checked before a run is recorded: far above any real study, low enough
 # that a typo (--epochs 99999999999) is an error instead of a run that can never end.

@@ -8,17 +8,19 @@ with the first run given, condition by condition, on their shared (sample, epoch
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from operator import attrgetter
 
 from pydantic import BaseModel
 
 from deedbench.audit import AuditSummary
-from deedbench.records import EpisodeRecord
 from deedbench.reports.contrast import Contrast, contrast
-from deedbench.reports.summary import RunSummary, cluster_of
+from deedbench.reports.summary import EpisodeFigures, RunSummary
 from deedbench.stats import ChanceTest, ClusterChanceTest, ClusterRate, PassK, Rate
 
 __all__ = ["CompareRow", "Comparison", "compare_runs"]
+
+_cluster: Callable[[EpisodeFigures], str] = attrgetter("cluster")
 
 
 class CompareRow(BaseModel):
@@ -47,9 +49,10 @@ class Comparison(BaseModel):
 
 
 def compare_runs(
-    summaries: Sequence[RunSummary], records: Mapping[str, Sequence[EpisodeRecord]]
+    summaries: Sequence[RunSummary], episodes: Mapping[str, Sequence[EpisodeFigures]]
 ) -> Comparison:
-    """Rows for every run and condition; runs must share a benchmark (its metrics differ)."""
+    """Rows for every run and condition; runs must share a benchmark (its metrics differ).
+    `episodes` holds each run's scored episodes by run id (`RunTally.episodes`)."""
     if not summaries:
         raise ValueError("compare needs at least one run")
     first = summaries[0]
@@ -82,7 +85,6 @@ def compare_runs(
             )
     contrasts: list[Contrast] = []
     unpaired: list[str] = []
-    cluster = cluster_of(spec)
     for summary in summaries[1:]:
         if summary.run.data_hash != first.run.data_hash:
             unpaired.append(
@@ -99,13 +101,13 @@ def compare_runs(
                     primary.value,
                     (
                         f"{first.run.run_id}/{condition}",
-                        [r for r in records[first.run.run_id] if r.condition == condition],
+                        [e for e in episodes[first.run.run_id] if e.condition == condition],
                     ),
                     (
                         f"{summary.run.run_id}/{condition}",
-                        [r for r in records[summary.run.run_id] if r.condition == condition],
+                        [e for e in episodes[summary.run.run_id] if e.condition == condition],
                     ),
-                    cluster,
+                    _cluster,
                 )
             )
     return Comparison(

@@ -8,16 +8,35 @@ removes the variation between samples, and the bootstrap resamples whole cluster
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from typing import Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from deedbench.records import EpisodeRecord
 from deedbench.stats import McNemar, PairedDifference, mcnemar_exact, paired_bootstrap_difference
 
-__all__ = ["Contrast", "contrast"]
+__all__ = ["Contrast", "Paired", "contrast"]
 
 PairKey = tuple[str, int]
+
+
+class _Values(Protocol):
+    @property
+    def values(self) -> Mapping[str, float]: ...
+
+
+class Paired(Protocol):
+    """What a contrast reads of an episode: a record, or a report's `EpisodeFigures`."""
+
+    @property
+    def sample_id(self) -> str: ...
+    @property
+    def epoch(self) -> int: ...
+    @property
+    def score(self) -> _Values | None: ...
+
+
+E = TypeVar("E", bound=Paired)
 
 
 class Contrast(BaseModel):
@@ -33,9 +52,9 @@ class Contrast(BaseModel):
 def contrast(
     metric: str,
     value: str,
-    a: tuple[str, Iterable[EpisodeRecord]],
-    b: tuple[str, Iterable[EpisodeRecord]],
-    cluster_of: Callable[[EpisodeRecord], str],
+    a: tuple[str, Iterable[E]],
+    b: tuple[str, Iterable[E]],
+    cluster_of: Callable[[E], str],
 ) -> Contrast:
     """Compare score value `value` of b's episodes against a's on shared (sample, epoch) keys.
 
@@ -56,7 +75,7 @@ def contrast(
 
 
 def _values(
-    records: Iterable[EpisodeRecord], value: str, cluster_of: Callable[[EpisodeRecord], str]
+    records: Iterable[E], value: str, cluster_of: Callable[[E], str]
 ) -> tuple[dict[PairKey, float], dict[PairKey, str]]:
     values: dict[PairKey, float] = {}
     clusters: dict[PairKey, str] = {}

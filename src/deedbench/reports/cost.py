@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from deedbench.records import EpisodeRecord, RunConfig, Usage
 
 __all__ = [
+    "CallTotals",
     "Price",
     "PriceTable",
     "RoleCost",
@@ -87,6 +88,50 @@ class RoleCost(BaseModel):
     price_as_of: str | None
 
 
+class CallTotals:
+    """Tokens of model calls summed per (role, model) as calls stream by, all of them and
+    the billed ones apart (a call answered by deedbench's response cache is counted but
+    not billed), in the order each (role, model) first appears."""
+
+    def __init__(self) -> None:
+        self._usage: dict[tuple[str, str], list[int]] = {}
+        self._paid: dict[tuple[str, str], list[int]] = {}
+
+    def add(self, role: str, spec: str, call: Usage) -> None:
+        """Count one call's usage; `spec` is the agent spec of the model that answered."""
+        counts = [getattr(call, name) for name in _FIELDS]
+        for totals, counted in ((self._usage, True), (self._paid, not call.cache_hits)):
+            if counted:
+                total = totals.setdefault((role, spec), [0] * len(_FIELDS))
+                for i, n in enumerate(counts):
+                    total[i] += n
+
+    def costs(self, prices: PriceTable) -> list[RoleCost]:
+        """Cost per (role, model) of the calls counted so far."""
+        result = []
+        for (role, spec), total in self._usage.items():
+            price = prices.find(spec)
+            bill = _usage(self._paid.get((role, spec), [0] * len(_FIELDS)))
+            result.append(
+                RoleCost(
+                    role="agent" if role == "assistant" else role,
+                    model=spec,
+                    usage=_usage(total),
+                    paid_calls=bill.calls,
+                    cost_usd=price.cost(bill) if price is not None else None,
+                    price_as_of=prices.as_of if price else None,
+                )
+            )
+        return result
+
+
+_FIELDS = tuple(Usage.model_fields)
+
+
+def _usage(counts: list[int]) -> Usage:
+    return Usage(**dict(zip(_FIELDS, counts, strict=True)))
+
+
 def run_costs(
     records: Iterable[EpisodeRecord], models: dict[str, str], prices: PriceTable
 ) -> list[RoleCost]:
@@ -111,32 +156,11 @@ def record_cost(record: EpisodeRecord, config: RunConfig, prices: PriceTable) ->
 
 
 def call_costs(calls: Iterable[tuple[str, str, Usage]], prices: PriceTable) -> list[RoleCost]:
-    """Cost per (role, model) of calls given as (role, model spec, usage of the call).
-
-    A call answered by deedbench's response cache is counted but not billed.
-    """
-    usage: dict[tuple[str, str], Usage] = {}
-    paid: dict[tuple[str, str], Usage] = {}
+    """Cost per (role, model) of calls given as (role, model spec, usage of the call)."""
+    totals = CallTotals()
     for role, spec, call in calls:
-        key = (role, spec)
-        usage[key] = usage.get(key, Usage()) + call
-        if not call.cache_hits:
-            paid[key] = paid.get(key, Usage()) + call
-    result = []
-    for (role, spec), total in usage.items():
-        price = prices.find(spec)
-        bill = paid.get((role, spec), Usage())
-        result.append(
-            RoleCost(
-                role="agent" if role == "assistant" else role,
-                model=spec,
-                usage=total,
-                paid_calls=bill.calls,
-                cost_usd=price.cost(bill) if price is not None else None,
-                price_as_of=prices.as_of if price else None,
-            )
-        )
-    return result
+        totals.add(role, spec, call)
+    return totals.costs(prices)
 
 
 def agent_kind(spec: str) -> str:

@@ -9,13 +9,17 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from operator import attrgetter
+from sys import intern
+from typing import NamedTuple
 
 from pydantic import BaseModel
 
 from deedbench.audit import AuditResult, AuditSummary, summarize_audits
 from deedbench.records import EpisodeRecord, MetricSpec, ReportSpec, RunConfig
 from deedbench.reports.contrast import Contrast, contrast
-from deedbench.reports.cost import PriceTable, RoleCost, call_costs, run_costs
+from deedbench.reports.cost import CallTotals, PriceTable, RoleCost, call_costs
 from deedbench.stats import (
     ChanceTest,
     ClusterChanceTest,
@@ -37,9 +41,12 @@ __all__ = [
     "ConditionSummary",
     "Covariate",
     "CovariateResult",
+    "EpisodeFigures",
     "ErrorKind",
     "GroupSummary",
     "RunSummary",
+    "RunTally",
+    "ScoreFigures",
     "VariantFlip",
     "cluster_of",
     "summarize",
@@ -135,6 +142,169 @@ def cluster_of(spec: ReportSpec) -> Callable[[EpisodeRecord], str]:
     return lambda r: str(r.metadata.get(key, r.sample_id))
 
 
+class ScoreFigures(NamedTuple):
+    """What the statistics read of a score: no evidence excerpts, only the rules cited."""
+
+    outcome: str
+    values: dict[str, float]
+    choice: str | None
+    rules: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeFigures:
+    """What the statistics keep of one scored episode, instead of its record: a few
+    strings and its score's values (hundreds of bytes, where a record is tens of KB)."""
+
+    sample_id: str
+    condition: str
+    epoch: int
+    cluster: str
+    groups: tuple[str, ...]  # its value of each of the report's `group_by` keys
+    variant: str | None  # its value of the report's `flip_by` key (None: the report has none)
+    score: ScoreFigures | None
+    chance: float | None
+
+
+_cluster: Callable[[EpisodeFigures], str] = attrgetter("cluster")
+
+
+class RunTally:
+    """A run's figures gathered as its records stream by, each record read once and let
+    go: errors, terminations, timeouts and token usage are counted on the way, and each
+    scored episode leaves only its `EpisodeFigures` (`episodes`, in the order read) for
+    the statistics, which need every episode of a group at once."""
+
+    def __init__(self, config: RunConfig) -> None:
+        self.config = config
+        spec = config.report
+        self._spec = spec
+        self._cluster = cluster_of(spec)
+        self._models = {
+            "assistant": config.agent,
+            "user": config.user.spec if config.user else "unknown",
+        }
+        self.episodes: list[EpisodeFigures] = []
+        self._errors: Counter[str] = Counter()  # per condition
+        self._terminations: dict[str, Counter[str]] = defaultdict(Counter)  # per condition
+        self._kinds: dict[str, ErrorKind] = {}
+        self._timeouts = 0
+        self._calls = CallTotals()
+
+    def add(self, record: EpisodeRecord) -> None:
+        """Count one record (a whole one, or its stored summary: the same figures)."""
+        condition = intern(record.condition)
+        self._terminations[condition][intern(record.termination)] += 1
+        self._timeouts += sum(u.timeouts for u in record.usage.values())
+        for m in record.messages:
+            if m.usage is not None:
+                self._calls.add(m.role, self._models.get(m.role, "unknown"), m.usage)
+        if record.status != "scored":
+            self._errors[condition] += 1
+            message = record.error or "unknown error"
+            key = _NUMBERS.sub("#", message)
+            kind = self._kinds.setdefault(key, ErrorKind(message=message, count=0))
+            kind.count += 1
+            self._timeouts += "timed out" in (record.error or "")
+            return
+        spec, score = self._spec, record.score
+        figures = None
+        if score is not None:
+            rules = tuple(intern(e.rule) for e in score.evidence if e.rule)
+            choice = intern(score.choice) if score.choice is not None else None
+            figures = ScoreFigures(intern(score.outcome), score.values, choice, rules)
+        variant = None
+        if spec.flip_by is not None:
+            variant = intern(str(record.metadata.get(spec.flip_by, "?")))
+        self.episodes.append(
+            EpisodeFigures(
+                sample_id=intern(record.sample_id),
+                condition=condition,
+                epoch=record.epoch,
+                cluster=intern(self._cluster(record)),
+                groups=tuple(intern(str(record.metadata.get(k, "?"))) for k in spec.group_by),
+                variant=variant,
+                score=figures,
+                chance=record.chance,
+            )
+        )
+
+    def summary(
+        self,
+        prices: PriceTable | None = None,
+        covariate: Covariate | None = None,
+        audits: Iterable[AuditResult] = (),
+    ) -> RunSummary:
+        """Every figure of the records added so far; `audits` are the run's stored
+        eval-awareness audits, if any."""
+        config, spec = self.config, self._spec
+        audits = list(audits)
+        prices = prices or PriceTable.load()
+        primary = spec.metric(spec.primary)
+        scored = self.episodes
+        planned = config.planned_episodes
+        errors = sum(self._errors.values())
+        conditions = []
+        for condition in config.conditions:
+            mine = [e for e in scored if e.condition == condition]
+            by: dict[str, list[GroupSummary]] = {}
+            for index, key in enumerate(spec.group_by):
+                groups: dict[str, list[EpisodeFigures]] = defaultdict(list)
+                for e in mine:
+                    groups[e.groups[index]].append(e)
+                by[key] = [_group(name, groups[name], spec) for name in sorted(groups)]
+            overall = _group("all", mine, spec)
+            passes = {name: _pass_hat_k(mine, spec.metric(name).value) for name in spec.pass_hat_k}
+            versus = None
+            if condition != config.conditions[0]:
+                first = config.conditions[0]
+                versus = contrast(
+                    primary.name,
+                    primary.value,
+                    (first, (e for e in scored if e.condition == first)),
+                    (condition, mine),
+                    _cluster,
+                )
+            conditions.append(
+                ConditionSummary(
+                    condition=condition,
+                    errors=self._errors[condition],
+                    terminations=dict(sorted(self._terminations[condition].items())),
+                    overall=overall,
+                    by=by,
+                    pass_hat_k=passes,
+                    flips=_flips(mine, spec),
+                    versus_first=versus,
+                    covariate=_covariate(mine, primary, covariate),
+                )
+            )
+        terminations: Counter[str] = Counter()
+        for counts in self._terminations.values():
+            terminations.update(counts)
+        return RunSummary(
+            run=config,
+            cluster_by=spec.cluster_by or "sample",
+            planned=planned,
+            scored=len(scored),
+            errors=errors,
+            missing=planned - len(scored) - errors,
+            terminations=dict(sorted(terminations.items())),
+            error_kinds=sorted(self._kinds.values(), key=lambda k: (-k.count, k.message)),
+            timeouts=self._timeouts,
+            conditions=conditions,
+            costs=self._calls.costs(prices)
+            + call_costs(
+                (
+                    ("judge", a.judge_spec, a.usage["judge"])
+                    for a in audits
+                    if a.judge_spec and "judge" in a.usage
+                ),
+                prices,
+            ),
+            audits=summarize_audits(audits),
+        )
+
+
 def summarize(
     config: RunConfig,
     records: Iterable[EpisodeRecord],
@@ -142,141 +312,55 @@ def summarize(
     covariate: Covariate | None = None,
     audits: Iterable[AuditResult] = (),
 ) -> RunSummary:
-    """Every figure of a run; `audits` are its stored eval-awareness audits, if any."""
-    spec = config.report
-    audits = list(audits)
-    prices = prices or PriceTable.load()
-    cluster = cluster_of(spec)
-    primary = spec.metric(spec.primary)
-    records = list(records)
-    scored: list[EpisodeRecord] = []
-    errors: list[EpisodeRecord] = []
+    """Every figure of a run, its records (or their stored summaries) read once, one at
+    a time; `audits` are its stored eval-awareness audits, if any."""
+    tally = RunTally(config)
     for record in records:
-        (scored if record.status == "scored" else errors).append(record)
-    planned = config.planned_episodes
-    conditions = []
-    for condition in config.conditions:
-        mine = [r for r in scored if r.condition == condition]
-        by: dict[str, list[GroupSummary]] = {}
-        for key in spec.group_by:
-            groups: dict[str, list[EpisodeRecord]] = defaultdict(list)
-            for r in mine:
-                groups[str(r.metadata.get(key, "?"))].append(r)
-            by[key] = [_group(name, groups[name], spec, cluster) for name in sorted(groups)]
-        overall = _group("all", mine, spec, cluster)
-        passes = {name: _pass_hat_k(mine, spec.metric(name).value) for name in spec.pass_hat_k}
-        versus = None
-        if condition != config.conditions[0]:
-            first = config.conditions[0]
-            versus = contrast(
-                primary.name,
-                primary.value,
-                (first, (r for r in scored if r.condition == first)),
-                (condition, mine),
-                cluster,
-            )
-        conditions.append(
-            ConditionSummary(
-                condition=condition,
-                errors=sum(1 for r in errors if r.condition == condition),
-                terminations=_terminations(r for r in records if r.condition == condition),
-                overall=overall,
-                by=by,
-                pass_hat_k=passes,
-                flips=_flips(mine, spec, cluster),
-                versus_first=versus,
-                covariate=_covariate(mine, primary, cluster, covariate),
-            )
-        )
-    return RunSummary(
-        run=config,
-        cluster_by=spec.cluster_by or "sample",
-        planned=planned,
-        scored=len(scored),
-        errors=len(errors),
-        missing=planned - len(scored) - len(errors),
-        terminations=_terminations(records),
-        error_kinds=_error_kinds(errors),
-        timeouts=sum(u.timeouts for r in records for u in r.usage.values())
-        + sum(1 for r in errors if "timed out" in (r.error or "")),
-        conditions=conditions,
-        costs=run_costs(
-            records,
-            {"assistant": config.agent, "user": config.user.spec if config.user else "unknown"},
-            prices,
-        )
-        + call_costs(
-            (
-                ("judge", a.judge_spec, a.usage["judge"])
-                for a in audits
-                if a.judge_spec and "judge" in a.usage
-            ),
-            prices,
-        ),
-        audits=summarize_audits(audits),
-    )
+        tally.add(record)
+    return tally.summary(prices, covariate, audits)
 
 
-def _terminations(records: Iterable[EpisodeRecord]) -> dict[str, int]:
-    return dict(sorted(Counter(r.termination for r in records).items()))
-
-
-def _error_kinds(errors: list[EpisodeRecord]) -> list[ErrorKind]:
-    """Distinct error messages, numbers aside, each with how many errors it stands for."""
-    kinds: dict[str, ErrorKind] = {}
-    for record in errors:
-        message = record.error or "unknown error"
-        kind = kinds.setdefault(_NUMBERS.sub("#", message), ErrorKind(message=message, count=0))
-        kind.count += 1
-    return sorted(kinds.values(), key=lambda k: (-k.count, k.message))
-
-
-def _pass_hat_k(records: list[EpisodeRecord], value: str) -> list[PassK]:
+def _pass_hat_k(episodes: list[EpisodeFigures], value: str) -> list[PassK]:
     trials: dict[str, list[bool]] = defaultdict(list)
-    for r in records:
-        if r.score is not None:
-            trials[r.sample_id].append(r.score.values.get(value, 0.0) == 1.0)
+    for e in episodes:
+        if e.score is not None:
+            trials[e.sample_id].append(e.score.values.get(value, 0.0) == 1.0)
     return pass_hat_k(trials)
 
 
 def _counted(
-    records: Iterable[EpisodeRecord], metric: MetricSpec
-) -> list[tuple[EpisodeRecord, float]]:
+    episodes: Iterable[EpisodeFigures], metric: MetricSpec
+) -> list[tuple[EpisodeFigures, float]]:
     """The episodes a metric counts (those with `given` = 1, where it has one), with values."""
     return [
-        (r, r.score.values.get(metric.value, 0.0))
-        for r in records
-        if r.score is not None and metric.counts(r.score.values)
+        (e, e.score.values.get(metric.value, 0.0))
+        for e in episodes
+        if e.score is not None and metric.counts(e.score.values)
     ]
 
 
-def _group(
-    name: str,
-    records: list[EpisodeRecord],
-    spec: ReportSpec,
-    cluster: Callable[[EpisodeRecord], str],
-) -> GroupSummary:
+def _group(name: str, episodes: list[EpisodeFigures], spec: ReportSpec) -> GroupSummary:
     rates = {}
     clustered = {}
     for metric in spec.metrics:
-        counted = _counted(records, metric)
+        counted = _counted(episodes, metric)
         values = [value for _, value in counted]
         rates[metric.name] = rate(sum(values), len(values))
-        clustered[metric.name] = cluster_bootstrap_rate(values, [cluster(r) for r, _ in counted])
+        clustered[metric.name] = cluster_bootstrap_rate(values, [e.cluster for e, _ in counted])
     chance = cluster_chance = None
     if spec.compare_to_chance:
         primary = spec.metric(spec.primary).value
-        trials = [r for r in records if r.score is not None and r.chance is not None]
-        successes = [round(r.score.values.get(primary, 0.0)) for r in trials if r.score]
-        chances = [r.chance for r in trials if r.chance is not None]
+        trials = [e for e in episodes if e.score is not None and e.chance is not None]
+        successes = [round(e.score.values.get(primary, 0.0)) for e in trials if e.score]
+        chances = [e.chance for e in trials if e.chance is not None]
         chance = chance_test(sum(successes), chances)
-        cluster_chance = cluster_chance_test(successes, chances, [cluster(r) for r in trials])
-    scores = [r.score for r in records if r.score is not None]
+        cluster_chance = cluster_chance_test(successes, chances, [e.cluster for e in trials])
+    scores = [e.score for e in episodes if e.score is not None]
     outcomes = Counter(sc.outcome for sc in scores)
-    rules = Counter(e.rule for sc in scores for e in sc.evidence if e.rule)
+    rules = Counter(rule for sc in scores for rule in sc.rules)
     return GroupSummary(
         group=name,
-        episodes=len(records),
+        episodes=len(episodes),
         metrics=rates,
         clustered=clustered,
         outcomes=dict(outcomes),
@@ -286,17 +370,14 @@ def _group(
     )
 
 
-def _flips(
-    records: list[EpisodeRecord], spec: ReportSpec, cluster: Callable[[EpisodeRecord], str]
-) -> list[VariantFlip]:
+def _flips(episodes: list[EpisodeFigures], spec: ReportSpec) -> list[VariantFlip]:
     """Per variant, the choices compared with the base variant's on the same (cluster, epoch)."""
     if spec.flip_by is None or spec.cluster_by is None:
         return []
     choices: dict[str, dict[tuple[str, int], str]] = defaultdict(dict)
-    for r in records:
-        if r.score is not None and r.score.choice is not None:
-            variant = str(r.metadata.get(spec.flip_by, "?"))
-            choices[variant][(cluster(r), r.epoch)] = r.score.choice
+    for e in episodes:
+        if e.score is not None and e.score.choice is not None:
+            choices[e.variant or "?"][(e.cluster, e.epoch)] = e.score.choice
     base = choices.get(spec.flip_base)
     if not base:
         return []
@@ -317,16 +398,13 @@ def _flips(
 
 
 def _covariate(
-    records: list[EpisodeRecord],
-    primary: MetricSpec,
-    cluster: Callable[[EpisodeRecord], str],
-    covariate: Covariate | None,
+    episodes: list[EpisodeFigures], primary: MetricSpec, covariate: Covariate | None
 ) -> CovariateResult | None:
     if covariate is None:
         return None
     per_cluster: dict[str, list[float]] = defaultdict(list)
-    for r, value in _counted(records, primary):
-        per_cluster[cluster(r)].append(value)
+    for e, value in _counted(episodes, primary):
+        per_cluster[e.cluster].append(value)
     matched = sorted(c for c in per_cluster if c in covariate.values)
     return CovariateResult(
         name=covariate.name,

@@ -238,8 +238,7 @@ def figures(request: Request) -> Response:
     run_id = request.path_params["run_id"]
     _config(catalog, run_id)
     summarized, act = catalog.summary(run_id)
-    records = catalog.light_records(run_id)
-    html = render_figures([summarized.summary], {run_id: records})
+    html = render_figures([summarized.summary], {run_id: summarized.figures})
     return json_response(
         {
             "html": html,

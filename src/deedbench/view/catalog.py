@@ -25,7 +25,7 @@ from deedbench.engine import EpisodeKey, EpisodeRecord, RunConfig, register_secr
 from deedbench.reports.contrast import Contrast, contrast
 from deedbench.reports.cost import PriceTable
 from deedbench.reports.html import ERROR, SCORED, episode_data, episode_filters
-from deedbench.reports.summary import RunSummary, cluster_of, summarize
+from deedbench.reports.summary import EpisodeFigures, RunSummary, RunTally, cluster_of
 from deedbench.scoring import ReportSpec
 from deedbench.view.source import Activity, StoreReader
 
@@ -57,6 +57,7 @@ class Summarized:
     summary: RunSummary
     episodes: int
     seconds: float  # how long computing it took
+    figures: list[EpisodeFigures] = field(default_factory=list)  # its scored episodes'
 
 
 @dataclass(frozen=True)
@@ -149,9 +150,14 @@ class Catalog:
             if stale:
                 started = time.monotonic()
                 audits = self.reader.audits(run_id) if act.audits else []
-                summary = summarize(run.config, records, self.prices, audits=audits)
+                tally = RunTally(run.config)
+                for record in records:
+                    tally.add(record)
+                summary = tally.summary(self.prices, audits=audits)
                 finished = time.monotonic()
-                run.summarized = Summarized(summary, len(records), finished - started)
+                run.summarized = Summarized(
+                    summary, len(records), finished - started, tally.episodes
+                )
                 run.summarized_version = act.version
                 run.computed_at = finished
             assert run.summarized is not None
@@ -206,12 +212,6 @@ class Catalog:
             "groups": {key: sorted(values) for key, values in groups.items()},
             "outcomes": sorted({row["outcome"] for row in rows if row["outcome"] is not None}),
         }
-
-    def light_records(self, run_id: str) -> list[EpisodeRecord]:
-        """The run's records without transcripts, as last read."""
-        run = self._run(run_id)
-        with run.lock:
-            return list(run.records.values())
 
     def episode(self, run_id: str, key: EpisodeKey) -> tuple[dict[str, Any], list[dict[str, str]]]:
         """One episode as the browser reads it, and the episodes it can be put beside."""

@@ -4,10 +4,11 @@ Every call opens the file with SQLite's read-only URI (`mode=ro`, `query_only`),
 viewer can sit beside a run being executed (WAL lets readers read while the one writer
 writes) and can never migrate, lock or change the store, whatever a bug asked it to do.
 
-Figures need no transcript, so `light_records` reads records with their messages cut
-down by SQLite to the role and token usage of each model call: Python parses a transcript
-only for the episode a page shows (`episode`). This is the seam for a store that keeps
-what reports read apart from transcripts (issue 14): only `light_records` then changes.
+Figures need no transcript, so `light_records` reads the episode summaries the store
+keeps beside its records (`engine.store`, format 2: each record with its messages cut to
+the role and token usage of each model call): Python parses a transcript only for the
+episode a page shows (`episode`). A store of an earlier format, which the viewer never
+migrates, has SQLite make the same summaries from its records as they are read.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pydantic import ValidationError
 
 from deedbench.audit import AuditResult
 from deedbench.engine import EpisodeKey, EpisodeRecord, RunConfig, StoreError
-from deedbench.engine.store import HEARTBEAT_SECONDS
+from deedbench.engine.store import HEARTBEAT_SECONDS, SUMMARY_JSON
 
 __all__ = ["Activity", "StoreReader"]
 
@@ -33,14 +34,16 @@ __all__ = ["Activity", "StoreReader"]
 # (the store's own takeover rule waits longer, since it must be sure).
 LIVE_SECONDS = 3 * HEARTBEAT_SECONDS
 
-# A record with each message cut to its role and usage, and messages without usage left out.
-_LIGHT = """
-SELECT rowid, sample_id, condition, epoch, json_set(record_json, '$.messages', (
-    SELECT json_group_array(
-        json_object('role', m.value ->> '$.role', 'usage', m.value -> '$.usage')
-    ) FROM json_each(record_json, '$.messages') AS m WHERE m.value ->> '$.usage' IS NOT NULL
-)) FROM episodes WHERE run_id = ? AND rowid > ? ORDER BY rowid
-"""
+_LIGHT = (
+    "SELECT e.rowid, s.sample_id, s.condition, s.epoch, s.summary_json "
+    "FROM episode_summaries AS s JOIN episodes AS e USING (run_id, sample_id, condition, epoch) "
+    "WHERE s.run_id = ? AND e.rowid > ? ORDER BY e.rowid"
+)
+# A store of an earlier format has no summaries yet: SQLite makes them from the records.
+_LIGHT_BEFORE_2 = (
+    f"SELECT rowid, sample_id, condition, epoch, {SUMMARY_JSON} FROM episodes "
+    "WHERE run_id = ? AND rowid > ? ORDER BY rowid"
+)
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,8 @@ class StoreReader:
         ) = None
         with self._connect() as db:  # fail now, naming the file, if it is no run store
             db.execute("SELECT run_id FROM runs LIMIT 1").fetchall()
+            (found,) = db.execute("PRAGMA user_version").fetchone()
+        self._light = _LIGHT if found >= 2 else _LIGHT_BEFORE_2
 
     # --- runs ------------------------------------------------------------------------------
 
@@ -145,11 +150,12 @@ class StoreReader:
     # --- episodes --------------------------------------------------------------------------
 
     def light_records(self, run_id: str, after: int = 0) -> Iterator[tuple[int, EpisodeRecord]]:
-        """The run's records written after rowid `after`, in the order they were written,
-        each message cut to its role and token usage (costs are counted per call):
-        everything a summary, a filter or a pairing reads."""
+        """The run's episode summaries whose records were written after rowid `after`, in
+        the order they were written: each record with its messages cut to their role and
+        token usage (costs are counted per call), everything a summary, a filter or a
+        pairing reads."""
         with self._connect() as db:
-            rows = db.execute(_LIGHT, (run_id, after))
+            rows = db.execute(self._light, (run_id, after))
             for rowid, sample_id, condition, epoch, text in rows:
                 record = self._parse(text, run_id, sample_id, condition, epoch)
                 if record is not None:

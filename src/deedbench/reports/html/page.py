@@ -21,7 +21,7 @@ from deedbench.reports.html.browser import browser_data, browser_frame
 from deedbench.reports.html.charts import benchmark_charts, by_benchmark
 from deedbench.reports.html.markup import rows_table, section, tag, td
 from deedbench.reports.html.tables import between_runs, group_tables, run_summary
-from deedbench.reports.summary import RunSummary
+from deedbench.reports.summary import EpisodeFigures, RunSummary, RunTally
 from deedbench.secrets import redact
 
 __all__ = ["render_figures", "render_html"]
@@ -29,18 +29,29 @@ __all__ = ["render_figures", "render_html"]
 
 def render_html(
     summaries: list[RunSummary],
-    records: dict[str, list[EpisodeRecord]],
+    records: Mapping[str, Sequence[EpisodeRecord]],
     audits: Mapping[str, Sequence[AuditResult]] | None = None,
+    episodes: Mapping[str, Sequence[EpisodeFigures]] | None = None,
 ) -> str:
-    """The page for one or more runs; `records` holds each run's episodes by run id, and
-    `audits` their stored audits, so the audit rates link to the episodes they count."""
+    """The page for one or more runs; `records` holds the episodes whose transcripts it
+    embeds, by run id; `audits` their stored audits, so the audit rates link to the
+    episodes they count; and `episodes` every scored episode's figures
+    (`RunTally.episodes`, made from `records` when not given), which pair runs. A run with
+    more episodes stored than embedded says so on the page."""
+    if episodes is None:
+        episodes = {s.run.run_id: _figures(s, records.get(s.run.run_id, ())) for s in summaries}
     script = _asset("transcript.js") + _asset("report.js")  # one inline script, one hash
     digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
     policy = (
         "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
         f"script-src 'sha256-{digest}'"
     )
-    body = page_header(summaries) + render_figures(summaries, records) + browser_frame()
+    body = (
+        page_header(summaries)
+        + render_figures(summaries, episodes)
+        + _capped(summaries, records)
+        + browser_frame()
+    )
     title = "deedbench report: " + ", ".join(s.run.run_id for s in summaries)
     data = script_json(browser_data(summaries, records, audits))
     page = (
@@ -55,15 +66,37 @@ def render_html(
     return redact(page)  # a last guard: the records were redacted already
 
 
+def _capped(summaries: list[RunSummary], records: Mapping[str, Sequence[EpisodeRecord]]) -> str:
+    """A note for each run whose transcripts are not all embedded, saying where the rest are
+    (the figures above count every episode)."""
+    notes = []
+    for s in summaries:
+        shown, stored = len(records.get(s.run.run_id, ())), s.scored + s.errors
+        if shown < stored:
+            notes.append(
+                f"Run {s.run.run_id}: {shown:,} of its {stored:,} transcripts are embedded "
+                "below (the first epochs; the figures above count every episode). Read them "
+                f"all with: deedbench view, or one with: deedbench show {s.run.run_id} SAMPLE"
+            )
+    return "".join(tag("p", escape(n), class_="note transcripts-capped") for n in notes)
+
+
+def _figures(summary: RunSummary, records: Sequence[EpisodeRecord]) -> list[EpisodeFigures]:
+    tally = RunTally(summary.run)
+    for record in records:
+        tally.add(record)
+    return tally.episodes
+
+
 def render_figures(
-    summaries: list[RunSummary], records: Mapping[str, Sequence[EpisodeRecord]]
+    summaries: list[RunSummary], episodes: Mapping[str, Sequence[EpisodeFigures]]
 ) -> str:
     """The report's figures without its header and transcript browser: the summary, charts
     and group tables, each rate a link with its filter in `data-filter`. `deedbench view`
-    serves these for a run's page; `records` need no transcripts (runs are paired on
-    their scores)."""
+    serves these for a run's page; `episodes` are each run's scored episodes' figures
+    (runs are paired on their scores)."""
     benchmarks = by_benchmark(summaries)
-    comparisons = [compare_runs(runs, records) if len(runs) > 1 else None for runs in benchmarks]
+    comparisons = [compare_runs(runs, episodes) if len(runs) > 1 else None for runs in benchmarks]
     summary = "".join(run_summary(s) for s in summaries) + "".join(
         between_runs(c) for c in comparisons if c is not None
     )
