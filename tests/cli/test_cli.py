@@ -400,7 +400,7 @@ def test_help_shows_flags_bare_and_every_summary_whole(command: str) -> None:
     result = CliRunner().invoke(app, [*command.split(), "--help"], env={"COLUMNS": "80"})
     assert result.exit_code == 0, result.output
     assert "<bool>" not in result.output  # a flag takes no value
-    assert "..." not in re.sub(r"(run_ids}?|ARGS\])\.\.\.", "", result.output)  # but "many"
+    assert "..." not in re.sub(r"(run_ids\]?|ARGS\])\.\.\.", "", result.output)  # but "many"
     lines = result.output.splitlines()
     assert all(len(line) <= 80 for line in lines)
     for before, line in pairwise(lines):  # no break but where it must

@@ -29,6 +29,7 @@ def test_serve_prints_the_first_arrival_and_the_last_answer_in_wall_clock_time()
         out, _ = process.communicate(timeout=10)
     lines = dict(line.split(": ", 1) for line in out.splitlines())
     first, last = float(lines["first_request_at"]), float(lines["last_answer_at"])
-    assert before <= first < last <= after
+    skew = 0.005  # the wall clock read on two cores of this VM differed by 0.14 ms once
+    assert before - skew <= first < last <= after + skew
     assert last - first >= 0.2  # two answers 0.1 s apart at least, the second one's sent
     assert out.splitlines()[-1] == "requests: 2"

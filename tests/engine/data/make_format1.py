@@ -1,6 +1,7 @@
 """Make format1.db, a store of the release before format 2 (main bf97f7b), and its reports.
 
-    PYTHONPATH=/work/main/src python tests/engine/data/make_format1.py OUT.db
+    git worktree add ../release bf97f7b
+    PYTHONPATH=../release/src python tests/engine/data/make_format1.py OUT.db
 
 Runs of TAC (random, 2 epochs; relevance) and retail (reckless) on a few samples, a
 scanner audit, then, through that release's own store, an error record and model calls
@@ -14,9 +15,9 @@ from pathlib import Path
 
 import deedbench
 from deedbench.engine import RunStore
-from deedbench.records import Usage
+from deedbench.records import FORMAT, Usage
 
-assert "/work/main/src" in deedbench.__file__, deedbench.__file__
+assert FORMAT == 1, f"run this with the release before format 2 on PYTHONPATH: {deedbench.__file__}"
 out = Path(sys.argv[1])
 out.unlink(missing_ok=True)
 CLI = [sys.executable, "-c", "from deedbench.cli.main import main; main()"]
