@@ -142,6 +142,15 @@ def list_texts(_: Any) -> Iterator[str]:
         yield from (spec.name for spec in bench.option_specs)
 
 
+def runs_texts(data: Any) -> Iterator[str]:
+    for row in data:
+        yield row["run_id"]
+        yield row["agent"]
+        yield f"{row['scored']:,}"
+        yield f"{row['planned']:,}"
+        yield row["created_at"][:19].replace("T", " ")
+
+
 def study_texts(_: Any) -> Iterator[str]:
     for agent in ("model-1", "model-2", "local-model", "random"):
         yield f"tac-paper-tac-{agent}"
@@ -164,6 +173,7 @@ COMMANDS: list[tuple[str, list[str], list[str] | None, Expected]] = [
     ("audit", ["audit", "rel"], ["audit", "rel", "--json"], audit_texts),
     ("validate", ["validate", "retail"], ["validate", "retail", "--json"], validate_texts),
     ("list", ["list"], None, list_texts),
+    ("runs", ["runs"], ["runs", "--json"], runs_texts),
     ("study-dry-run", ["study", str(STUDY), "--dry-run"], None, study_texts),
     ("show", ["show", "rnd", "seville_bullfight_base"], None, lambda _: iter(["$110.00"])),
     ("run", ["run", "tac", "--agent", "baseline/random", "--run-id", "rnd"],

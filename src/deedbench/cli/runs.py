@@ -105,14 +105,15 @@ def _render(rows: list[dict[str, Any]]) -> None:
     from rich import box
     from rich.table import Table
 
+    from deedbench.reports.terminal import print_table
+
     table = Table(title="Runs, newest first", title_justify="left", box=box.SIMPLE_HEAD)
-    for column in ("run", "benchmark", "agent", "conditions", "epochs", "scored", "errors"):
-        table.add_column(
-            column, justify="right" if column in ("epochs", "scored", "errors") else "left"
-        )
-    table.add_column("planned", justify="right")
-    table.add_column("created")
-    table.add_column("cost", justify="right")
+    for column in ("run", "benchmark", "agent", "conditions"):
+        table.add_column(column)
+    for column in ("epochs", "scored", "errors", "planned"):
+        table.add_column(column, justify="right", no_wrap=True)
+    table.add_column("created", no_wrap=True)
+    table.add_column("cost", justify="right", no_wrap=True)
     for row in rows:
         cost = row["cost_usd"]
         table.add_row(
@@ -127,7 +128,7 @@ def _render(rows: list[dict[str, Any]]) -> None:
             safe(row["created_at"][:19].replace("T", " ")),
             "unknown" if cost is None else (f"${cost:.4f}" if row["model_calls"] else "-"),
         )
-    console.print(table)
+    print_table(console, table)
     console.print(
         "details: deedbench report RUN  (one episode: deedbench show RUN SAMPLE)",
         highlight=False,
