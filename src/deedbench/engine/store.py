@@ -362,14 +362,7 @@ class RunStore:
                 "WHERE run_id = ? ORDER BY rowid",
                 (run_id,),
             )
-            for sample_id, condition, epoch, text in rows:
-                try:
-                    yield EpisodeRecord.model_validate_json(text)
-                except ValidationError as exc:
-                    self._on_corrupt(
-                        f"{self.path}: skipped the corrupt record of run {run_id!r}, sample "
-                        f"{sample_id!r}, condition {condition!r}, epoch {epoch}: {_first(exc)}"
-                    )
+            yield from self._parsed(run_id, rows, "record")
 
     def summaries(self, run_id: str) -> Iterator[EpisodeRecord]:
         """The run's episode summaries in the order their records were written: each
@@ -381,14 +374,21 @@ class RunStore:
                 "WHERE run_id = ? ORDER BY rowid",
                 (run_id,),
             )
-            for sample_id, condition, epoch, text in rows:
-                try:
-                    yield EpisodeRecord.model_validate_json(text)
-                except ValidationError as exc:
-                    self._on_corrupt(
-                        f"{self.path}: skipped the corrupt summary of run {run_id!r}, sample "
-                        f"{sample_id!r}, condition {condition!r}, epoch {epoch}: {_first(exc)}"
-                    )
+            yield from self._parsed(run_id, rows, "summary")
+
+    def _parsed(
+        self, run_id: str, rows: Iterable[tuple[str, str, int, str]], what: str
+    ) -> Iterator[EpisodeRecord]:
+        """Records from (sample, condition, epoch, JSON) rows; one that no longer parses
+        is skipped and reported through `on_corrupt`, naming `what` it was."""
+        for sample_id, condition, epoch, text in rows:
+            try:
+                yield EpisodeRecord.model_validate_json(text)
+            except ValidationError as exc:
+                self._on_corrupt(
+                    f"{self.path}: skipped the corrupt {what} of run {run_id!r}, sample "
+                    f"{sample_id!r}, condition {condition!r}, epoch {epoch}: {_first(exc)}"
+                )
 
     def records(self, run_id: str, keys: Iterable[EpisodeKey]) -> Iterator[EpisodeRecord]:
         """The whole records of these episodes of the run, each read alone through the
@@ -401,15 +401,8 @@ class RunStore:
                     "WHERE run_id = ? AND sample_id = ? AND condition = ? AND epoch = ?",
                     (run_id, sample_id, condition, epoch),
                 ).fetchone()
-            if row is None:
-                continue
-            try:
-                yield EpisodeRecord.model_validate_json(row[0])
-            except ValidationError as exc:
-                self._on_corrupt(
-                    f"{self.path}: skipped the corrupt record of run {run_id!r}, sample "
-                    f"{sample_id!r}, condition {condition!r}, epoch {epoch}: {_first(exc)}"
-                )
+            if row is not None:
+                yield from self._parsed(run_id, [(sample_id, condition, epoch, row[0])], "record")
 
     def keys(self, run_id: str) -> Iterator[EpisodeKey]:
         """The keys of the run's stored episodes, read from their summaries' index."""
