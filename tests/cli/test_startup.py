@@ -1,6 +1,5 @@
 """What the CLI imports on its way: commands that compute no statistics never import
-scipy (nor numpy), and a run imports it only once episodes are under way (in the
-background, for the closing summary), never on the way to its first model call.
+scipy (nor numpy), and a run imports it only after its last episode, for the summary.
 
 Each command runs in a fresh interpreter (this test process has imported everything),
 through a probe that records the heavy packages in `sys.modules` when the run's
@@ -95,7 +94,7 @@ def test_show_and_export_import_no_statistics(tmp_path: Path, store: Path) -> No
         assert len(out.read_text().splitlines()) >= 4  # it did export the episodes
 
 
-def test_a_model_run_imports_statistics_once_its_episodes_are_under_way(tmp_path: Path) -> None:
+def test_a_model_run_imports_statistics_only_after_its_last_episode(tmp_path: Path) -> None:
     with FakeModelServer("openai", tac_player) as server:
         seen = probe(
             tmp_path,
@@ -104,4 +103,5 @@ def test_a_model_run_imports_statistics_once_its_episodes_are_under_way(tmp_path
         )  # fmt: skip
         assert server.hits > 0
     assert seen["before_first_episode"] == ["openai"]
+    assert seen["after_last_episode"] == ["openai"]
     assert "scipy" in seen["at_exit"]  # the summary's intervals: the probe sees imports

@@ -1,7 +1,4 @@
-"""Heavy modules imported on a background thread while the CLI does other work.
-
-The SDK of a model agent is imported while the CLI plans the run, and the statistics a
-run's closing summary computes (scipy) while a model agent's run waits on its answers.
+"""The SDK of a model agent imported on a background thread while the CLI plans the run.
 
 Importing an official SDK costs most of a second (openai's eager type modules and its
 aiohttp transport), and the agent is built only after the store is opened, the benchmark
@@ -18,7 +15,7 @@ import threading
 
 from deedbench.agents.registry import MODEL_PROTOCOLS, is_model_spec
 
-__all__ = ["import_early", "import_sdk_early"]
+__all__ = ["import_sdk_early"]
 
 
 def import_sdk_early(spec: str) -> threading.Thread | None:
@@ -27,13 +24,9 @@ def import_sdk_early(spec: str) -> threading.Thread | None:
     if not is_model_spec(spec):
         return None
     module, _, package = MODEL_PROTOCOLS[spec.partition("/")[0]]
-    return import_early(module, package)
-
-
-def import_early(*names: str) -> threading.Thread:
-    """Start importing `names` in order on a daemon thread; an import that fails is left
-    for the code that needs the module to report."""
-    thread = threading.Thread(target=_import, args=names, name="deedbench-import", daemon=True)
+    thread = threading.Thread(
+        target=_import, args=(module, package), name="deedbench-sdk-import", daemon=True
+    )
     thread.start()
     return thread
 

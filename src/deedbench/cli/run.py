@@ -374,7 +374,6 @@ class _Launch:
         self.store = store
         self.prices = prices
         self.started = False
-        self.statistics_imported = False
 
     def go(
         self,
@@ -395,11 +394,8 @@ class _Launch:
         ray: bool,
         ray_address: str | None,
     ) -> None:
-        from deedbench.agents import is_model_spec
-        from deedbench.agents.preload import import_early
         from deedbench.engine import Executor, InProcessExecutor, ProcessExecutor, execute
         from deedbench.reports.cost import record_cost
-        from deedbench.stats import COMPUTE_MODULES
 
         main = asyncio.current_task()
         assert main is not None
@@ -434,11 +430,6 @@ class _Launch:
                 task = progress.add_task(label, total=total, completed=done, stats="")
 
                 def advance(record: EpisodeRecord) -> None:
-                    if not self.statistics_imported and is_model_spec(config.agent):
-                        # the closing summary's scipy, imported while the run waits on
-                        # its model rather than after the last answer
-                        import_early(*COMPUTE_MODULES)
-                        self.statistics_imported = True
                     tally.advance(
                         record.usage.values(),
                         error=record.status != "scored",

@@ -19,12 +19,7 @@ from deedbench.stats.paired import (
 from deedbench.stats.passk import PassK, pass_hat_k
 from deedbench.stats.rates import ChanceTest, Rate, chance_test, rate
 
-# What computing the figures imports: a caller with time to spare (a run waiting on its
-# model) imports these early so that the closing summary does not wait for them.
-COMPUTE_MODULES = ("numpy", "scipy.special", "scipy.stats")
-
 __all__ = [
-    "COMPUTE_MODULES",
     "ChanceTest",
     "ClusterChanceTest",
     "ClusterRate",
