@@ -168,7 +168,11 @@ def test_two_conditions_side_by_side_pair_as_the_summary_does(
     versus = summaries(reports)["mixed"]["conditions"][1]["versus_first"]
     page.goto(url + "compare?a=mixed/base&b=mixed/welfare")
     count = page.locator("#pairs-count")
-    expect(count).to_have_attribute("data-count", str(versus["difference"]["n_shared"]))
+    # The first compare of two sides computes their clustered bootstrap; under a loaded
+    # CI machine that has taken longer than expect's default 5 s.
+    expect(count).to_have_attribute(
+        "data-count", str(versus["difference"]["n_shared"]), timeout=30_000
+    )
     contrast = json.loads(page.locator("#contrast").get_attribute("data-contrast") or "null")
     assert contrast["difference"] == versus["difference"]
     assert contrast["mcnemar"] == versus["mcnemar"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 from sys import intern
@@ -247,13 +247,14 @@ class RunTally:
         conditions = []
         for condition in config.conditions:
             mine = [e for e in scored if e.condition == condition]
+            columns = _Columns(mine, spec)
             by: dict[str, list[GroupSummary]] = {}
             for index, key in enumerate(spec.group_by):
-                groups: dict[str, list[EpisodeFigures]] = defaultdict(list)
-                for e in mine:
-                    groups[e.groups[index]].append(e)
-                by[key] = [_group(name, groups[name], spec) for name in sorted(groups)]
-            overall = _group("all", mine, spec)
+                groups: dict[str, list[int]] = defaultdict(list)
+                for position, e in enumerate(mine):
+                    groups[e.groups[index]].append(position)
+                by[key] = [_group(name, groups[name], columns, spec) for name in sorted(groups)]
+            overall = _group("all", range(len(mine)), columns, spec)
             passes = {name: _pass_hat_k(mine, spec.metric(name).value) for name in spec.pass_hat_k}
             versus = None
             if condition != config.conditions[0]:
@@ -330,37 +331,68 @@ def _pass_hat_k(episodes: list[EpisodeFigures], value: str) -> list[PassK]:
 
 def _counted(
     episodes: Iterable[EpisodeFigures], metric: MetricSpec
-) -> list[tuple[EpisodeFigures, float]]:
-    """The episodes a metric counts (those with `given` = 1, where it has one), with values."""
-    return [
-        (e, e.score.values.get(metric.value, 0.0))
-        for e in episodes
-        if e.score is not None and metric.counts(e.score.values)
-    ]
+) -> tuple[list[float], list[str]]:
+    """The values and clusters of the episodes a metric counts (those with `given` = 1,
+    where it has one)."""
+    value, given = metric.value, metric.given
+    values, clusters = [], []
+    for e in episodes:
+        if e.score is not None and (given is None or e.score.values.get(given) == 1.0):
+            values.append(e.score.values.get(value, 0.0))
+            clusters.append(e.cluster)
+    return values, clusters
 
 
-def _group(name: str, episodes: list[EpisodeFigures], spec: ReportSpec) -> GroupSummary:
+class _Columns:
+    """One condition's episodes as numpy columns, built in one pass, so that each group
+    (all of them, and one per value of every grouping) is counted by indexing them
+    instead of by a pass in Python per metric."""
+
+    def __init__(self, episodes: list[EpisodeFigures], spec: ReportSpec) -> None:
+        import numpy as np
+
+        self.scores = [e.score for e in episodes]
+        self.scored = np.array([s is not None for s in self.scores], dtype=bool)
+        names = {m.value for m in spec.metrics} | {m.given for m in spec.metrics if m.given}
+        self.values = {
+            name: np.array([0.0 if s is None else s.values.get(name, 0.0) for s in self.scores])
+            for name in names
+        }
+        self.clusters = np.array([e.cluster for e in episodes], dtype=object)
+        self.chances = np.array([np.nan if e.chance is None else e.chance for e in episodes])
+
+
+def _group(
+    name: str, positions: Sequence[int], columns: _Columns, spec: ReportSpec
+) -> GroupSummary:
+    """The figures of the episodes at these positions (in the order read) of a condition."""
+    import numpy as np
+
+    where = np.asarray(positions, dtype=np.intp)
+    scored = where[columns.scored[where]]
     rates = {}
     clustered = {}
     for metric in spec.metrics:
-        counted = _counted(episodes, metric)
-        values = [value for _, value in counted]
-        rates[metric.name] = rate(sum(values), len(values))
-        clustered[metric.name] = cluster_bootstrap_rate(values, [e.cluster for e, _ in counted])
+        counted = scored  # the episodes a metric counts: those with `given` = 1, if it has one
+        if metric.given is not None:
+            counted = scored[columns.values[metric.given][scored] == 1.0]
+        values = columns.values[metric.value][counted]
+        rates[metric.name] = rate(float(values.sum()), len(values))
+        clustered[metric.name] = cluster_bootstrap_rate(values, columns.clusters[counted])
     chance = cluster_chance = None
     if spec.compare_to_chance:
-        primary = spec.metric(spec.primary).value
-        trials = [e for e in episodes if e.score is not None and e.chance is not None]
-        successes = [round(e.score.values.get(primary, 0.0)) for e in trials if e.score]
-        chances = [e.chance for e in trials if e.chance is not None]
+        trials = scored[~np.isnan(columns.chances[scored])]
+        primary = columns.values[spec.metric(spec.primary).value][trials]
+        successes = [round(v) for v in primary.tolist()]
+        chances = columns.chances[trials].tolist()
         chance = chance_test(sum(successes), chances)
-        cluster_chance = cluster_chance_test(successes, chances, [e.cluster for e in trials])
-    scores = [e.score for e in episodes if e.score is not None]
+        cluster_chance = cluster_chance_test(successes, chances, columns.clusters[trials])
+    scores = [s for i in scored.tolist() if (s := columns.scores[i]) is not None]
     outcomes = Counter(sc.outcome for sc in scores)
     rules = Counter(rule for sc in scores for rule in sc.rules)
     return GroupSummary(
         group=name,
-        episodes=len(episodes),
+        episodes=len(where),
         metrics=rates,
         clustered=clustered,
         outcomes=dict(outcomes),
@@ -403,8 +435,8 @@ def _covariate(
     if covariate is None:
         return None
     per_cluster: dict[str, list[float]] = defaultdict(list)
-    for e, value in _counted(episodes, primary):
-        per_cluster[e.cluster].append(value)
+    for value, cluster in zip(*_counted(episodes, primary), strict=True):
+        per_cluster[cluster].append(value)
     matched = sorted(c for c in per_cluster if c in covariate.values)
     return CovariateResult(
         name=covariate.name,

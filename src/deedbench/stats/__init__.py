@@ -1,5 +1,6 @@
-"""Statistics on scored episodes (numpy/scipy underneath, imported by the functions that
-compute, so importing this package, or what uses its result types, costs no scipy)."""
+"""Statistics on scored episodes: numpy underneath, imported by the functions that compute,
+so importing this package, or what uses its result types, costs nothing. A summary needs
+no scipy (exact.py says why); only Spearman's correlation, for a covariate, imports it."""
 
 from deedbench.stats.clusters import (
     ClusterChanceTest,

@@ -12,6 +12,7 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from deedbench.stats.clusters import _cluster_totals, pooled_mean_bootstrap
+from deedbench.stats.exact import binomial_pmf, tails
 
 __all__ = ["McNemar", "PairedDifference", "mcnemar_exact", "paired_bootstrap_difference"]
 
@@ -39,11 +40,14 @@ def mcnemar_exact(a: Mapping[K, bool], b: Mapping[K, bool]) -> McNemar:
     b01 = sum(not a[key] and bool(b[key]) for key in shared)
     b10 = sum(bool(a[key]) and not b[key] for key in shared)
     discordant = b01 + b10
-    if discordant == 0:
-        return McNemar(b01=b01, b10=b10, n_shared=len(shared), p_value=1.0)
-    from scipy import stats  # imported where statistics are computed
-
-    p_value = float(stats.binomtest(b01, discordant, 0.5).pvalue)
+    # scipy's binomtest(b01, discordant, 0.5): at p = 1/2 the two tails mirror each
+    # other, so the two-sided p-value is twice the smaller one (1 when they meet, as
+    # with no discordant pairs).
+    smaller = min(b01, b10)
+    p_value = 1.0
+    if 2 * smaller != discordant:
+        below, _ = tails(binomial_pmf(discordant, 0.5), smaller)
+        p_value = min(1.0, 2 * below)
     return McNemar(b01=b01, b10=b10, n_shared=len(shared), p_value=p_value)
 
 
