@@ -209,6 +209,16 @@ def reading(folder: Path, sizes: list[int], only: set[str] | None) -> None:
             "compare": ("compare", "big", "big2", *where),
             "show": ("show", "big", "seville_bullfight_base", "--epoch", "2", *where),
             "export jsonl": ("export", "big", "-o", str(folder / "e.jsonl"), *where),
+            "export csv": ("export", "big", "--format", "csv", "-o", str(folder / "e.csv"), *where),
+            "export inspect": (
+                "export",
+                "big",
+                "--format",
+                "inspect",
+                "-o",
+                str(folder / "logs"),
+                *where,
+            ),
             "run (end summary)": ("run", "tac", "--run-id", "big", *where),
         }
         print(f"  {epochs * 96:,} episodes per run ({store.stat().st_size / 1e6:.0f} MB store)")

@@ -13,6 +13,8 @@ from typer.testing import CliRunner, Result
 
 from deedbench.cli import report
 from deedbench.cli.main import app
+from deedbench.engine import RunStore
+from deedbench.reports.export import episode_row, write_csv
 
 
 def contains(output: str, expected: str) -> bool:
@@ -122,6 +124,21 @@ def test_export_jsonl_and_csv(store: Path, tmp_path: Path) -> None:
     assert len(list(csv.DictReader(target.open()))) == 96
     bad = invoke("export", "rnd", "--format", "xml", "--store", str(store))
     assert bad.exit_code == 2 and contains(bad.output, "Valid formats: jsonl, csv")
+
+
+def test_export_csv_reads_summaries_and_writes_the_rows_of_whole_records(store: Path) -> None:
+    """The CSV streams the episode summaries (twice: header, rows); the rows are those the
+    whole records make, every column in the same place."""
+    exported = invoke("export", "wel", "--format", "csv", "--store", str(store))
+    assert exported.exit_code == 0
+    with RunStore(store) as runs:
+        config = runs.get_run("wel")
+        assert config is not None
+        rows = [episode_row(config, r) for r in runs.episodes("wel")]
+    expected = io.StringIO()
+    write_csv(rows, expected)
+    assert exported.stdout == expected.getvalue()
+    assert len(rows) == 96 and any(key.startswith("meta.") for key in rows[0])
 
 
 def test_audits_stored_with_a_run_show_in_report_and_compare(store: Path) -> None:

@@ -274,6 +274,7 @@ def export(
     `.eval` logs (one per condition) that `inspect view` serves."""
     from deedbench.reports.export import (
         atomic_write,
+        columns_of,
         episode_row,
         write_csv,
         write_jsonl,
@@ -292,7 +293,11 @@ def export(
         def write(out: IO[str]) -> int:
             if format == "jsonl":
                 return write_jsonl(config, records, out)
-            return write_csv((episode_row(config, r) for r in records), out)
+            # A row reads no transcript, so the summaries make the same rows: one pass for
+            # the header's columns, one for the rows, neither held.
+            columns = columns_of(episode_row(config, s) for s in runs.summaries(run_id))
+            rows = (episode_row(config, s) for s in runs.summaries(run_id))
+            return write_csv(rows, out, columns)
 
         if output is None:
             write(sys.stdout)

@@ -35,6 +35,7 @@ __all__ = [
     "OutputError",
     "atomic_path",
     "atomic_write",
+    "columns_of",
     "episode_row",
     "summary_rows",
     "write_csv",
@@ -177,18 +178,33 @@ def summary_rows(summary: RunSummary) -> Iterator[dict[str, Any]]:
                 }
 
 
-def write_csv(rows: Iterable[dict[str, Any]], out: IO[str]) -> int:
-    """Rows with a header of every column any row has (first-seen order); returns the count."""
-    rows = list(rows)
-    columns: dict[str, None] = {}
-    for row in rows:
-        columns.update(dict.fromkeys(row))
+def write_csv(
+    rows: Iterable[dict[str, Any]], out: IO[str], columns: Iterable[str] | None = None
+) -> int:
+    """Rows with a header of every column any row has (first-seen order); returns the count.
+
+    Given `columns` (every key of the rows, e.g. from `columns_of` over a first pass), the
+    rows stream through; without, they are held to find them."""
+    if columns is None:
+        rows = list(rows)
+        columns = columns_of(rows)
     writer = csv.DictWriter(
         out, fieldnames=[_cell(c) for c in columns], restval="", lineterminator="\n"
     )
     writer.writeheader()
-    writer.writerows({_cell(k): _cell(v) for k, v in row.items()} for row in rows)
-    return len(rows)
+    count = 0
+    for row in rows:
+        writer.writerow({_cell(k): _cell(v) for k, v in row.items()})
+        count += 1
+    return count
+
+
+def columns_of(rows: Iterable[dict[str, Any]]) -> list[str]:
+    """Every key the rows have, in first-seen order."""
+    columns: dict[str, None] = {}
+    for row in rows:
+        columns.update(dict.fromkeys(row))
+    return list(columns)
 
 
 def _cell(value: Any) -> Any:
