@@ -180,9 +180,13 @@ def cli_run(
     command += ["--concurrency", str(concurrency), "--workers", str(workers)]
     command += ["--run-id", f"cli-{workers}w", "--store", str(store)]
     env = {**os.environ, "PYTHONPATH": src} if src else None
-    start = time.time()
-    subprocess.run(command, check=True, capture_output=True, env=env)
-    end = time.time()
+    # Output to files, not pipes: the command's exit is when a terminal's prompt returns.
+    # (With --workers, a reader of its output pipes also waits for the fork server, which
+    # holds them too, to finish its own exit.)
+    with tempfile.TemporaryFile() as out:
+        start = time.time()
+        subprocess.run(command, check=True, stdout=out, stderr=out, env=env)
+        end = time.time()
     with sqlite3.connect(store) as db:
         (scored,) = db.execute(
             "SELECT SUM(status = 'scored') FROM episodes WHERE run_id = ?", (f"cli-{workers}w",)

@@ -1,6 +1,8 @@
-"""The SDK of a model agent imported on a background thread while the CLI plans the run.
+"""Heavy modules imported on a background thread while the CLI waits on other work.
 
-Importing an official SDK costs most of a second (openai's eager type modules and its
+The SDK of a model agent is imported while the CLI plans the run, and numpy (the closing
+summary's arithmetic, 0.1 s) while a model run waits on its answers. Importing an
+official SDK costs most of a second (openai's eager type modules and its
 aiohttp transport), and the agent is built only after the store is opened, the benchmark
 loaded and the run planned. Started as soon as the command line names a model agent,
 the import overlaps that work where the main thread waits (reading files, the store's
@@ -15,7 +17,7 @@ import threading
 
 from deedbench.agents.registry import MODEL_PROTOCOLS, is_model_spec
 
-__all__ = ["import_sdk_early"]
+__all__ = ["import_early", "import_sdk_early"]
 
 
 def import_sdk_early(spec: str) -> threading.Thread | None:
@@ -24,9 +26,12 @@ def import_sdk_early(spec: str) -> threading.Thread | None:
     if not is_model_spec(spec):
         return None
     module, _, package = MODEL_PROTOCOLS[spec.partition("/")[0]]
-    thread = threading.Thread(
-        target=_import, args=(module, package), name="deedbench-sdk-import", daemon=True
-    )
+    return import_early(module, package)
+
+
+def import_early(*names: str) -> threading.Thread:
+    """Start importing `names`, in order, on a daemon thread."""
+    thread = threading.Thread(target=_import, args=names, name="deedbench-import", daemon=True)
     thread.start()
     return thread
 

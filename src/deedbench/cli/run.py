@@ -374,6 +374,7 @@ class _Launch:
         self.store = store
         self.prices = prices
         self.started = False
+        self.numpy_started = False
 
     def go(
         self,
@@ -394,6 +395,8 @@ class _Launch:
         ray: bool,
         ray_address: str | None,
     ) -> None:
+        from deedbench.agents import is_model_spec
+        from deedbench.agents.preload import import_early
         from deedbench.engine import Executor, InProcessExecutor, ProcessExecutor, execute
         from deedbench.reports.cost import record_cost
 
@@ -430,6 +433,9 @@ class _Launch:
                 task = progress.add_task(label, total=total, completed=done, stats="")
 
                 def advance(record: EpisodeRecord) -> None:
+                    if not self.numpy_started and is_model_spec(config.agent):
+                        import_early("numpy")  # for the summary, while answers are awaited
+                        self.numpy_started = True
                     tally.advance(
                         record.usage.values(),
                         error=record.status != "scored",
