@@ -1,7 +1,7 @@
 """What the CLI imports on its way: commands that compute no statistics never import
 numpy (nor scipy); a run imports numpy for its summary after its last episode, or, when
-its episodes wait on a model, on a thread once the first is recorded; and no summary
-imports scipy (a second of imports; stats/exact.py says why).
+its episodes run in worker processes, on a thread once the first is recorded; and no
+summary imports scipy (a second of imports; stats/exact.py says why).
 
 Each command runs in a fresh interpreter (this test process has imported everything),
 through a probe that records the heavy packages in `sys.modules` when the run's
@@ -103,11 +103,7 @@ def test_a_baseline_run_imports_statistics_only_after_its_last_episode(tmp_path:
     assert seen["at_exit"] == ["numpy"]  # the summary's intervals, and no scipy
 
 
-def test_a_model_run_imports_statistics_once_its_episodes_wait_on_the_model(
-    tmp_path: Path,
-) -> None:
-    """numpy is imported on a thread after the first episode is recorded (it may not be
-    done by the last one), never before the run starts."""
+def test_a_model_run_imports_statistics_only_after_its_last_episode(tmp_path: Path) -> None:
     with FakeModelServer("openai", tac_player) as server:
         seen = probe(
             tmp_path,
@@ -115,6 +111,15 @@ def test_a_model_run_imports_statistics_once_its_episodes_wait_on_the_model(
             "--limit", "2", "--epochs", "1", "--store", str(tmp_path / "store.db"),
         )  # fmt: skip
         assert server.hits > 0
-    assert seen["before_first_episode"] == ["openai"]
-    assert seen["after_last_episode"] in (["openai"], ["numpy", "openai"])
+    assert seen["before_first_episode"] == seen["after_last_episode"] == ["openai"]
     assert seen["at_exit"] == ["numpy", "openai"]  # the summary's intervals, and no scipy
+
+
+def test_a_run_in_workers_imports_statistics_while_they_run(tmp_path: Path) -> None:
+    """The driver imports numpy on a thread once the first episode is recorded (it may not
+    be done by the last one), never before the run starts."""
+    run = ("run", "tac", "--agent", "baseline/random", "--limit", "4", "--epochs", "1")
+    seen = probe(tmp_path, *run, "--workers", "2", "--store", str(tmp_path / "store.db"))
+    assert seen["before_first_episode"] == []
+    assert seen["after_last_episode"] in ([], ["numpy"])
+    assert seen["at_exit"] == ["numpy"]

@@ -1,7 +1,7 @@
 """Heavy modules imported on a background thread while the CLI waits on other work.
 
 The SDK of a model agent is imported while the CLI plans the run, and numpy (the closing
-summary's arithmetic, 0.1 s) while a model run waits on its answers. Importing an
+summary's arithmetic, 0.1 s) while worker processes run the episodes. Importing an
 official SDK costs most of a second (openai's eager type modules and its
 aiohttp transport), and the agent is built only after the store is opened, the benchmark
 loaded and the run planned. Started as soon as the command line names a model agent,
