@@ -184,8 +184,11 @@ def measure(*args: str) -> tuple[str, float, float, float]:
     return f"exit {code}: {said[-1][:80] if said else ''}", seconds, cpu, peak
 
 
-def reading(folder: Path, sizes: list[int], only: set[str] | None) -> None:
-    """Every reading command on runs of each size: wall time and peak RSS."""
+def reading(
+    folder: Path, sizes: list[int], only: set[str] | None, keep: Path | None = None
+) -> None:
+    """Every reading command on runs of each size: wall time and peak RSS; `keep`: where
+    to leave the last size's store (migrated) for other scripts to read."""
     baseline = folder / "baseline.db"
     code, _, err, _ = finish(
         start("run", "tac", "--agent", "baseline/random", "--epochs", "1", "--run-id", "seed",
@@ -230,7 +233,10 @@ def reading(folder: Path, sizes: list[int], only: set[str] | None) -> None:
                 f"    {name:<18} {seconds:7.2f} s wall {cpu:7.2f} s CPU {peak:6.0f} MB  {outcome}",
                 flush=True,
             )
-        store.unlink()
+        if keep is not None and episodes == sizes[-1]:
+            shutil.move(store, keep)
+        else:
+            store.unlink()
 
 
 def main() -> None:
@@ -243,11 +249,13 @@ def main() -> None:
         "(comma-separated episode counts, e.g. 1000,5000,10000,20000,100000)"
     )  # fmt: skip
     parser.add_argument("--commands", type=str, default=None, help="reading: only these")
+    parser.add_argument("--keep", type=Path, help="reading: keep the last size's store here")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         if args.reading:
             only = set(args.commands.split(",")) if args.commands else None
-            reading(Path(tmp), [int(n) for n in args.reading.split(",")], only)
+            sizes = [int(n) for n in args.reading.split(",")]
+            reading(Path(tmp), sizes, only, args.keep)
             return
         planning(Path(tmp), args.stop_after)
         show(Path(tmp), args.show_epochs, args.repeat)
