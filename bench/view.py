@@ -88,7 +88,7 @@ def main() -> None:
             "run", "tac", "--agent", "baseline/random", "--epochs", str(args.epochs),
             "--run-id", run_id, "--store", str(store),
         )  # fmt: skip
-        code, _, err = finish(process)
+        code, _, err, _ = finish(process)
         assert code == 0, err
         episodes = stored(store, run_id)
         print(
@@ -142,7 +142,7 @@ def main() -> None:
             )
         finally:
             server.send_signal(signal.SIGINT)
-            code, _, err = finish(server)
+            code, _, err, _ = finish(server)
         if code not in (0, 130):
             print(f"  the server exited {code}: {err.strip()[-500:]}", file=sys.stderr)
 
