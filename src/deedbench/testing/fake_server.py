@@ -204,8 +204,11 @@ class FakeModelServer:
                     if reply.drop_connection:
                         writer.transport.abort()
                         return
-                    writer.write(self._response(reply, body, number))
+                    answer = self._response(reply, body, number)
+                    # stamped before it leaves: a client that stops this server as soon as
+                    # the answer arrives must not find the previous answer's time
                     self.last_answer_at = time.time()
+                    writer.write(answer)
                 finally:
                     self._in_flight -= 1
                 if headers.get("connection", "").lower() == "close":
