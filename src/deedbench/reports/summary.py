@@ -6,6 +6,7 @@ it and ``--json`` prints it as it is.
 
 from __future__ import annotations
 
+import copy
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -185,14 +186,17 @@ class RunTally:
             "user": config.user.spec if config.user else "unknown",
         }
         self.episodes: list[EpisodeFigures] = []
+        self.added = 0  # records added, errors included
         self._errors: Counter[str] = Counter()  # per condition
         self._terminations: dict[str, Counter[str]] = defaultdict(Counter)  # per condition
         self._kinds: dict[str, ErrorKind] = {}
         self._timeouts = 0
         self._calls = CallTotals()
 
-    def add(self, record: EpisodeRecord) -> None:
-        """Count one record (a whole one, or its stored summary: the same figures)."""
+    def add(self, record: EpisodeRecord, figures: EpisodeFigures | None = None) -> None:
+        """Count one record (a whole one, or its stored summary: the same figures);
+        `figures`, if the caller has made them already, are its `figures(record)`."""
+        self.added += 1
         condition = intern(record.condition)
         self._terminations[condition][intern(record.termination)] += 1
         self._timeouts += sum(u.timeouts for u in record.usage.values())
@@ -207,7 +211,25 @@ class RunTally:
             kind.count += 1
             self._timeouts += "timed out" in (record.error or "")
             return
-        spec, score = self._spec, record.score
+        self.episodes.append(figures or self.figures(record))
+
+    def snapshot(self) -> RunTally:
+        """A copy that later `add`s leave alone: a summary computed from it meanwhile
+        counts only what was added before."""
+        other = copy.copy(self)
+        other.episodes = list(self.episodes)
+        other._errors = Counter(self._errors)
+        other._terminations = defaultdict(
+            Counter, {c: Counter(t) for c, t in self._terminations.items()}
+        )
+        other._kinds = {key: kind.model_copy() for key, kind in self._kinds.items()}
+        other._calls = copy.deepcopy(self._calls)
+        return other
+
+    def figures(self, record: EpisodeRecord) -> EpisodeFigures:
+        """What the statistics keep of one record (no score unless it was scored)."""
+        spec = self._spec
+        score = record.score if record.status == "scored" else None
         figures = None
         if score is not None:
             rules = tuple(intern(e.rule) for e in score.evidence if e.rule)
@@ -216,17 +238,15 @@ class RunTally:
         variant = None
         if spec.flip_by is not None:
             variant = intern(str(record.metadata.get(spec.flip_by, "?")))
-        self.episodes.append(
-            EpisodeFigures(
-                sample_id=intern(record.sample_id),
-                condition=condition,
-                epoch=record.epoch,
-                cluster=intern(self._cluster(record)),
-                groups=tuple(intern(str(record.metadata.get(k, "?"))) for k in spec.group_by),
-                variant=variant,
-                score=figures,
-                chance=record.chance,
-            )
+        return EpisodeFigures(
+            sample_id=intern(record.sample_id),
+            condition=intern(record.condition),
+            epoch=record.epoch,
+            cluster=intern(self._cluster(record)),
+            groups=tuple(intern(str(record.metadata.get(k, "?"))) for k in spec.group_by),
+            variant=variant,
+            score=figures,
+            chance=record.chance,
         )
 
     def summary(

@@ -2,10 +2,12 @@
 
 A run's light records (`StoreReader.light_records`: no transcripts) are read once and
 then only the rows written since (by rowid), so watching a live run costs one small
-query per poll. Its summary is `reports.summary.summarize` over those records, the same
-figures as `deedbench report --json`; it is computed again when the run changed, but
-no more often than every `RECOMPUTE_FACTOR` times its own cost, so a big live run
-cannot keep a core busy (its page says of how many episodes its figures are).
+query per poll; of each, the viewer keeps its browser row and its `EpisodeFigures` (what
+pairings and links read), not the record. Its summary is a `RunTally` over the records
+streamed from the store again, the same figures as `deedbench report --json`; it is
+computed again when the run changed, but no more often than every `RECOMPUTE_FACTOR`
+times its own cost, so a big live run cannot keep a core busy (its page says of how
+many episodes its figures are).
 
 Summaries the runs list needs are computed by one background thread, so listing a
 store never waits for a big run; a run's own page waits for its summary.
@@ -19,6 +21,8 @@ import time
 from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from operator import attrgetter
+from sys import intern
 from typing import Any
 
 from deedbench.engine import EpisodeKey, EpisodeRecord, RunConfig, register_secret
@@ -88,10 +92,14 @@ class _Run:
     """One run as the viewer holds it."""
 
     config: RunConfig
-    lock: threading.Lock = field(default_factory=threading.Lock)  # records and rows
+    lock: threading.Lock = field(default_factory=threading.Lock)  # figures and rows
     summarizing: threading.Lock = field(default_factory=threading.Lock)  # one at a time
-    records: dict[EpisodeKey, EpisodeRecord] = field(default_factory=dict)  # in rowid order
+    figures: dict[EpisodeKey, EpisodeFigures] = field(default_factory=dict)  # rowid order
     rows: dict[EpisodeKey, dict[str, Any]] = field(default_factory=dict)  # for the list
+    # every record read, tallied as it is read; None once an episode was stored again
+    # (its first counts cannot be taken back), when a summary reads the store anew
+    tally: RunTally | None = None
+    shared: dict[Any, Any] = field(default_factory=dict)  # what equal rows share (`_row`)
     last_rowid: int = 0
     summarized: Summarized | None = None
     summarized_version: str = ""
@@ -137,8 +145,9 @@ class Catalog:
             yield run.config, act, run.summarized
 
     def summary(self, run_id: str) -> tuple[Summarized, Activity]:
-        """The run's summary, computed now if it is missing or stale and due. The run's
-        records are not held while it is computed, so its episodes list never waits."""
+        """The run's summary, computed now if it is missing or stale and due, from the
+        run's tally (or the store, once an episode was stored again) without holding the
+        run's lock, so its episodes list never waits."""
         run = self._run(run_id)
         with run.summarizing:
             with run.lock:
@@ -146,18 +155,18 @@ class Catalog:
                 stale = run.summarized is None or (
                     act.version != run.summarized_version and self._due(run)
                 )
-                records = list(run.records.values()) if stale else []
+                tally = run.tally.snapshot() if stale and run.tally is not None else None
             if stale:
                 started = time.monotonic()
                 audits = self.reader.audits(run_id) if act.audits else []
-                tally = RunTally(run.config)
-                for record in records:
-                    tally.add(record)
+                if tally is None:
+                    tally = RunTally(run.config)
+                    for _, record in self.reader.light_records(run_id):
+                        tally.add(record)
                 summary = tally.summary(self.prices, audits=audits)
                 finished = time.monotonic()
-                run.summarized = Summarized(
-                    summary, len(records), finished - started, tally.episodes
-                )
+                seconds = finished - started
+                run.summarized = Summarized(summary, tally.added, seconds, tally.episodes)
                 run.summarized_version = act.version
                 run.computed_at = finished
             assert run.summarized is not None
@@ -230,20 +239,20 @@ class Catalog:
             self._refresh(run)
             for condition in config.conditions:
                 other = EpisodeKey(key.sample_id, condition, key.epoch)
-                if condition != key.condition and other in run.records:
+                if condition != key.condition and other in run.rows:
                     related.append(
                         {"label": f"{condition} (same sample)", "ref": ref(config.run_id, other)}
                     )
             spec = config.report
             variant = record.metadata.get(spec.flip_by or "")
             if spec.flip_by and variant is not None and variant != spec.flip_base:
-                cluster = cluster_of(spec)
-                for other, r in run.records.items():
+                cluster = cluster_of(spec)(record)
+                for other, f in run.figures.items():
                     if (
                         other.condition == key.condition
                         and other.epoch == key.epoch
-                        and r.metadata.get(spec.flip_by) == spec.flip_base
-                        and cluster(r) == cluster(record)
+                        and f.variant == spec.flip_base
+                        and f.cluster == cluster
                     ):
                         label = f"the {spec.flip_base} {spec.flip_by} ({other.sample_id})"
                         related.append({"label": label, "ref": ref(config.run_id, other)})
@@ -289,7 +298,7 @@ class Catalog:
             primary.value,
             (labels[0], side_a.values()),
             (labels[1], side_b.values()),
-            cluster_of(spec),
+            attrgetter("cluster"),
         )
         samples = {s: i for i, s in enumerate(first.sample_ids)}
         shared = sorted(
@@ -310,13 +319,13 @@ class Catalog:
             )
         return Pairing(result, rows, len(set(side_a) - set(side_b)), len(set(side_b) - set(side_a)))
 
-    def _side(self, run: _Run, condition: str) -> dict[tuple[str, int], EpisodeRecord]:
+    def _side(self, run: _Run, condition: str) -> dict[tuple[str, int], EpisodeFigures]:
         with run.lock:
             self._refresh(run)
             return {
-                (k.sample_id, k.epoch): r
-                for k, r in run.records.items()
-                if k.condition == condition and r.status == "scored" and r.score is not None
+                (k.sample_id, k.epoch): f
+                for k, f in run.figures.items()
+                if k.condition == condition and f.score is not None
             }
 
     # --- plumbing --------------------------------------------------------------------------
@@ -335,16 +344,24 @@ class Catalog:
             return self._runs.setdefault(run_id, _Run(config))
 
     def _refresh(self, run: _Run) -> Activity:
-        """Read the records written since the last look (the caller holds the run's lock)."""
+        """Read the records written since the last look and tally them (the caller holds
+        the run's lock)."""
         act = self.reader.activity().get(run.config.run_id) or Activity({}, 0, 0, None)
         if act.last_rowid == run.last_rowid:
             return act
         spec = run.config.report
+        if run.last_rowid == 0:
+            run.tally = RunTally(run.config)
+        maker = run.tally or RunTally(run.config)
         for rowid, record in self.reader.light_records(run.config.run_id, run.last_rowid):
             key = record.key
-            run.records.pop(key, None)  # a rewritten episode moves to the end, as its rowid
-            run.records[key] = record
-            run.rows[key] = _row(run.config.run_id, rowid, record, spec)
+            figures = maker.figures(record)
+            if run.figures.pop(key, None) is not None:  # stored again: moves to the end
+                run.tally = None
+            elif run.tally is not None:
+                run.tally.add(record, figures)
+            run.figures[key] = figures
+            run.rows[key] = _row(run.config.run_id, rowid, record, spec, run.shared)
             run.last_rowid = max(run.last_rowid, rowid)
         return act
 
@@ -373,23 +390,28 @@ def ref(run_id: str, key: EpisodeKey) -> str:
     return f"{run_id}/{key.condition}/{key.epoch}/{key.sample_id}"
 
 
-def _row(run_id: str, rowid: int, record: EpisodeRecord, spec: ReportSpec) -> dict[str, Any]:
+def _row(
+    run_id: str, rowid: int, record: EpisodeRecord, spec: ReportSpec, shared: dict[Any, Any]
+) -> dict[str, Any]:
     """The browser's row of an episode, with the groups and rates it counts in computed
-    by the report's own code (`episode_filters`), so a filter selects what a rate counts."""
+    by the report's own code (`episode_filters`), so a filter selects what a rate counts.
+    Its texts, groups and counted metrics are the objects of the run's rows with equal
+    ones (`shared`): epochs of a sample repeat them, and a big run has many."""
     data = episode_filters(record, spec.group_by, spec.metrics)
     shown = "error" if record.status == "error" else (data["outcome"] or "?")
+    groups, counted = data["groups"], data["counted"]
     return {
         "ref": ref(run_id, record.key),
         "rowid": rowid,
-        "sample": record.sample_id,
-        "condition": record.condition,
+        "sample": intern(record.sample_id),
+        "condition": intern(record.condition),
         "epoch": record.epoch,
-        "status": record.status,
-        "outcome": data["outcome"],
-        "shown": shown,
-        "choice": data["choice"],
-        "groups": data["groups"],
-        "counted": data["counted"],
+        "status": intern(record.status),
+        "outcome": None if data["outcome"] is None else intern(data["outcome"]),
+        "shown": intern(shown),
+        "choice": None if data["choice"] is None else intern(data["choice"]),
+        "groups": shared.setdefault(("groups", *groups.items()), groups),
+        "counted": shared.setdefault(("counted", *counted), counted),
     }
 
 
@@ -410,16 +432,17 @@ def _matches(row: dict[str, Any], where: EpisodeFilter) -> bool:
     return not where.sample or where.sample.lower() in row["sample"].lower()
 
 
-def _value(record: EpisodeRecord, value: str) -> float:
-    assert record.score is not None
-    return record.score.values.get(value, 0.0)
+def _value(episode: EpisodeFigures, value: str) -> float:
+    assert episode.score is not None
+    return episode.score.values.get(value, 0.0)
 
 
-def _side_row(run_id: str, record: EpisodeRecord, value: float) -> dict[str, Any]:
-    assert record.score is not None
+def _side_row(run_id: str, episode: EpisodeFigures, value: float) -> dict[str, Any]:
+    assert episode.score is not None
+    key = EpisodeKey(episode.sample_id, episode.condition, episode.epoch)
     return {
-        "ref": ref(run_id, record.key),
-        "outcome": record.score.outcome,
-        "choice": record.score.choice,
+        "ref": ref(run_id, key),
+        "outcome": episode.score.outcome,
+        "choice": episode.score.choice,
         "value": value,
     }
