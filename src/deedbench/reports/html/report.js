@@ -4,7 +4,7 @@
 // into the page with textContent or as an attribute value through setAttribute on inert
 // attributes: never parsed as HTML.
 (function () {
-  const { h, cssName, outcomeOf, chip, facts, episodeFacts, evidenceBox, transcript, revealDetail } = deedbenchTranscript;
+  const { h, cssName, outcomeOf, chip, facts, episodeFacts, evidenceBox, transcript, revealDetail, searchBoxes } = deedbenchTranscript;
   const DATA = JSON.parse(document.getElementById("deedbench-data").textContent);
   const RUNS = DATA.runs;
   const TEXTS = DATA.texts;
@@ -82,19 +82,9 @@
       ]);
       form.append(select("pairs", "flip pairs", pairs));
     }
-    const search = h("input", { type: "search", id: "filter-search", placeholder: "sample id contains" });
-    const words = h("input", { type: "search", id: "filter-text", placeholder: "words in the transcript" });
-    let pause = null;
-    for (const node of [search, words]) {
-      node.addEventListener("input", () => {
-        clearTimeout(pause);
-        pause = setTimeout(update, 150);
-      });
-    }
-    controls.search = search;
-    controls.text = words;
-    form.append(h("label", { class: "filter" }, h("span", { text: "sample" }), search));
-    form.append(h("label", { class: "filter" }, h("span", { text: "transcript" }), words));
+    const boxes = searchBoxes(form, 150, update);
+    controls.search = boxes.sample;
+    controls.text = boxes.words;
     const reset = h("button", { type: "button", id: "filter-reset", text: "clear filters" });
     reset.addEventListener("click", () => applyFilter({}));
     form.append(reset);

@@ -199,5 +199,22 @@ const deedbenchTranscript = (function () {
     if (covered || top > stuck + 0.4 * (window.innerHeight - stuck)) window.scrollBy(0, top - stuck);
   }
 
-  return { h, cssName, outcomeOf, chip, facts, episodeFacts, evidenceBox, marked, callBox, scoreMarks, transcript, revealDetail };
+  // The filter bar's two search boxes (sample id, words in the transcript), appended to
+  // `form`; `changed` runs `wait` ms after the last keystroke in either.
+  function searchBoxes(form, wait, changed) {
+    const sample = h("input", { type: "search", id: "filter-search", placeholder: "sample id contains" });
+    const words = h("input", { type: "search", id: "filter-text", placeholder: "words in the transcript" });
+    let pause = null;
+    for (const node of [sample, words]) {
+      node.addEventListener("input", () => {
+        clearTimeout(pause);
+        pause = setTimeout(changed, wait);
+      });
+    }
+    form.append(h("label", { class: "filter" }, h("span", { text: "sample" }), sample));
+    form.append(h("label", { class: "filter" }, h("span", { text: "transcript" }), words));
+    return { sample, words };
+  }
+
+  return { h, cssName, outcomeOf, chip, facts, episodeFacts, evidenceBox, marked, callBox, scoreMarks, transcript, revealDetail, searchBoxes };
 })();

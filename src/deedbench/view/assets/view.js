@@ -6,7 +6,7 @@
 // (and the page's Content-Security-Policy lets no inline script run, whatever it held).
 (function () {
   // The episode's transcript is built as the HTML report builds it (transcript.js).
-  const { h, cssName, outcomeOf, chip, facts, episodeFacts, evidenceBox, callBox, scoreMarks, transcript, revealDetail } = deedbenchTranscript;
+  const { h, cssName, outcomeOf, chip, facts, episodeFacts, evidenceBox, callBox, scoreMarks, transcript, revealDetail, searchBoxes } = deedbenchTranscript;
   const MAIN = document.querySelector("main");
   const PAGE = MAIN.dataset.page;
   const SCORED = "(scored)";
@@ -277,19 +277,9 @@
       for (const key of data.group_by) form.append(select("group:" + key, key, []));
       form.append(select("outcome", "outcome", [[SCORED, "any scored outcome"], [ERROR, "errors (not scored)"]]));
       form.append(select("counted", "counted in rate", data.metrics));
-      const sample = h("input", { type: "search", id: "filter-search", placeholder: "sample id contains" });
-      const words = h("input", { type: "search", id: "filter-text", placeholder: "words in the transcript" });
-      let pause = null;
-      for (const node of [sample, words]) {
-        node.addEventListener("input", () => {
-          clearTimeout(pause);
-          pause = setTimeout(fromControls, 250);
-        });
-      }
-      controls.sample = sample;
-      controls.q = words;
-      form.append(h("label", { class: "filter" }, h("span", { text: "sample" }), sample));
-      form.append(h("label", { class: "filter" }, h("span", { text: "transcript" }), words));
+      const boxes = searchBoxes(form, 250, fromControls);
+      controls.sample = boxes.sample;
+      controls.q = boxes.words;
       const sort = h("select", { id: "filter-sort" }, h("option", { value: "run", text: "run order" }), h("option", { value: "newest", text: "newest first" }));
       sort.addEventListener("change", () => fromControls());
       controls.sort = sort;
