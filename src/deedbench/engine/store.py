@@ -357,11 +357,7 @@ class RunStore:
         """The run's records in the order they were written, skipping (and reporting
         through `on_corrupt`) any that no longer parses."""
         with self._guard():
-            rows = self._db.execute(
-                "SELECT sample_id, condition, epoch, record_json FROM episodes "
-                "WHERE run_id = ? ORDER BY rowid",
-                (run_id,),
-            )
+            rows = self._written(run_id, "episodes", "record_json")
             yield from self._parsed(run_id, rows, "record")
 
     def summaries(self, run_id: str) -> Iterator[EpisodeRecord]:
@@ -369,12 +365,17 @@ class RunStore:
         record with its messages cut to their role and token usage (what reports read),
         skipping (and reporting through `on_corrupt`) any that no longer parses."""
         with self._guard():
-            rows = self._db.execute(
-                "SELECT sample_id, condition, epoch, summary_json FROM episode_summaries "
-                "WHERE run_id = ? ORDER BY rowid",
-                (run_id,),
-            )
+            rows = self._written(run_id, "episode_summaries", "summary_json")
             yield from self._parsed(run_id, rows, "summary")
+
+    def _written(self, run_id: str, table: str, column: str) -> sqlite3.Cursor:
+        """The run's (sample, condition, epoch, JSON `column`) rows of `table`, in the
+        order they were written."""
+        return self._db.execute(
+            f"SELECT sample_id, condition, epoch, {column} FROM {table} "
+            "WHERE run_id = ? ORDER BY rowid",
+            (run_id,),
+        )
 
     def _parsed(
         self, run_id: str, rows: Iterable[tuple[str, str, int, str]], what: str
