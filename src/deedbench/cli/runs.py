@@ -69,7 +69,9 @@ def run_cost(
 ) -> float | None:
     """USD the run's billed model calls cost (0 without model calls); None when a model
     has no price (unknown, never zero)."""
-    models = {"assistant": config.agent, "user": config.user.spec if config.user else "unknown"}
+    from deedbench.reports.cost import role_models
+
+    models = role_models(config)
     cost = 0.0
     for role, billed, usage in calls:
         price = prices.find(models.get(role, "unknown"))

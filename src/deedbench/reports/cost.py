@@ -24,6 +24,7 @@ __all__ = [
     "agent_kind",
     "call_costs",
     "record_cost",
+    "role_models",
     "run_costs",
 ]
 
@@ -145,12 +146,16 @@ def run_costs(
     return call_costs(calls, prices)
 
 
+def role_models(config: RunConfig) -> dict[str, str]:
+    """The agent spec of the model behind each role of a run's messages."""
+    return {"assistant": config.agent, "user": config.user.spec if config.user else "unknown"}
+
+
 def record_cost(record: EpisodeRecord, config: RunConfig, prices: PriceTable) -> float | None:
     """What one episode's model calls cost, for progress as records arrive (None: a
     model without a price)."""
-    user = config.user.spec if config.user else "unknown"
     total: float | None = 0.0
-    for c in run_costs([record], {"assistant": config.agent, "user": user}, prices):
+    for c in run_costs([record], role_models(config), prices):
         total = None if c.cost_usd is None or total is None else total + c.cost_usd
     return total
 

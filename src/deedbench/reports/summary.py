@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from deedbench.audit import AuditResult, AuditSummary, summarize_audits
 from deedbench.records import EpisodeRecord, MetricSpec, ReportSpec, RunConfig
 from deedbench.reports.contrast import Contrast, contrast
-from deedbench.reports.cost import CallTotals, PriceTable, RoleCost, call_costs
+from deedbench.reports.cost import CallTotals, PriceTable, RoleCost, call_costs, role_models
 from deedbench.stats import (
     ChanceTest,
     ClusterChanceTest,
@@ -181,10 +181,7 @@ class RunTally:
         spec = config.report
         self._spec = spec
         self._cluster = cluster_of(spec)
-        self._models = {
-            "assistant": config.agent,
-            "user": config.user.spec if config.user else "unknown",
-        }
+        self._models = role_models(config)
         self.episodes: list[EpisodeFigures] = []
         self.added = 0  # records added, errors included
         self._errors: Counter[str] = Counter()  # per condition
