@@ -44,11 +44,11 @@ def test_a_live_runs_summary_is_the_reports_at_every_point(
             summarized, _ = catalog.summary("mixed")
             assert summarized.summary == reported(path, "mixed")
             assert summarized.episodes == len(list(store.summaries("mixed")))
-        assert catalog._run("mixed").tally is not None  # counted as read, never re-read
+        assert not catalog._run("mixed").recount  # counted as read, never re-read
         store.add("mixed", failed.model_copy(update={"status": "scored", "error": None}))
         store.flush()
         summarized, _ = catalog.summary("mixed")
-    assert catalog._run("mixed").tally is None  # stored again: read anew
+    assert catalog._run("mixed").recount  # stored again: read anew
     assert summarized.summary == reported(path, "mixed")
     assert summarized.summary.errors == 0
 

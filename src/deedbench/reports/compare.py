@@ -8,8 +8,7 @@ with the first run given, condition by condition, on their shared (sample, epoch
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from operator import attrgetter
+from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel
 
@@ -19,8 +18,6 @@ from deedbench.reports.summary import EpisodeFigures, RunSummary
 from deedbench.stats import ChanceTest, ClusterChanceTest, ClusterRate, PassK, Rate
 
 __all__ = ["CompareRow", "Comparison", "compare_runs"]
-
-_cluster: Callable[[EpisodeFigures], str] = attrgetter("cluster")
 
 
 class CompareRow(BaseModel):
@@ -107,7 +104,6 @@ def compare_runs(
                         f"{summary.run.run_id}/{condition}",
                         [e for e in episodes[summary.run.run_id] if e.condition == condition],
                     ),
-                    _cluster,
                 )
             )
     return Comparison(

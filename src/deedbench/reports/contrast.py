@@ -8,8 +8,8 @@ removes the variation between samples, and the bootstrap resamples whole cluster
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from typing import Protocol, TypeVar
+from collections.abc import Iterable, Mapping
+from typing import Protocol
 
 from pydantic import BaseModel
 
@@ -26,17 +26,17 @@ class _Values(Protocol):
 
 
 class Paired(Protocol):
-    """What a contrast reads of an episode: a record, or a report's `EpisodeFigures`."""
+    """What a contrast reads of an episode (a report's `EpisodeFigures`): its key, the
+    cluster it is resampled with, its score."""
 
     @property
     def sample_id(self) -> str: ...
     @property
     def epoch(self) -> int: ...
     @property
+    def cluster(self) -> str: ...
+    @property
     def score(self) -> _Values | None: ...
-
-
-E = TypeVar("E", bound=Paired)
 
 
 class Contrast(BaseModel):
@@ -52,16 +52,15 @@ class Contrast(BaseModel):
 def contrast(
     metric: str,
     value: str,
-    a: tuple[str, Iterable[E]],
-    b: tuple[str, Iterable[E]],
-    cluster_of: Callable[[E], str],
+    a: tuple[str, Iterable[Paired]],
+    b: tuple[str, Iterable[Paired]],
 ) -> Contrast:
     """Compare score value `value` of b's episodes against a's on shared (sample, epoch) keys.
 
-    a and b are (label, records); only scored records count.
+    a and b are (label, episodes); only scored episodes count.
     """
-    first, clusters = _values(a[1], value, cluster_of)
-    second, more = _values(b[1], value, cluster_of)
+    first, clusters = _values(a[1], value)
+    second, more = _values(b[1], value)
     clusters.update(more)
     return Contrast(
         metric=metric,
@@ -75,14 +74,14 @@ def contrast(
 
 
 def _values(
-    records: Iterable[E], value: str, cluster_of: Callable[[E], str]
+    episodes: Iterable[Paired], value: str
 ) -> tuple[dict[PairKey, float], dict[PairKey, str]]:
     values: dict[PairKey, float] = {}
     clusters: dict[PairKey, str] = {}
-    for r in records:
-        if r.score is None:
+    for e in episodes:
+        if e.score is None:
             continue
-        key = (r.sample_id, r.epoch)
-        values[key] = r.score.values.get(value, 0.0)
-        clusters[key] = cluster_of(r)
+        key = (e.sample_id, e.epoch)
+        values[key] = e.score.values.get(value, 0.0)
+        clusters[key] = e.cluster
     return values, clusters

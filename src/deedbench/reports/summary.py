@@ -11,7 +11,6 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from operator import attrgetter
 from sys import intern
 from typing import NamedTuple
 
@@ -167,9 +166,6 @@ class EpisodeFigures:
     chance: float | None
 
 
-_cluster: Callable[[EpisodeFigures], str] = attrgetter("cluster")
-
-
 class RunTally:
     """A run's figures gathered as its records stream by, each record read once and let
     go: errors, terminations, timeouts and token usage are counted on the way, and each
@@ -281,7 +277,6 @@ class RunTally:
                     primary.value,
                     (first, (e for e in scored if e.condition == first)),
                     (condition, mine),
-                    _cluster,
                 )
             conditions.append(
                 ConditionSummary(
@@ -344,20 +339,6 @@ def _pass_hat_k(episodes: list[EpisodeFigures], value: str) -> list[PassK]:
         if e.score is not None:
             trials[e.sample_id].append(e.score.values.get(value, 0.0) == 1.0)
     return pass_hat_k(trials)
-
-
-def _counted(
-    episodes: Iterable[EpisodeFigures], metric: MetricSpec
-) -> tuple[list[float], list[str]]:
-    """The values and clusters of the episodes a metric counts (those with `given` = 1,
-    where it has one)."""
-    value, given = metric.value, metric.given
-    values, clusters = [], []
-    for e in episodes:
-        if e.score is not None and (given is None or e.score.values.get(given) == 1.0):
-            values.append(e.score.values.get(value, 0.0))
-            clusters.append(e.cluster)
-    return values, clusters
 
 
 class _Columns:
@@ -452,8 +433,9 @@ def _covariate(
     if covariate is None:
         return None
     per_cluster: dict[str, list[float]] = defaultdict(list)
-    for value, cluster in zip(*_counted(episodes, primary), strict=True):
-        per_cluster[cluster].append(value)
+    for e in episodes:
+        if e.score is not None and primary.counts(e.score.values):
+            per_cluster[e.cluster].append(e.score.values.get(primary.value, 0.0))
     matched = sorted(c for c in per_cluster if c in covariate.values)
     return CovariateResult(
         name=covariate.name,

@@ -3,11 +3,11 @@
 A run's light records (`StoreReader.light_records`: no transcripts) are read once and
 then only the rows written since (by rowid), so watching a live run costs one small
 query per poll; of each, the viewer keeps its browser row and its `EpisodeFigures` (what
-pairings and links read), not the record. Its summary is a `RunTally` over the records
-streamed from the store again, the same figures as `deedbench report --json`; it is
-computed again when the run changed, but no more often than every `RECOMPUTE_FACTOR`
-times its own cost, so a big live run cannot keep a core busy (its page says of how
-many episodes its figures are).
+pairings and links read), not the record, and counts it in the run's `RunTally`. Its
+summary is that tally's, the same figures as `deedbench report --json` (read from the
+store anew once an episode was stored again); it is computed again when the run changed,
+but no more often than every `RECOMPUTE_FACTOR` times its own cost, so a big live run
+cannot keep a core busy (its page says of how many episodes its figures are).
 
 Summaries the runs list needs are computed by one background thread, so listing a
 store never waits for a big run; a run's own page waits for its summary.
@@ -21,7 +21,6 @@ import time
 from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from operator import attrgetter
 from sys import intern
 from typing import Any
 
@@ -96,15 +95,19 @@ class _Run:
     summarizing: threading.Lock = field(default_factory=threading.Lock)  # one at a time
     figures: dict[EpisodeKey, EpisodeFigures] = field(default_factory=dict)  # rowid order
     rows: dict[EpisodeKey, dict[str, Any]] = field(default_factory=dict)  # for the list
-    # every record read, tallied as it is read; None once an episode was stored again
-    # (its first counts cannot be taken back), when a summary reads the store anew
-    tally: RunTally | None = None
+    tally: RunTally = field(init=False)  # every record read, counted as it is read
+    # an episode was stored again: its first counts cannot be taken back from the tally,
+    # so summaries read the store anew
+    recount: bool = False
     shared: dict[Any, Any] = field(default_factory=dict)  # what equal rows share (`_row`)
     last_rowid: int = 0
     summarized: Summarized | None = None
     summarized_version: str = ""
     computed_at: float = 0.0
     pending: bool = False  # a background summary is on its way
+
+    def __post_init__(self) -> None:
+        self.tally = RunTally(self.config)
 
 
 class Catalog:
@@ -155,7 +158,7 @@ class Catalog:
                 stale = run.summarized is None or (
                     act.version != run.summarized_version and self._due(run)
                 )
-                tally = run.tally.snapshot() if stale and run.tally is not None else None
+                tally = run.tally.snapshot() if stale and not run.recount else None
             if stale:
                 started = time.monotonic()
                 audits = self.reader.audits(run_id) if act.audits else []
@@ -298,7 +301,6 @@ class Catalog:
             primary.value,
             (labels[0], side_a.values()),
             (labels[1], side_b.values()),
-            attrgetter("cluster"),
         )
         samples = {s: i for i, s in enumerate(first.sample_ids)}
         shared = sorted(
@@ -350,15 +352,12 @@ class Catalog:
         if act.last_rowid == run.last_rowid:
             return act
         spec = run.config.report
-        if run.last_rowid == 0:
-            run.tally = RunTally(run.config)
-        maker = run.tally or RunTally(run.config)
         for rowid, record in self.reader.light_records(run.config.run_id, run.last_rowid):
             key = record.key
-            figures = maker.figures(record)
+            figures = run.tally.figures(record)
             if run.figures.pop(key, None) is not None:  # stored again: moves to the end
-                run.tally = None
-            elif run.tally is not None:
+                run.recount = True
+            elif not run.recount:
                 run.tally.add(record, figures)
             run.figures[key] = figures
             run.rows[key] = _row(run.config.run_id, rowid, record, spec, run.shared)
