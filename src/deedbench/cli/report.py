@@ -285,14 +285,13 @@ def export(
         raise fail(f"unknown format {format!r}. Valid formats: {', '.join(formats)}")
     with open_store(existing_store(store)) as runs:  # records streamed, one at a time
         config = require_run(runs, run_id)
-        records = runs.episodes(run_id)
         if format == "inspect":
-            _export_inspect(config, records, output or Path("logs"))
+            _export_inspect(config, runs.episodes(run_id), output or Path("logs"))
             return
 
         def write(out: IO[str]) -> int:
             if format == "jsonl":
-                return write_jsonl(config, records, out)
+                return write_jsonl(config, runs.episodes(run_id), out)
             # A row reads no transcript, so the summaries make the same rows: one pass for
             # the header's columns, one for the rows, neither held.
             columns = columns_of(episode_row(config, s) for s in runs.summaries(run_id))

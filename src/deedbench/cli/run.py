@@ -374,7 +374,6 @@ class _Launch:
         self.store = store
         self.prices = prices
         self.started = False
-        self.numpy_started = False
 
     def go(
         self,
@@ -408,7 +407,7 @@ class _Launch:
         # closing summary needs, is imported then, once the first episode is recorded.
         # (In this process the import would hold up the episodes' event loop instead,
         # measured: the run phase slower by more than the import saves at exit.)
-        elsewhere = ray or (workers is not None and workers > 1)
+        numpy_wanted = ray or (workers is not None and workers > 1)
         executor: Executor
         if ray:
             from deedbench.executors.ray import RayExecutor, modules_to_ship
@@ -437,9 +436,10 @@ class _Launch:
                 task = progress.add_task(label, total=total, completed=done, stats="")
 
                 def advance(record: EpisodeRecord) -> None:
-                    if elsewhere and not self.numpy_started:
+                    nonlocal numpy_wanted
+                    if numpy_wanted:
                         import_early("numpy")  # the summary's, while this process is idle
-                        self.numpy_started = True
+                        numpy_wanted = False
                     tally.advance(
                         record.usage.values(),
                         error=record.status != "scored",

@@ -396,14 +396,9 @@ class RunStore:
         primary key, those not stored left out; one that no longer parses is skipped and
         reported through `on_corrupt`."""
         for sample_id, condition, epoch in keys:
-            with self._guard():
-                row = self._db.execute(
-                    "SELECT record_json FROM episodes "
-                    "WHERE run_id = ? AND sample_id = ? AND condition = ? AND epoch = ?",
-                    (run_id, sample_id, condition, epoch),
-                ).fetchone()
-            if row is not None:
-                yield from self._parsed(run_id, [(sample_id, condition, epoch, row[0])], "record")
+            text = self._record_json(run_id, sample_id, condition, epoch)
+            if text is not None:
+                yield from self._parsed(run_id, [(sample_id, condition, epoch, text)], "record")
 
     def keys(self, run_id: str) -> Iterator[EpisodeKey]:
         """The keys of the run's stored episodes, read from their summaries' index."""
@@ -419,21 +414,25 @@ class RunStore:
         self, run_id: str, sample_id: str, condition: str, epoch: int
     ) -> EpisodeRecord | None:
         """One episode's record, read alone through the primary key."""
+        text = self._record_json(run_id, sample_id, condition, epoch)
+        if text is None:
+            return None
+        try:
+            return EpisodeRecord.model_validate_json(text)
+        except ValidationError as exc:
+            raise StoreError(
+                f"{self.path}: the record of run {run_id!r}, sample {sample_id!r}, condition "
+                f"{condition!r}, epoch {epoch} is corrupt: {_first(exc)}"
+            ) from None
+
+    def _record_json(self, run_id: str, sample_id: str, condition: str, epoch: int) -> str | None:
         with self._guard():
             row = self._db.execute(
                 "SELECT record_json FROM episodes "
                 "WHERE run_id = ? AND sample_id = ? AND condition = ? AND epoch = ?",
                 (run_id, sample_id, condition, epoch),
             ).fetchone()
-        if row is None:
-            return None
-        try:
-            return EpisodeRecord.model_validate_json(row[0])
-        except ValidationError as exc:
-            raise StoreError(
-                f"{self.path}: the record of run {run_id!r}, sample {sample_id!r}, condition "
-                f"{condition!r}, epoch {epoch} is corrupt: {_first(exc)}"
-            ) from None
+        return None if row is None else str(row[0])
 
     def count(self, run_id: str) -> dict[str, int]:
         with self._guard():

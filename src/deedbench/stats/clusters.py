@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from deedbench.stats.rates import rate
 
-if TYPE_CHECKING:  # numpy and scipy are imported where statistics are computed
+if TYPE_CHECKING:  # numpy is imported where statistics are computed
     import numpy as np
 
 __all__ = [
