@@ -9,6 +9,7 @@ raw control characters, show them as escapes instead, and print markup as it is.
 
 from __future__ import annotations
 
+import io
 import json
 import sqlite3
 from contextlib import closing
@@ -193,3 +194,23 @@ def test_run_ids_that_follow_the_rule_are_taken(tmp_path: Path, run_id: str) -> 
         "--store", str(tmp_path / "runs.db"), "--run-id", run_id,
     )  # fmt: skip
     assert result.exit_code == 0, result.output
+
+
+def test_the_console_guards_cells_nested_in_tables_and_panels() -> None:
+    """Rich renders a cell through the console's own render, nested in the table's; the
+    guard on the outermost render covers them all."""
+    from rich.panel import Panel
+    from rich.table import Table
+    from rich.text import Text
+
+    from deedbench.cli.app import SafeConsole
+
+    out = io.StringIO()
+    table = Table(title="t")
+    table.add_column("cell")
+    table.add_row(Text("title\x1b]0;owned\x07 here"))
+    table.add_row(Panel(Text("inner\x1b[2Jpanel")))
+    SafeConsole(file=out, width=60, force_terminal=True).print(table)
+    text = out.getvalue()
+    assert "\x1b]" not in text and "\x1b[2J" not in text
+    assert "\\x1b]0;owned" in text and "\\x1b[2Jpanel" in text

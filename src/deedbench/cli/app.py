@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -123,12 +124,33 @@ class SafeConsole(Console):
     characters visible); as a last guard, every segment of text this console renders
     (not rich's own control codes) has its control characters shown as escapes and
     registered secrets redacted, whatever a renderable was built from.
+
+    Rich renders a table by rendering each cell through this same method; those nested
+    renders pass their segments through untouched, since every one of them reaches the
+    output through the outermost render, which guards it (once, not once per level).
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._inside = threading.local()  # per thread: a guarded render is advancing
 
     def render(
         self, renderable: RenderableType, options: ConsoleOptions | None = None
     ) -> Iterable[Segment]:
-        for segment in super().render(renderable, options):
+        if getattr(self._inside, "active", False):
+            return super().render(renderable, options)
+        return self._guarded(super().render(renderable, options))
+
+    def _guarded(self, segments: Iterable[Segment]) -> Iterator[Segment]:
+        inside, segments = self._inside, iter(segments)
+        while True:
+            inside.active = True  # only while rich works on it, not while it waits
+            try:
+                segment = next(segments, None)
+            finally:
+                inside.active = False
+            if segment is None:
+                return
             if segment.control is None and segment.text:
                 yield Segment(printable(segment.text), segment.style)
             else:

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from deedbench.engine import EpisodeRecord, RunConfig, RunStore
     from deedbench.recipes import RunRecipe
     from deedbench.reports.cost import PriceTable
+    from deedbench.reports.summary import RunSummary, RunTally
 
 __all__ = ["list_command", "run"]
 
@@ -177,7 +178,7 @@ def run(
     from deedbench.benchmarks import load_benchmark
     from deedbench.engine import plan_run, resume_run
     from deedbench.recipes import RunRecipe
-    from deedbench.reports import render_summary, summarize
+    from deedbench.reports import render_summary
 
     if executor not in ("local", "ray"):
         raise fail(f"unknown executor {executor!r}. Valid executors: local, ray")
@@ -303,7 +304,7 @@ def run(
                 ) from None
             except DeedbenchError as exc:  # a bad spec, before anything was written
                 raise fail(str(exc)) from None
-        summary = summarize(config, runs.summaries(config.run_id), price_table)
+        summary = launch.summary()
     render_summary(
         summary,
         console,
@@ -358,6 +359,9 @@ class _Launch:
     bad spec or a missing key stops everything before the run is recorded; `started`
     tells the failures after that apart. SIGTERM stops the run as Ctrl-C does (what
     finished is stored), surfacing as CancelledError.
+
+    A new run's figures are tallied as its records arrive, so that the closing summary
+    computes its statistics at once instead of reading the run back from the store.
     """
 
     def __init__(
@@ -374,6 +378,7 @@ class _Launch:
         self.store = store
         self.prices = prices
         self.started = False
+        self.tallied: RunTally | None = None  # a new run's records, as they arrive
 
     def go(
         self,
@@ -397,6 +402,7 @@ class _Launch:
         from deedbench.agents.preload import import_early
         from deedbench.engine import Executor, InProcessExecutor, ProcessExecutor, execute
         from deedbench.reports.cost import record_cost
+        from deedbench.reports.summary import RunTally
 
         main = asyncio.current_task()
         assert main is not None
@@ -424,6 +430,7 @@ class _Launch:
             await executor.prepare(self.recipe)
             if new:
                 runs.create_run(config)
+                self.tallied = RunTally(config)
             self.started = True
             total, done = config.planned_episodes, runs.count(config.run_id).get("scored", 0)
             console.print(
@@ -446,9 +453,23 @@ class _Launch:
                         cost=record_cost(record, config, self.prices),
                     )
                     progress.update(task, advance=1, stats=tally.stats())
+                    if self.tallied is not None:
+                        self.tallied.add(record)
 
                 await execute(config, runs, executor, self.recipe, on_record=advance)
             tally.finish()
+
+    def summary(self) -> RunSummary:
+        """The figures of the whole run as stored: from the records tallied on the way
+        when they are all of it (a new run, every record seen once), else read back."""
+        from deedbench.reports.summary import RunTally
+
+        config, tally = self.config, self.tallied
+        if tally is None or tally.added != sum(self.runs.count(config.run_id).values()):
+            tally = RunTally(config)
+            for record in self.runs.summaries(config.run_id):
+                tally.add(record)
+        return tally.summary(self.prices)
 
 
 def _conditions(text: str | None, valid: tuple[str, ...]) -> list[str] | None:
