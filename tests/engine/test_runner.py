@@ -351,6 +351,31 @@ def test_concurrency_is_bounded(bench: TinyBenchmark, store: RunStore) -> None:
     assert peak == 1
 
 
+def test_the_first_request_goes_out_before_the_other_episodes_are_built(
+    bench: TinyBenchmark, store: RunStore
+) -> None:
+    """With room for every episode at once, the first one's request does not wait until
+    all of them have built theirs: a request needs a pass of the event loop (as a write
+    to a ready socket does), and the runner gives it one after starting each episode."""
+    log: list[tuple[str, str]] = []
+
+    async def sends(
+        messages: Sequence[Message], tools: Sequence[dict[str, Any]], context: AgentContext
+    ) -> Message | str:
+        episode = f"{context.sample_id}/{context.condition}/{context.epoch}"
+        if messages[-1].role != "tool":
+            log.append(("built", episode))
+            await asyncio.sleep(0)
+            log.append(("sent", episode))
+        return bump_once(messages, tools, context)
+
+    execute(make_config(bench), bench, FunctionAgent(sends), store, concurrency=12)
+    first = log[0][1]
+    built_first = [event for event in log[: log.index(("sent", first))] if event[0] == "built"]
+    assert len(built_first) <= 2, log  # was all 12 before the first request went out
+    assert store.count("r1") == {"scored": 12}
+
+
 def test_seed_in_context_is_the_episode_seed(bench: TinyBenchmark, store: RunStore) -> None:
     config = make_config(bench, seed=1234)
     agent = Recorder()

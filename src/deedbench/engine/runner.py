@@ -81,7 +81,7 @@ async def _drive(
     in_flight: set[EpisodeKey] = set()
     started = 0
 
-    def submit_more() -> None:
+    async def submit_more() -> None:
         nonlocal started
         while len(in_flight) < executor.capacity and (key := next(keys, None)) is not None:
             seed = episode_seed(config.seed, key)
@@ -91,6 +91,10 @@ async def _drive(
             executor.submit(EpisodeJob(config.run_id, recipe, key, seed, cached))
             in_flight.add(key)
             started += 1
+            # Let the episode start, and its first request go out, before the next one
+            # is built: else a hundred episodes build their requests before the first
+            # is sent (0.34 s, measured), and the server waits idle meanwhile.
+            await asyncio.sleep(0)
 
     def take(events: Iterable[Event]) -> Exception | None:
         """Store what the events bring (answers first: an episode's answers come before
@@ -111,7 +115,7 @@ async def _drive(
         return failure
 
     try:
-        submit_more()
+        await submit_more()
         beat = time.monotonic() + HEARTBEAT_SECONDS
         while in_flight:
             events: list[Event] = []
@@ -127,7 +131,7 @@ async def _drive(
             failure = take(events)
             if failure is not None:
                 raise failure
-            submit_more()
+            await submit_more()
     except BaseException:
         take(await executor.stop())
         raise
