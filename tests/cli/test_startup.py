@@ -1,12 +1,13 @@
 """What the CLI imports on its way: commands that compute no statistics never import
-numpy (nor scipy); a run imports numpy for its summary after its last episode, or, when
-its episodes run in worker processes, on a thread once the first is recorded; and no
-summary imports scipy (a second of imports; stats/exact.py says why).
+numpy (nor scipy); a run imports numpy for its summary on a thread once every episode
+left has started, or, when its episodes run in worker processes, once the first is
+recorded; and no summary imports scipy (a second of imports; stats/exact.py says why).
 
 Each command runs in a fresh interpreter (this test process has imported everything),
 through a probe that records the heavy packages in `sys.modules` when the run's
-`execute` starts (the planning done, no episode yet), when it returns (the last episode
-recorded) and when the command exits.
+`execute` starts (the planning done, no episode yet), as each record arrives (before
+the command sees it), when `execute` returns (the last episode recorded) and when the
+command exits.
 """
 
 from __future__ import annotations
@@ -38,6 +39,14 @@ execute = engine.execute
 
 async def probed(*args, **kwargs):
     seen["before_first_episode"] = heavy()
+    seen["at_records"] = []
+    on_record = kwargs["on_record"]
+
+    def noted(record):
+        seen["at_records"].append(heavy())
+        on_record(record)
+
+    kwargs["on_record"] = noted
     result = await execute(*args, **kwargs)
     seen["after_last_episode"] = heavy()
     return result
@@ -96,14 +105,18 @@ def test_show_and_export_import_no_statistics(tmp_path: Path, store: Path) -> No
         assert len(out.read_text().splitlines()) >= 4  # it did export the episodes
 
 
-def test_a_baseline_run_imports_statistics_only_after_its_last_episode(tmp_path: Path) -> None:
-    run = ("run", "tac", "--agent", "baseline/random", "--limit", "2", "--epochs", "1")
-    seen = probe(tmp_path, *run, "--store", str(tmp_path / "store.db"))
-    assert seen["before_first_episode"] == seen["after_last_episode"] == []
+def test_a_run_imports_statistics_once_its_last_episodes_have_started(tmp_path: Path) -> None:
+    """Eight episodes, two at a time: the sixth record leaves two to run, both started."""
+    run = ("run", "tac", "--agent", "baseline/random", "--limit", "2", "--epochs", "2")
+    seen = probe(tmp_path, *run, "--concurrency", "2", "--store", str(tmp_path / "store.db"))
+    assert seen["before_first_episode"] == []
+    at_records = seen["at_records"]
+    assert isinstance(at_records, list) and len(at_records) == 8
+    assert at_records[:6] == [[]] * 6  # the import starts as the sixth is counted
     assert seen["at_exit"] == ["numpy"]  # the summary's intervals, and no scipy
 
 
-def test_a_model_run_imports_statistics_only_after_its_last_episode(tmp_path: Path) -> None:
+def test_a_model_run_imports_no_statistics_before_its_episodes(tmp_path: Path) -> None:
     with FakeModelServer("openai", tac_player) as server:
         seen = probe(
             tmp_path,
@@ -111,7 +124,7 @@ def test_a_model_run_imports_statistics_only_after_its_last_episode(tmp_path: Pa
             "--limit", "2", "--epochs", "1", "--store", str(tmp_path / "store.db"),
         )  # fmt: skip
         assert server.hits > 0
-    assert seen["before_first_episode"] == seen["after_last_episode"] == ["openai"]
+    assert seen["before_first_episode"] == ["openai"]
     assert seen["at_exit"] == ["numpy", "openai"]  # the summary's intervals, and no scipy
 
 
@@ -121,5 +134,6 @@ def test_a_run_in_workers_imports_statistics_while_they_run(tmp_path: Path) -> N
     run = ("run", "tac", "--agent", "baseline/random", "--limit", "4", "--epochs", "1")
     seen = probe(tmp_path, *run, "--workers", "2", "--store", str(tmp_path / "store.db"))
     assert seen["before_first_episode"] == []
+    assert seen["at_records"][0] == []  # type: ignore[index]
     assert seen["after_last_episode"] in ([], ["numpy"])
     assert seen["at_exit"] == ["numpy"]

@@ -409,11 +409,7 @@ class _Launch:
         with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main.cancel)
         config, runs = self.config, self.runs
-        # Episodes that run in other processes leave this one idle: numpy, which the
-        # closing summary needs, is imported then, once the first episode is recorded.
-        # (In this process the import would hold up the episodes' event loop instead,
-        # measured: the run phase slower by more than the import saves at exit.)
-        numpy_wanted = ray or (workers is not None and workers > 1)
+        elsewhere = ray or (workers is not None and workers > 1)
         executor: Executor
         if ray:
             from deedbench.executors.ray import RayExecutor, modules_to_ship
@@ -439,14 +435,20 @@ class _Launch:
                 highlight=False,
             )
             tally = Tally(total, done)
+            # numpy (the closing summary's arithmetic, 0.1 s) is imported on a thread
+            # while this process mostly waits: from the first record when other processes
+            # run the episodes, else once every episode left has started. (Sooner, the
+            # import holds up the episodes' event loop: measured, a slower run phase.)
+            numpy_after = 1 if elsewhere else max(1, total - done - concurrency)
+            recorded = 0
             with progress_bar() as progress:
                 task = progress.add_task(label, total=total, completed=done, stats="")
 
                 def advance(record: EpisodeRecord) -> None:
-                    nonlocal numpy_wanted
-                    if numpy_wanted:
-                        import_early("numpy")  # the summary's, while this process is idle
-                        numpy_wanted = False
+                    nonlocal recorded
+                    recorded += 1
+                    if recorded == numpy_after:
+                        import_early("numpy", "numpy.random")
                     tally.advance(
                         record.usage.values(),
                         error=record.status != "scored",
