@@ -10,7 +10,6 @@ import copy
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from sys import intern
 from typing import NamedTuple
 
@@ -151,10 +150,11 @@ class ScoreFigures(NamedTuple):
     rules: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class EpisodeFigures:
+class EpisodeFigures(NamedTuple):
     """What the statistics keep of one scored episode, instead of its record: a few
-    strings and its score's values (hundreds of bytes, where a record is tens of KB)."""
+    strings and its score's values (hundreds of bytes, where a record is tens of KB).
+    A named tuple: immutable, as the viewer shares them, and quick to make by the
+    tens of thousands (a frozen dataclass took 2.5 us, this 0.5 us)."""
 
     sample_id: str
     condition: str
@@ -177,6 +177,7 @@ class RunTally:
         spec = config.report
         self._spec = spec
         self._cluster = cluster_of(spec)
+        self._group_by = tuple(spec.group_by)
         self._models = role_models(config)
         self.episodes: list[EpisodeFigures] = []
         self.added = 0  # records added, errors included
@@ -220,26 +221,24 @@ class RunTally:
         return other
 
     def figures(self, record: EpisodeRecord) -> EpisodeFigures:
-        """What the statistics keep of one record (no score unless it was scored)."""
-        spec = self._spec
+        """What the statistics keep of one record (no score unless it was scored); its
+        strings interned, so that the figures of a big run share them."""
         score = record.score if record.status == "scored" else None
         figures = None
         if score is not None:
-            rules = tuple(intern(e.rule) for e in score.evidence if e.rule)
-            choice = intern(score.choice) if score.choice is not None else None
+            rules = tuple([intern(e.rule) for e in score.evidence if e.rule])
+            choice = None if score.choice is None else intern(score.choice)
             figures = ScoreFigures(intern(score.outcome), score.values, choice, rules)
-        variant = None
-        if spec.flip_by is not None:
-            variant = intern(str(record.metadata.get(spec.flip_by, "?")))
+        metadata, flip_by = record.metadata, self._spec.flip_by
         return EpisodeFigures(
-            sample_id=intern(record.sample_id),
-            condition=intern(record.condition),
-            epoch=record.epoch,
-            cluster=intern(self._cluster(record)),
-            groups=tuple(intern(str(record.metadata.get(k, "?"))) for k in spec.group_by),
-            variant=variant,
-            score=figures,
-            chance=record.chance,
+            intern(record.sample_id),
+            intern(record.condition),
+            record.epoch,
+            intern(self._cluster(record)),
+            tuple([intern(str(metadata.get(key, "?"))) for key in self._group_by]),
+            None if flip_by is None else intern(str(metadata.get(flip_by, "?"))),
+            figures,
+            record.chance,
         )
 
     def summary(
