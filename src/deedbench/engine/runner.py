@@ -81,7 +81,7 @@ async def _drive(
     in_flight: set[EpisodeKey] = set()
     started = 0
 
-    async def submit_more() -> None:
+    async def submit_more(paced: bool = False) -> None:
         nonlocal started
         while len(in_flight) < executor.capacity and (key := next(keys, None)) is not None:
             seed = episode_seed(config.seed, key)
@@ -91,10 +91,13 @@ async def _drive(
             executor.submit(EpisodeJob(config.run_id, recipe, key, seed, cached))
             in_flight.add(key)
             started += 1
-            # Let the episode start, and its first request go out, before the next one
-            # is built: else a hundred episodes build their requests before the first
-            # is sent (0.34 s, measured), and the server waits idle meanwhile.
-            await asyncio.sleep(0)
+            if paced:
+                # Filling the executor, let each episode start, and its first request go
+                # out, before the next is built: else a hundred episodes build their
+                # requests before the first is sent (0.34 s, measured), the server idle
+                # meanwhile. (Refills are a few at a time; a pause each would cost the
+                # baselines' short episodes a pass of the event loop apiece.)
+                await asyncio.sleep(0)
 
     def take(events: Iterable[Event]) -> Exception | None:
         """Store what the events bring (answers first: an episode's answers come before
@@ -115,7 +118,7 @@ async def _drive(
         return failure
 
     try:
-        await submit_more()
+        await submit_more(paced=True)
         beat = time.monotonic() + HEARTBEAT_SECONDS
         while in_flight:
             events: list[Event] = []
