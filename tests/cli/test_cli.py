@@ -5,17 +5,16 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Iterator
 from contextlib import closing
 from itertools import pairwise
 from pathlib import Path
 
 import pytest
+from tests.cli.summaries import PrintedSummaries, stored_summary
 from typer.testing import CliRunner, Result
 
 from deedbench.cli.main import app
-from deedbench.engine import EpisodeRecord, RunStore
-from deedbench.reports import RunSummary, summarize
+from deedbench.engine import RunStore
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 OFFICIAL_FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "tac_official_schema.json"
@@ -111,39 +110,10 @@ def test_run_prints_the_run_id_and_a_summary(store: Path) -> None:
     assert stored(store, run_id) == {"scored": 4}
 
 
-def _printed_summaries(monkeypatch: pytest.MonkeyPatch) -> tuple[list[RunSummary], list[str]]:
-    """What `run` prints its tables from, and the runs it reads back from the store."""
-    import deedbench.reports
-
-    printed: list[RunSummary] = []
-    read: list[str] = []
-    render = deedbench.reports.render_summary
-    summaries = RunStore.summaries
-
-    def spy_render(summary: RunSummary, *args: object, **kwargs: object) -> None:
-        printed.append(summary)
-        render(summary, *args, **kwargs)  # type: ignore[arg-type]
-
-    def spy_summaries(self: RunStore, run_id: str) -> Iterator[EpisodeRecord]:
-        read.append(run_id)
-        return summaries(self, run_id)
-
-    monkeypatch.setattr(deedbench.reports, "render_summary", spy_render)
-    monkeypatch.setattr(RunStore, "summaries", spy_summaries)
-    return printed, read
-
-
-def _stored_summary(store: Path, run_id: str) -> RunSummary:
-    with RunStore(store) as runs:
-        config = runs.get_run(run_id)
-        assert config is not None
-        return summarize(config, list(runs.summaries(run_id)))
-
-
 def test_a_new_runs_summary_is_tallied_as_it_runs_and_equals_the_stored_runs(
-    store: Path, monkeypatch: pytest.MonkeyPatch
+    store: Path, printed_summaries: PrintedSummaries
 ) -> None:
-    printed, read = _printed_summaries(monkeypatch)
+    printed, read = printed_summaries
     result = invoke(
         "run", "tac", "--agent", "baseline/random", "--limit", "6", "--epochs", "2",
         "--run-id", "live", "--store", str(store),
@@ -152,20 +122,20 @@ def test_a_new_runs_summary_is_tallied_as_it_runs_and_equals_the_stored_runs(
     assert read == []  # its 24 records were counted as they came, not read back
     [summary] = printed
     assert summary.scored == 24
-    assert summary.model_dump() == _stored_summary(store, "live").model_dump()
+    assert summary.model_dump() == stored_summary(store, "live").model_dump()
 
 
 def test_a_resumed_runs_summary_counts_the_episodes_stored_before(
-    store: Path, finished_run: str, monkeypatch: pytest.MonkeyPatch
+    store: Path, finished_run: str, printed_summaries: PrintedSummaries
 ) -> None:
     delete_condition(store, finished_run, "welfare")
-    printed, read = _printed_summaries(monkeypatch)
+    printed, read = printed_summaries
     result = invoke("run", "tac", "--run-id", finished_run, "--store", str(store))
     assert result.exit_code == 0, result.output
     assert read == [finished_run]
     [summary] = printed
     assert summary.scored == 4
-    assert summary.model_dump() == _stored_summary(store, finished_run).model_dump()
+    assert summary.model_dump() == stored_summary(store, finished_run).model_dump()
 
 
 def test_run_with_an_unknown_benchmark(store: Path) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import pytest
+from tests.cli.summaries import PrintedSummaries, stored_summary
 from typer.testing import CliRunner, Result
 
 from deedbench.cli.main import app
@@ -137,6 +138,32 @@ def test_openai_run_end_to_end_with_tokens_and_cost(tmp_path: Path) -> None:
     compared = invoke("compare", "oa", "--json", "--store", str(store))
     assert compared.exit_code == 0
     assert {row["agent"] for row in json.loads(compared.stdout)["rows"]} == {"openai/gpt-4o"}
+
+
+def test_a_model_runs_closing_summary_equals_the_stored_runs(
+    tmp_path: Path, printed_summaries: PrintedSummaries
+) -> None:
+    """Tallied from the whole records as they arrived (messages, usage, costs, errors),
+    the closing summary is the one `report` computes from the stored summaries."""
+    store = tmp_path / "runs.db"
+    with FakeModelServer("openai", tac_player) as server:
+        result = start("openai/gpt-4o", store, "oa", "--base-url", server.base_url)
+    assert result.exit_code == 0, result.output
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{closed.getsockname()[1]}/v1"
+    failed = start(
+        "openai-compatible/m", store, "refused", "--base-url", url, "--max-attempts", "1"
+    )
+    assert failed.exit_code == 1, failed.output
+
+    printed, read = printed_summaries
+    assert read == []
+    priced, refused = printed
+    assert priced.costs and priced.costs[0].cost_usd is not None
+    assert priced.model_dump() == stored_summary(store, "oa").model_dump()
+    assert refused.errors == EPISODES and refused.error_kinds
+    assert refused.model_dump() == stored_summary(store, "refused").model_dump()
 
 
 def test_anthropic_run_end_to_end_with_a_dated_model_priced(tmp_path: Path) -> None:

@@ -1,0 +1,44 @@
+"""What `deedbench run` prints its closing tables from, for tests that compare it with what
+the store holds."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from deedbench.engine import EpisodeRecord, RunStore
+from deedbench.reports import RunSummary, summarize
+
+PrintedSummaries = tuple[list[RunSummary], list[str]]
+
+
+def spy_on_summaries(monkeypatch: pytest.MonkeyPatch) -> PrintedSummaries:
+    """The summaries `run` renders, and the runs whose summaries it reads from a store."""
+    import deedbench.reports
+
+    printed: list[RunSummary] = []
+    read: list[str] = []
+    render = deedbench.reports.render_summary
+    summaries = RunStore.summaries
+
+    def spy_render(summary: RunSummary, *args: object, **kwargs: object) -> None:
+        printed.append(summary)
+        render(summary, *args, **kwargs)  # type: ignore[arg-type]
+
+    def spy_summaries(self: RunStore, run_id: str) -> Iterator[EpisodeRecord]:
+        read.append(run_id)
+        return summaries(self, run_id)
+
+    monkeypatch.setattr(deedbench.reports, "render_summary", spy_render)
+    monkeypatch.setattr(RunStore, "summaries", spy_summaries)
+    return printed, read
+
+
+def stored_summary(store: Path, run_id: str) -> RunSummary:
+    """The run's summary as `report` computes it, from what the store holds."""
+    with RunStore(store) as runs:
+        config = runs.get_run(run_id)
+        assert config is not None
+        return summarize(config, list(runs.summaries(run_id)))
