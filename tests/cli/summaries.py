@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from deedbench.engine import EpisodeRecord, RunStore
-from deedbench.reports import RunSummary, summarize
+from deedbench.reports import RunSummary
+from deedbench.reports.summary import RunTally
 
 PrintedSummaries = tuple[list[RunSummary], list[str]]
 
@@ -36,9 +37,14 @@ def spy_on_summaries(monkeypatch: pytest.MonkeyPatch) -> PrintedSummaries:
     return printed, read
 
 
-def stored_summary(store: Path, run_id: str) -> RunSummary:
-    """The run's summary as `report` computes it, from what the store holds."""
+def stored_summary(store: Path, run_id: str, *, closing: bool = False) -> RunSummary:
+    """The run's summary as `report` computes it from what the store holds, or with
+    `closing`, broken down only as a run's closing tables are."""
     with RunStore(store) as runs:
         config = runs.get_run(run_id)
         assert config is not None
-        return summarize(config, list(runs.summaries(run_id)))
+        tally = RunTally(config)
+        for record in runs.summaries(run_id):
+            tally.add(record)
+        groupings = config.report.run_summary_groupings() if closing else None
+        return tally.summary(groupings=groupings)

@@ -122,7 +122,14 @@ def test_a_new_runs_summary_is_tallied_as_it_runs_and_equals_the_stored_runs(
     assert read == []  # its 24 records were counted as they came, not read back
     [summary] = printed
     assert summary.scored == 24
-    assert summary.model_dump() == stored_summary(store, "live").model_dump()
+    assert summary.model_dump() == stored_summary(store, "live", closing=True).model_dump()
+    # only the grouping its tables show is computed; `report` has them all
+    assert [list(c.by) for c in summary.conditions] == [["category"], ["category"]]
+    assert all(not c.flips for c in summary.conditions)
+    full = stored_summary(store, "live")
+    assert list(full.conditions[0].by) == ["category", "scenario", "variant"]
+    assert full.conditions[0].by["category"] == summary.conditions[0].by["category"]
+    assert full.conditions[1].versus_first == summary.conditions[1].versus_first
 
 
 def test_a_resumed_runs_summary_counts_the_episodes_stored_before(
@@ -135,7 +142,7 @@ def test_a_resumed_runs_summary_counts_the_episodes_stored_before(
     assert read == [finished_run]
     [summary] = printed
     assert summary.scored == 4
-    assert summary.model_dump() == stored_summary(store, finished_run).model_dump()
+    assert summary.model_dump() == stored_summary(store, finished_run, closing=True).model_dump()
 
 
 def test_run_with_an_unknown_benchmark(store: Path) -> None:

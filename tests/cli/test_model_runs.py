@@ -161,9 +161,9 @@ def test_a_model_runs_closing_summary_equals_the_stored_runs(
     assert read == []
     priced, refused = printed
     assert priced.costs and priced.costs[0].cost_usd is not None
-    assert priced.model_dump() == stored_summary(store, "oa").model_dump()
+    assert priced.model_dump() == stored_summary(store, "oa", closing=True).model_dump()
     assert refused.errors == EPISODES and refused.error_kinds
-    assert refused.model_dump() == stored_summary(store, "refused").model_dump()
+    assert refused.model_dump() == stored_summary(store, "refused", closing=True).model_dump()
 
 
 def test_anthropic_run_end_to_end_with_a_dated_model_priced(tmp_path: Path) -> None:

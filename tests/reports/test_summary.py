@@ -22,7 +22,7 @@ from deedbench.engine import (
     Usage,
 )
 from deedbench.reports import GroupSummary, RunSummary, summarize
-from deedbench.reports.summary import Covariate
+from deedbench.reports.summary import Covariate, RunTally
 from deedbench.stats import cluster_bootstrap_rate
 
 from ._support import purchase, run_tac
@@ -274,6 +274,25 @@ def test_every_variant_flips_the_scripted_choice(summary: RunSummary) -> None:
     # the broken scenario's epoch-1 welfare episodes are errors: one key fewer per variant
     welfare = {f.variant: f for f in _condition(summary, "welfare").flips}
     assert {f.flips.n for f in welfare.values()} == {12 * EPOCHS - 1}
+
+
+@pytest.mark.parametrize("groupings", [["category"], ["variant"], []])
+def test_a_summary_of_some_groupings_has_the_same_figures_for_those(
+    scripted_run: tuple[RunConfig, list[EpisodeRecord]], summary: RunSummary, groupings: list[str]
+) -> None:
+    """What a run's closing tables show is computed alone; the rest is left out, not
+    approximated. Flips come with their `flip_by` key (TAC's variant) only."""
+    config, records = scripted_run
+    tally = RunTally(config)
+    for record in records:
+        tally.add(record)
+    part = tally.summary(groupings=groupings)
+    for whole, some in zip(summary.conditions, part.conditions, strict=True):
+        assert list(some.by) == groupings
+        assert some.by == {key: whole.by[key] for key in groupings}
+        assert some.flips == (whole.flips if "variant" in groupings else [])
+        assert (some.overall, some.versus_first) == (whole.overall, whole.versus_first)
+    assert part.costs == summary.costs and part.error_kinds == summary.error_kinds
 
 
 def test_a_content_driven_agent_never_flips(tmp_path: Path) -> None:

@@ -304,11 +304,12 @@ def run(
                 ) from None
             except DeedbenchError as exc:  # a bad spec, before anything was written
                 raise fail(str(exc)) from None
-        summary = launch.summary()
+        groupings = config.report.run_summary_groupings()
+        summary = launch.summary(groupings)
     render_summary(
         summary,
         console,
-        groupings=config.report.run_summary_groupings(),
+        groupings=groupings,
         quiet=quiet,
         purpose=agent_purpose(config.benchmark, config.agent),
     )
@@ -461,9 +462,10 @@ class _Launch:
                 await execute(config, runs, executor, self.recipe, on_record=advance)
             tally.finish()
 
-    def summary(self) -> RunSummary:
-        """The figures of the whole run as stored: from the records tallied on the way
-        when they are all of it (a new run, every record seen once), else read back."""
+    def summary(self, groupings: list[str]) -> RunSummary:
+        """The figures of the whole run as stored, broken down by `groupings` only: from
+        the records tallied on the way when they are all of it (a new run, every record
+        seen once), else read back."""
         from deedbench.reports.summary import RunTally
 
         config, tally = self.config, self.tallied
@@ -471,7 +473,7 @@ class _Launch:
             tally = RunTally(config)
             for record in self.runs.summaries(config.run_id):
                 tally.add(record)
-        return tally.summary(self.prices)
+        return tally.summary(self.prices, groupings=groupings)
 
 
 def _conditions(text: str | None, valid: tuple[str, ...]) -> list[str] | None:

@@ -246,10 +246,15 @@ class RunTally:
         prices: PriceTable | None = None,
         covariate: Covariate | None = None,
         audits: Iterable[AuditResult] = (),
+        groupings: Sequence[str] | None = None,
     ) -> RunSummary:
         """Every figure of the records added so far; `audits` are the run's stored
-        eval-awareness audits, if any."""
+        eval-awareness audits, if any. `groupings` limits the breakdowns to those
+        `group_by` keys, and the flips to a run whose `flip_by` key is among them (None:
+        all), for a reader that shows no others: a run's closing tables show one."""
         config, spec = self.config, self._spec
+        keys = spec.group_by if groupings is None else list(groupings)
+        flips = groupings is None or spec.flip_by in keys
         audits = list(audits)
         prices = prices or PriceTable.load()
         primary = spec.metric(spec.primary)
@@ -262,6 +267,8 @@ class RunTally:
             columns = _Columns(mine, spec)
             by: dict[str, list[GroupSummary]] = {}
             for index, key in enumerate(spec.group_by):
+                if key not in keys:
+                    continue
                 groups: dict[str, list[int]] = defaultdict(list)
                 for position, e in enumerate(mine):
                     groups[e.groups[index]].append(position)
@@ -285,7 +292,7 @@ class RunTally:
                     overall=overall,
                     by=by,
                     pass_hat_k=passes,
-                    flips=_flips(mine, spec),
+                    flips=_flips(mine, spec) if flips else [],
                     versus_first=versus,
                     covariate=_covariate(mine, primary, covariate),
                 )

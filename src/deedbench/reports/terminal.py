@@ -318,7 +318,7 @@ def render_summary(
     if summary.audits:
         print_table(console, _audit_table(summary.audits), labels=3)
     for condition in summary.conditions:
-        if condition.flips and (groupings is None or "variant" in groupings):
+        if condition.flips and (groupings is None or summary.run.report.flip_by in groupings):
             print_table(console, _flips_table(condition, summary.cluster_by))
         for key, groups in condition.by.items():
             if groupings is not None and key not in groupings:
