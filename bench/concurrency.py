@@ -15,15 +15,19 @@ the first time (the first one-process run), starting the workers for the others 
 fork server imports deedbench and the SDK, once per process); "ready" says when that ended.
 
     python bench/concurrency.py [--epochs 6] [--concurrency 100] [--latency 0.2] [--workers 1 2]
-    python bench/concurrency.py --cli [--src OTHER/src]   # `deedbench run` end to end
+    python bench/concurrency.py --cli [--src OTHER/src] [--timeline]   # `deedbench run`
 
 `--cli` times the command a user types instead, each worker count in a fresh process
 (interpreter start, imports, workers, summary and all) against a clean server, with the
 response cache on, as `deedbench run` has it by default; `--src` runs another checkout's
 deedbench that way, for an A/B. From the server's clock it prints the time from process
 start to the first request, the run phase (first request to last answer) against the
-ideal, and the last answer to exit. `--per-call CALLS` prints the client CPU per call of
-each protocol (OpenAI chat, Anthropic messages) split into the SDK's and deedbench's own.
+ideal, and the last answer to exit. `--timeline` adds, to each --cli line, where the time
+from the last answer to the exit went: the episodes' executor closing, the event loop's
+end, the closing summary, its tables, and the interpreter's exit (the command runs
+through a probe that notes when each of those returns). `--per-call CALLS` prints the
+client CPU per call of each protocol (OpenAI chat, Anthropic messages) split into the
+SDK's and deedbench's own.
 
     python bench/concurrency.py --per-call 3000
 
@@ -36,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import math
 import multiprocessing
 import os
@@ -169,17 +174,56 @@ def one_run(
     }
 
 
+# Runs `deedbench run` as the console entry does, noting (time.time()) when the episodes'
+# execute, the asyncio run, the closing summary and its tables return, and the exit
+# handlers start, in the file named by DEEDBENCH_TIMELINE. Wrappers stand in for the module
+# attributes the command looks up when it runs; an older checkout lacking one is skipped.
+TIMELINE_PROBE = """
+import atexit, json, os, sys, time
+import deedbench.cli.run as run_command, deedbench.engine as engine, deedbench.reports as reports
+marks = []
+def noting(label, function, is_async=False):
+    async def noted_async(*args, **kwargs):
+        try:
+            return await function(*args, **kwargs)
+        finally:
+            marks.append((label, time.time()))
+    def noted(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        finally:
+            marks.append((label, time.time()))
+    return noted_async if is_async else noted
+engine.execute = noting("episodes done", engine.execute, is_async=True)
+run_command._Launch.go = noting("event loop done", run_command._Launch.go)
+if hasattr(run_command._Launch, "summary"):
+    run_command._Launch.summary = noting("summary", run_command._Launch.summary)
+reports.render_summary = noting("tables", reports.render_summary)
+def write():
+    marks.append(("exit handlers", time.time()))
+    with open(os.environ["DEEDBENCH_TIMELINE"], "w") as out:
+        json.dump(marks, out)
+atexit.register(write)
+from deedbench.cli.main import main
+main()
+"""
+
+
 def cli_run(
-    url: str, store: Path, epochs: int, concurrency: int, workers: int, src: str | None
-) -> tuple[int, float, float]:
-    """`deedbench run` in a fresh process; its wall-clock start and end (the workers' fork
-    server outlives the command, so its CPU is nobody's child to count) and the episodes
-    it recorded."""
-    command = [sys.executable, "-c", "from deedbench.cli.main import main; main()", "run", "tac"]
+    url: str, store: Path, epochs: int, concurrency: int, workers: int, src: str | None,
+    timeline: Path | None = None,
+) -> tuple[int, float, float]:  # fmt: skip
+    """`deedbench run` in a fresh process (through TIMELINE_PROBE if `timeline` names its
+    file); its wall-clock start and end (the workers' fork server outlives the command, so
+    its CPU is nobody's child to count) and the episodes it recorded."""
+    entry = "from deedbench.cli.main import main; main()" if timeline is None else TIMELINE_PROBE
+    command = [sys.executable, "-c", entry, "run", "tac"]
     command += ["--agent", "openai-compatible/fake", "--base-url", url, "--epochs", str(epochs)]
     command += ["--concurrency", str(concurrency), "--workers", str(workers)]
     command += ["--run-id", f"cli-{workers}w", "--store", str(store)]
-    env = {**os.environ, "PYTHONPATH": src} if src else None
+    env = {**os.environ, **({"PYTHONPATH": src} if src else {})}
+    if timeline is not None:
+        env["DEEDBENCH_TIMELINE"] = str(timeline)
     # Output to files, not pipes: the command's exit is when a terminal's prompt returns.
     # (With --workers, a reader of its output pipes also waits for the fork server, which
     # holds them too, to finish its own exit.)
@@ -209,6 +253,15 @@ def cli_report(
         f"start to first request {first - start:.2f} s, run phase {last - first:.2f} s "
         f"({(last - first) / ideal:.2f}x of ideal), last answer to exit {end - last:.2f} s"
     )
+
+
+def timeline_report(timeline: Path, last_answer: float, end: float) -> None:
+    """The exit's parts: each noted step's time after the one before, from the last answer."""
+    before, parts = last_answer, []
+    for label, at in [*json.loads(timeline.read_text()), ("process ended", end)]:
+        parts.append(f"{label} +{1000 * (at - before):.0f} ms")
+        before = at
+    print("  after the last answer: " + ", ".join(parts))
 
 
 def serve(
@@ -316,6 +369,9 @@ def main() -> None:
     parser.add_argument("--cli", action="store_true", help="time `deedbench run` end to end")
     parser.add_argument("--src", help="with --cli: the src folder of the deedbench to run")
     parser.add_argument(
+        "--timeline", action="store_true", help="with --cli: where the exit's time goes"
+    )
+    parser.add_argument(
         "--per-call",
         type=int,
         metavar="CALLS",
@@ -328,11 +384,17 @@ def main() -> None:
                 process, url = serve(args.latency, 0.0)
                 try:
                     store = Path(tmp) / f"cli-{workers}w.db"
-                    done = cli_run(url, store, args.epochs, args.concurrency, workers, args.src)
+                    timeline = Path(tmp) / f"cli-{workers}w.json" if args.timeline else None
+                    done = cli_run(
+                        url, store, args.epochs, args.concurrency, workers, args.src, timeline
+                    )
                 finally:
                     process.terminate()
                     out, _ = process.communicate()
-                cli_report(workers, args.epochs, args.latency, args.concurrency, *done, served(out))
+                times = served(out)
+                cli_report(workers, args.epochs, args.latency, args.concurrency, *done, times)
+                if timeline is not None:
+                    timeline_report(timeline, times["last_answer_at"], done[2])
         return
     if args.per_call:
         for protocol in ("openai", "anthropic"):
