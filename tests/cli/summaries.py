@@ -43,8 +43,6 @@ def stored_summary(store: Path, run_id: str, *, closing: bool = False) -> RunSum
     with RunStore(store) as runs:
         config = runs.get_run(run_id)
         assert config is not None
-        tally = RunTally(config)
-        for record in runs.summaries(run_id):
-            tally.add(record)
+        tally = RunTally.of(config, runs.summaries(run_id))
         groupings = config.report.run_summary_groupings() if closing else None
         return tally.summary(groupings=groupings)

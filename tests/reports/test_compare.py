@@ -17,10 +17,7 @@ Run = tuple[RunConfig, list[EpisodeRecord]]
 
 
 def figures(config: RunConfig, records: Iterable[EpisodeRecord]) -> list[EpisodeFigures]:
-    tally = RunTally(config)
-    for record in records:
-        tally.add(record)
-    return tally.episodes
+    return RunTally.of(config, records).episodes
 
 
 @pytest.fixture(scope="module")

@@ -283,10 +283,7 @@ def test_a_summary_of_some_groupings_has_the_same_figures_for_those(
     """What a run's closing tables show is computed alone; the rest is left out, not
     approximated. Flips come with their `flip_by` key (TAC's variant) only."""
     config, records = scripted_run
-    tally = RunTally(config)
-    for record in records:
-        tally.add(record)
-    part = tally.summary(groupings=groupings)
+    part = RunTally.of(config, records).summary(groupings=groupings)
     for whole, some in zip(summary.conditions, part.conditions, strict=True):
         assert list(some.by) == groupings
         assert some.by == {key: whole.by[key] for key in groupings}

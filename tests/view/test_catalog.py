@@ -57,9 +57,7 @@ def test_a_snapshot_is_not_changed_by_later_records(reports: Reports) -> None:
     with RunStore(reports.tac.path.parent / "runs.db") as source:
         config = source.require_run("mixed")
         records = list(source.summaries("mixed"))
-    tally = RunTally(config)
-    for record in records[:10]:
-        tally.add(record)
+    tally = RunTally.of(config, records[:10])
     taken = tally.snapshot()
     before = taken.summary(PriceTable.load())
     for record in records[10:]:

@@ -58,9 +58,7 @@ def _load(store: Path | None, run_ids: list[str]) -> list[Loaded]:
     with open_store(existing_store(store)) as runs:
         for run_id in run_ids:
             config = require_run(runs, run_id)
-            tally = RunTally(config)
-            for record in runs.summaries(run_id):
-                tally.add(record)
+            tally = RunTally.of(config, runs.summaries(run_id))
             loaded.append((config, tally, load_audits(runs, run_id)))
     return loaded
 

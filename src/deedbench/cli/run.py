@@ -470,9 +470,7 @@ class _Launch:
 
         config, tally = self.config, self.tallied
         if tally is None or tally.added != sum(self.runs.count(config.run_id).values()):
-            tally = RunTally(config)
-            for record in self.runs.summaries(config.run_id):
-                tally.add(record)
+            tally = RunTally.of(config, self.runs.summaries(config.run_id))
         return tally.summary(self.prices, groupings=groupings)
 
 

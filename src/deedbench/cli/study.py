@@ -323,9 +323,7 @@ def _report(
             continue
         group = []
         for run in planned:
-            tally = RunTally(run.config)
-            for record in runs.summaries(run.run_id):
-                tally.add(record)
+            tally = RunTally.of(run.config, runs.summaries(run.run_id))
             figures[run.run_id] = tally.episodes
             audits[run.run_id] = load_audits(runs, run.run_id)
             group.append(tally.summary(price_table, audits=audits[run.run_id]))

@@ -187,6 +187,15 @@ class RunTally:
         self._timeouts = 0
         self._calls = CallTotals()
 
+    @classmethod
+    def of(cls, config: RunConfig, records: Iterable[EpisodeRecord]) -> RunTally:
+        """A tally of these records (whole ones or stored summaries), read once, one at a
+        time."""
+        tally = cls(config)
+        for record in records:
+            tally.add(record)
+        return tally
+
     def add(self, record: EpisodeRecord, figures: EpisodeFigures | None = None) -> None:
         """Count one record (a whole one, or its stored summary: the same figures);
         `figures`, if the caller has made them already, are its `figures(record)`."""
@@ -254,7 +263,7 @@ class RunTally:
         all), for a reader that shows no others: a run's closing tables show one."""
         config, spec = self.config, self._spec
         keys = spec.group_by if groupings is None else list(groupings)
-        flips = groupings is None or spec.flip_by in keys
+        with_flips = groupings is None or spec.flip_by in keys
         audits = list(audits)
         prices = prices or PriceTable.load()
         primary = spec.metric(spec.primary)
@@ -292,7 +301,7 @@ class RunTally:
                     overall=overall,
                     by=by,
                     pass_hat_k=passes,
-                    flips=_flips(mine, spec) if flips else [],
+                    flips=_flips(mine, spec) if with_flips else [],
                     versus_first=versus,
                     covariate=_covariate(mine, primary, covariate),
                 )
@@ -333,10 +342,7 @@ def summarize(
 ) -> RunSummary:
     """Every figure of a run, its records (or their stored summaries) read once, one at
     a time; `audits` are its stored eval-awareness audits, if any."""
-    tally = RunTally(config)
-    for record in records:
-        tally.add(record)
-    return tally.summary(prices, covariate, audits)
+    return RunTally.of(config, records).summary(prices, covariate, audits)
 
 
 def _pass_hat_k(episodes: list[EpisodeFigures], value: str) -> list[PassK]:

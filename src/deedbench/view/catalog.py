@@ -163,9 +163,8 @@ class Catalog:
                 started = time.monotonic()
                 audits = self.reader.audits(run_id) if act.audits else []
                 if tally is None:
-                    tally = RunTally(run.config)
-                    for _, record in self.reader.light_records(run_id):
-                        tally.add(record)
+                    records = (record for _, record in self.reader.light_records(run_id))
+                    tally = RunTally.of(run.config, records)
                 summary = tally.summary(self.prices, audits=audits)
                 finished = time.monotonic()
                 seconds = finished - started

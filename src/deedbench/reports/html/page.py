@@ -82,10 +82,7 @@ def _capped(summaries: list[RunSummary], records: Mapping[str, Sequence[EpisodeR
 
 
 def _figures(summary: RunSummary, records: Sequence[EpisodeRecord]) -> list[EpisodeFigures]:
-    tally = RunTally(summary.run)
-    for record in records:
-        tally.add(record)
-    return tally.episodes
+    return RunTally.of(summary.run, records).episodes
 
 
 def render_figures(
