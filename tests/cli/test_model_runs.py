@@ -410,8 +410,10 @@ def test_timeouts_in_a_run_come_with_what_to_change(tmp_path: Path) -> None:
     slow_once = iter([True])
 
     def slow_first_call(body: dict[str, Any]) -> Reply:
+        # Ten times the timeout: on a loaded machine (CI, 2 cores, Ray beside) a reply
+        # 0.7 s past it once arrived before the client's timer ran, and nothing timed out.
         reply = tac_player(body)
-        reply.delay = 1.0 if next(slow_once, False) else 0.0
+        reply.delay = 3.0 if next(slow_once, False) else 0.0
         return reply
 
     with FakeModelServer("openai", slow_first_call) as server:
