@@ -10,20 +10,26 @@ agent can read, never an exception that ends the episode.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Generic, ParamSpec, TypeVar, get_type_hints, overload
+from typing import Any, Generic, Literal, ParamSpec, TypeVar, get_type_hints, overload
 
 from pydantic import ConfigDict, TypeAdapter, ValidationError, create_model
 
 from deedbench.errors import ToolError
 from deedbench.records import Message, Termination, ToolCall
 
-__all__ = ["Tool", "ToolBox", "TurnOutcome", "tool"]
+__all__ = ["Tool", "ToolBox", "ToolKind", "TurnOutcome", "tool"]
+
+ToolKind = Literal["read", "write", "think", "generic"]
+"""What a tool does, as τ² classifies tools: reads, writes, only thinks, or something else
+(a hand-off). Whether it changes the world is `Tool.writes`, usually the same as ``write``
+(τ²'s hand-off is generic and changes nothing; τ³'s unlocking is generic and does)."""
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -44,9 +50,21 @@ class Tool(Generic[P, R]):
     writes: bool
     validator: TypeAdapter[Any] = field(repr=False)
     ends_episode: bool = False
+    kind: ToolKind = "read"
+    listed: bool = True
+    """Whether agents are shown it; an unlisted tool exists and can be called once the
+    agent learns of it (τ³'s discoverable tools)."""
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         return self.function(*args, **kwargs)
+
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        """A tool defined as a method (τ²'s toolkits keep a side's tools on a class over
+        its database) is the tool on the class, and a bound method on an instance, so the
+        toolkit's own methods call one another as methods."""
+        if instance is None:
+            return self
+        return self.function.__get__(instance, owner)
 
     @cached_property
     def spec(self) -> dict[str, Any]:
@@ -67,7 +85,12 @@ def tool(function: Callable[P, R], /) -> Tool[P, R]: ...
 
 @overload
 def tool(
-    *, name: str | None = None, writes: bool = False, ends_episode: bool = False
+    *,
+    name: str | None = None,
+    writes: bool | None = None,
+    ends_episode: bool = False,
+    kind: ToolKind | None = None,
+    listed: bool = True,
 ) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
 
 
@@ -76,16 +99,25 @@ def tool(
     /,
     *,
     name: str | None = None,
-    writes: bool = False,
+    writes: bool | None = None,
     ends_episode: bool = False,
+    kind: ToolKind | None = None,
+    listed: bool = True,
 ) -> Tool[P, R] | Callable[[Callable[P, R]], Tool[P, R]]:
-    """Turn a function into a `Tool`; usable as ``@tool`` or ``@tool(writes=True)``.
+    """Turn a function into a `Tool`; usable as ``@tool``, ``@tool(writes=True)`` or
+    ``@tool(kind="write")``.
 
-    A tool with `ends_episode` (a hand-off to a human) ends the episode when it succeeds.
+    `kind` defaults to ``write`` for a tool that writes, else ``read``; `writes` defaults to
+    whether the kind is ``write``. A tool with `ends_episode` (a hand-off to a human) ends the
+    episode when it succeeds; an unlisted one is not in the specs agents are shown.
     """
 
     def build(fn: Callable[P, R]) -> Tool[P, R]:
-        return _make_tool(fn, name or fn.__name__, writes, ends_episode)
+        changes = writes if writes is not None else kind == "write"
+        made = _make_tool(fn, name or fn.__name__, changes, ends_episode)
+        return dataclasses.replace(
+            made, kind=kind or ("write" if changes else "read"), listed=listed
+        )
 
     return build(function) if function is not None else build
 
@@ -199,7 +231,7 @@ class ToolBox:
         self.ended_by: str | None = None  # the episode-ending tool that succeeded, if any
 
     def specs(self) -> list[dict[str, Any]]:
-        return [t.spec for t in self.tools.values()]
+        return [t.spec for t in self.tools.values() if t.listed]
 
     def take_turn(self, turn: Message) -> TurnOutcome:
         """Run every call of the agent's turn; a turn without calls speaks to the user."""

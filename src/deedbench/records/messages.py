@@ -102,6 +102,10 @@ class Message(BaseModel):
     `provider_content` keeps a provider's own blocks where they must be sent back
     verbatim (Anthropic's signed thinking blocks). `truncated_by` says when the provider
     cut a reply short: at its output token limit (`length`) or by its content filter.
+
+    Where the user has tools of their own (τ²'s dual control), a user message may carry
+    tool calls, and the tool messages answering them say ``requestor="user"``; the agent
+    is never shown either (`visible_to_agent`).
     """
 
     role: Role
@@ -115,3 +119,12 @@ class Message(BaseModel):
     usage: Usage | None = None
     provider_content: list[dict[str, Any]] | None = None
     truncated_by: Literal["length", "content_filter"] | None = None
+    requestor: Literal["user"] | None = Field(default=None, exclude_if=lambda v: v is None)
+
+    @property
+    def visible_to_agent(self) -> bool:
+        """False for the user's own tool calls and their results, which happen on the user's
+        side (their phone) where the agent cannot see."""
+        if self.role == "user":
+            return not self.tool_calls
+        return not (self.role == "tool" and self.requestor == "user")

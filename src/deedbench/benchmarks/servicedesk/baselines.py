@@ -63,7 +63,7 @@ class OracleAgent:
         identity = self.domain.identity(ins)
         looked_up = any(c.name in self.domain.procedure.auth_tools for c in calls)
         if identity.introduction(ins) not in said and not looked_up:
-            ways = ", or ".join(i.asked_as for i in self.domain.customer.identities.values())
+            ways = ", or ".join(i.asked_as for i in self.domain.talk.identities.values())
             return _say(f"I can help with that. First, please tell me {ways}.")
         if identity.lookup is not None and not looked_up:
             found = {name: getattr(ins, name) for name in identity.lookup_args}

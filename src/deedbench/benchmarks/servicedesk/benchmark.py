@@ -137,7 +137,7 @@ class ServiceDeskBenchmark(Benchmark):
         self.user: str = self.values["user"]
         self._user_model: Agent | None = None
         self.tasks = {t.id: t for t in (self.load_tasks() if tasks is None else tasks)}
-        ways = self.domain.customer.identities
+        ways = self.domain.talk.identities
         for task in self.tasks.values():
             if task.instructions.identify_by not in ways:
                 raise BenchmarkError(
@@ -162,7 +162,7 @@ class ServiceDeskBenchmark(Benchmark):
     @property
     def user_prompt_version(self) -> str | None:
         """The model-played customer's prompt version, recorded with a run."""
-        return self.domain.customer.prompt_version
+        return self.domain.talk.prompt_version
 
     @cached_property
     def base(self) -> Tables:

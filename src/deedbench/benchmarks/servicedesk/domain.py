@@ -5,6 +5,13 @@ scorer, replay, validation, rescoring) is the same for every desk. A `Domain`
 supplies the rest: its tools and how its data loads, its procedure (which tools
 write, authenticate, read personal data, hand over), which lists compare as
 multisets, its own policy rules, and how its customers talk (`Customer`).
+
+A desk whose customer has tools of their own (τ²'s dual control: telecom's phone,
+banking's app) names them in `user_tools`, with the customer's database
+(`load_user`; none: the customer's tools act on the desk's), and `sync`, what keeps
+the two sides consistent after every call (the phone follows the network). A
+domain whose tools are methods of a toolkit over its database (τ²'s) says how to
+make that toolkit from an episode's world (`bind`, `bind_user`).
 """
 
 from __future__ import annotations
@@ -16,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from deedbench.benchmarks.servicedesk.task import CHANGE, Action, UserInstructions
-from deedbench.benchmarks.servicedesk.world import Tables
-from deedbench.engine import Message, Tool
+from deedbench.benchmarks.servicedesk.world import DeskWorld, Tables
+from deedbench.engine import BenchmarkError, Message, Tool
 from deedbench.scoring.procedure import ProcedureSpec, Violation, check_procedure
 
 __all__ = ["Answer", "Customer", "Domain", "Identity", "PolicyCheck"]
@@ -100,8 +107,10 @@ class Domain:
     load: Callable[[Path], Tables]
     tools: Sequence[Tool]
     procedure: ProcedureSpec
-    unordered: frozenset[str]
-    customer: Customer
+    unordered: frozenset[str] = frozenset()
+    customer: Customer | None = None
+    """How the desk's scripted customer and oracle talk (None: the domain's tasks come
+    with their own user, as τ²'s do)."""
     kinds: Mapping[str, str] = field(default_factory=dict)
     """The kind of want each write tool serves, for tasks built from gold actions (others:
     `CHANGE`)."""
@@ -109,6 +118,22 @@ class Domain:
     """The generic procedure rules that apply (None: all)."""
     policy_check: PolicyCheck | None = None
     """The domain's own policy rules."""
+    user_tools: Sequence[Tool] = ()
+    """The tools the customer has (dual control); the agent never sees them."""
+    load_user: Callable[[Path], Mapping[str, Any]] | None = None
+    """The customer's own database (None: their tools act on the desk's database)."""
+    tables: frozenset[str] | None = None
+    """The entries of the database that are tables of records (None: all)."""
+    user_tables: frozenset[str] | None = None
+    """Likewise for the customer's database."""
+    bind: Callable[[DeskWorld], Any] | None = None
+    """What the desk's tools take as their first argument, made from an episode's world
+    (a toolkit over it); None: the world itself."""
+    bind_user: Callable[[DeskWorld], Any] | None = None
+    """Likewise for the customer's tools."""
+    sync: Callable[[Any, Any], None] | None = None
+    """Run after every successful call, on either side, with the desk's and the customer's
+    bound states: what keeps the two consistent."""
 
     def violations(self, messages: Sequence[Message], base: Mapping[str, Any]) -> list[Violation]:
         found = check_procedure(messages, self.procedure, self.procedure_rules)
@@ -116,8 +141,16 @@ class Domain:
             found += self.policy_check(messages, base)
         return sorted(found, key=lambda v: v.message_index)
 
+    @property
+    def talk(self) -> Customer:
+        """How the customers talk; a `BenchmarkError` for a domain whose tasks bring their own
+        user (the scripted customer and the oracle need it)."""
+        if self.customer is None:
+            raise BenchmarkError(f"the {self.name} domain says nothing of how its customers talk")
+        return self.customer
+
     def identity(self, instructions: UserInstructions) -> Identity:
-        return self.customer.identities[instructions.identify_by]
+        return self.talk.identities[instructions.identify_by]
 
     def introduction(self, instructions: UserInstructions) -> str:
         """What the scripted customer says to identify itself."""

@@ -34,7 +34,7 @@ def user_prompt(ins: UserInstructions, domain: Domain) -> str:
         wants = ins.free_text
         refuses = "- whatever the instructions above rule out"
     return (
-        f"You are a customer writing to {domain.customer.desk}. Play this person; "
+        f"You are a customer writing to {domain.talk.desk}. Play this person; "
         "you are not an assistant.\n\n"
         f"Who you are: {ins.first_name} {ins.last_name}. When asked to identify yourself, "
         f"give {identity}. Do not volunteer it before you are asked.\n\n"

@@ -119,7 +119,7 @@ class ScriptedUser:
         if introduction not in said and _ASKS_IDENTITY.search(text):
             return introduction
         if want.action is not None and _PROPOSES.search(text):
-            verbs = self.domain.customer.verbs.get(want.action.name.split("_")[0], ("",))
+            verbs = self.domain.talk.verbs.get(want.action.name.split("_")[0], ("",))
             if any(re.search(rf"\b{v}", text) for v in verbs) and all(
                 _names(text, v) for v in self.domain.keys(want.action)
             ):
@@ -138,7 +138,7 @@ class ScriptedUser:
         action = want.action
         if action is None or not text.rstrip().endswith("?"):
             return None
-        for answer in self.domain.customer.answers:
+        for answer in self.domain.talk.answers:
             if answer.asks.search(text) and answer.needs in action.kwargs:
                 return answer.reply(action.kwargs)
         return None

@@ -5,7 +5,11 @@ every episode. Here the loaded database is shared by every episode and never
 changed; a world keeps only the records its episode wrote or added. Creating one
 costs nothing, and a scorer can compare two worlds by looking only at the records
 either touched. A domain's data is a set of tables, each read from one JSON file
-(`load_tables`).
+(`load_tables`). A database may also hold entries that are not tables of records
+(τ²'s telecom keeps lists of lines and one phone): a world names its tables, and
+every other entry is a value, which the episode copies whole the first time it
+reaches it (such databases are small). `session` holds what an episode's tools
+remember outside the database (τ³'s unlocked tools), which no comparison sees.
 """
 
 from __future__ import annotations
@@ -43,17 +47,52 @@ class DeskWorld:
     table as τ-bench's tools see their ``data["orders"]`` (see `Table`).
     """
 
-    __slots__ = ("_added", "_overlay", "base")
+    __slots__ = ("_added", "_overlay", "_tables", "_values", "base", "session")
 
-    def __init__(self, base: Tables) -> None:
-        self.base = base
+    def __init__(self, base: Mapping[str, Any], tables: Iterable[str] | None = None) -> None:
+        """`tables`: the entries of `base` that are tables of records (None: all of them)."""
+        self.base: Any = base
+        self._tables = frozenset(base) if tables is None else frozenset(tables)
         self._overlay: dict[str, dict[str, Record]] = {}
         self._added: dict[str, list[str]] = {}  # keys not in the base, in the order added
+        self._values: dict[str, Any] = {}  # this episode's copies of the entries that are values
+        self.session: dict[str, Any] = {}
 
     def __getitem__(self, table: str) -> Table:
-        if table not in self.base:
+        if table not in self.base or table not in self._tables:
             raise KeyError(table)
         return Table(self, table)
+
+    def value(self, name: str) -> Any:
+        """This episode's own copy of an entry that is not a table (copied on first use);
+        change it in place."""
+        if name not in self._values:
+            if name not in self.base or name in self._tables:
+                raise KeyError(name)
+            self._values[name] = copy_json(self.base[name])
+        return self._values[name]
+
+    def set_value(self, name: str, value: Any) -> None:
+        """Replace an entry that is not a table."""
+        if name not in self.base or name in self._tables:
+            raise KeyError(name)
+        self._values[name] = value
+
+    def values_reached(self) -> dict[str, Any]:
+        """The entries that are values this episode has reached (and may have changed)."""
+        return self._values
+
+    def copy(self) -> DeskWorld:
+        """An independent world in this one's state, over the same base (what the episode
+        wrote is copied; the base is shared)."""
+        other = DeskWorld(self.base, self._tables)
+        other._overlay = {
+            t: {k: copy_json(r) for k, r in written.items()} for t, written in self._overlay.items()
+        }
+        other._added = {t: list(keys) for t, keys in self._added.items()}
+        other._values = {n: copy_json(v) for n, v in self._values.items()}
+        other.session = copy_json(self.session)
+        return other
 
     def get(self, table: str, key: str) -> Record | None:
         """The record as this episode sees it, or None when there is none."""
@@ -114,9 +153,13 @@ class DeskWorld:
                 changed[table] = keys
         return changed
 
-    def snapshot(self) -> Tables:
-        """The whole merged database as plain dicts (shared records; do not mutate)."""
-        return {table: dict(self.items(table)) for table in self.base}
+    def snapshot(self) -> dict[str, Any]:
+        """The whole merged database as plain dicts, in the base's order (shared records;
+        do not mutate)."""
+        return {
+            name: dict(self.items(name)) if name in self._tables else self._values.get(name, entry)
+            for name, entry in self.base.items()
+        }
 
 
 class Table:

@@ -61,7 +61,7 @@ def _say(action: Action) -> str:
 def _identify_by(domain: Domain, instruction: str) -> str:
     """The first of the domain's ways whose cue the instruction uses, else its default
     (the first way without a cue)."""
-    ways = domain.customer.identities
+    ways = domain.talk.identities
     text = instruction.lower()
     cued = (name for name, way in ways.items() if way.cue is not None and way.cue in text)
     return next(cued, next(name for name, way in ways.items() if way.cue is None))
