@@ -18,10 +18,11 @@ from deedbench.engine.executor import (
     InProcessExecutor,
     Recipe,
 )
+from deedbench.engine.half_duplex import HalfDuplex
 from deedbench.engine.planning import new_run_config, plan_run, resume_run
 from deedbench.engine.runner import execute, run
 from deedbench.engine.store import RunStore
-from deedbench.engine.tools import Tool, ToolBox, TurnOutcome, tool
+from deedbench.engine.tools import Tool, ToolBox, ToolKind, TurnOutcome, tool
 from deedbench.engine.workers import ProcessExecutor
 from deedbench.errors import (
     BenchmarkError,
@@ -65,6 +66,7 @@ __all__ = [
     "EpisodeTranscript",
     "Executor",
     "ExecutorError",
+    "HalfDuplex",
     "InProcessExecutor",
     "InfrastructureError",
     "Message",
@@ -85,6 +87,7 @@ __all__ = [
     "ToolBox",
     "ToolCall",
     "ToolError",
+    "ToolKind",
     "TurnOutcome",
     "Usage",
     "User",

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deedbench.engine.agent import Agent, AgentContext, User
+from deedbench.engine.half_duplex import HalfDuplex, run_half_duplex
 from deedbench.engine.tools import ToolBox
 from deedbench.errors import ContextExceeded, InfrastructureError
 from deedbench.records import Message, Termination
@@ -22,6 +23,9 @@ class EpisodeSetup:
     user: User | None = None
     max_steps: int = 30
     max_tool_errors: int | None = 10  # consecutive failed calls that end it; None: no limit
+    half_duplex: HalfDuplex | None = None
+    """τ²'s protocol, where the user may have tools of their own (`half_duplex.py`);
+    `max_steps` then counts every message passed, `max_tool_errors` is unused."""
 
 
 @dataclass
@@ -46,10 +50,16 @@ async def run_episode(
     `max_tool_errors` counts consecutive failed tool calls; a successful call resets it.
     A reply the provider cut short with no tool call ends the episode with its own
     termination (it is no answer to give a user, and no refusal), and so does a prompt
-    over the context window, from the agent or from a model-played user.
+    over the context window, from the agent or from a model-played user. With
+    `half_duplex` set, the episode follows that protocol instead (`run_half_duplex`).
     """
     messages = list(setup.messages)
     toolbox = setup.toolbox
+    if setup.half_duplex is not None:
+        reason, taken, error = await run_half_duplex(
+            agent, messages, toolbox, setup.user, setup.half_duplex, setup.max_steps, context
+        )
+        return EpisodeTranscript(messages, reason, taken, error, toolbox.state)
     specs = toolbox.specs()
     steps = 0
     failed_in_a_row = 0

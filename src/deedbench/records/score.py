@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 
 __all__ = ["NO_CHOICE", "Evidence", "Score"]
@@ -30,3 +32,6 @@ class Score(BaseModel):
     values: dict[str, float]
     evidence: list[Evidence] = Field(default_factory=list)
     choice: str | None = None
+    details: dict[str, Any] | None = Field(default=None, exclude_if=lambda v: v is None)
+    """What the scorer found, in its benchmark's own terms, kept whole (τ²'s
+    ``reward_info``); left out of the record when None."""

@@ -15,7 +15,9 @@ class Termination(StrEnum):
     `CONTEXT_EXCEEDED`: a prompt over its context window) are no choice of the agent's:
     the episode is scored on what happened before, and reports count them apart.
     `INVALID_ACTION`: the benchmark's rules cannot carry out what the agent did (τ-bench's
-    own run stops on arguments that are no JSON object).
+    own run stops on arguments that are no JSON object). `AGENT_ERROR` and `USER_ERROR`:
+    a message that breaks the half-duplex protocol (text and tool calls together, or
+    nothing), which ends a τ² episode as its sender's fault.
     """
 
     AGENT_FINISHED = "agent_finished"
@@ -28,3 +30,5 @@ class Termination(StrEnum):
     CONTENT_FILTERED = "content_filtered"
     CONTEXT_EXCEEDED = "context_exceeded"
     INFRASTRUCTURE_ERROR = "infrastructure_error"
+    AGENT_ERROR = "agent_error"
+    USER_ERROR = "user_error"
