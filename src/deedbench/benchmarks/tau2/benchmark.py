@@ -1,0 +1,376 @@
+"""τ²'s tasks as a deedbench benchmark: one class for every domain, a module per domain.
+
+`Tau2Benchmark` reads a domain's data from a τ² checkout or ``$TAU2_DATA_DIR``
+(`data.domain_folder`), runs each task as τ²'s half-duplex episode (the agent's
+fixed greeting, or the task's opening conversation; both sides' tools; τ²'s
+limits, 200 steps and 10 failed calls in all), and scores it with τ²'s evaluator
+and the domain's procedure rules (`Tau2Scorer`). A subclass (``<domain>/benchmark.py``)
+names the benchmark, says which `Tau2Domain` its options select and how the agent's
+policy is assembled, and may add options.
+
+The user is the script by default (``-T user=scripted``, for the baselines) or a model
+playing τ²'s user simulator (``-T user=llm:SPEC``). ``-T mode=solo`` runs the tasks
+that have a ticket with no user, as τ²'s solo agent does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from abc import abstractmethod
+from collections.abc import Callable, Mapping
+from functools import cached_property
+from pathlib import Path
+from typing import ClassVar
+
+from deedbench.benchmarks.servicedesk.benchmark import USER_OPTION
+from deedbench.benchmarks.tau2.baselines import AGENT_STOP, Tau2Idle, Tau2Oracle
+from deedbench.benchmarks.tau2.data import domain_folder
+from deedbench.benchmarks.tau2.domain import Tau2Data, Tau2Domain
+from deedbench.benchmarks.tau2.evaluator import Judge
+from deedbench.benchmarks.tau2.scorer import Tau2Scorer
+from deedbench.benchmarks.tau2.tasks import Tau2Task
+from deedbench.benchmarks.tau2.toolbox import DONE_TOOL, Tau2ToolBox
+from deedbench.benchmarks.tau2.user import (
+    ScriptedTau2User,
+    Tau2LLMUser,
+    guidelines,
+    user_prompt,
+)
+from deedbench.benchmarks.tau2.validate import Tau2TaskCheck, validate_tasks
+from deedbench.engine import (
+    Agent,
+    AgentContext,
+    Benchmark,
+    BenchmarkError,
+    EpisodeSetup,
+    HalfDuplex,
+    Message,
+    Option,
+    Sample,
+    User,
+)
+from deedbench.scoring import MetricSpec, ReportSpec
+
+__all__ = [
+    "AGENT_INSTRUCTION",
+    "GREETING",
+    "MAX_ERRORS",
+    "MAX_STEPS",
+    "MODE_OPTION",
+    "Tau2Benchmark",
+    "agent_system_prompt",
+    "split_option",
+    "tau2_options",
+]
+
+GREETING = "Hi! How can I help you today?"
+"""τ²'s fixed first message of the agent."""
+MAX_STEPS = 200
+MAX_ERRORS = 10
+PROMPT_VERSION = "tau2-v1.0.1"
+"""The user simulator's prompt: τ²'s guidelines and scenario block, as at τ² v1.0.1."""
+
+AGENT_INSTRUCTION = (
+    "You are a customer service agent that helps the user according to the <policy> "
+    "provided below.\nIn each turn you can either:\n- Send a message to the user.\n"
+    "- Make a tool call.\nYou cannot do both at the same time.\n\nTry to be helpful and "
+    "always follow the policy. Always make sure you generate valid JSON only."
+)
+"""τ²'s instruction to its agent, word for word: the prompt is part of what is measured."""
+
+SOLO_INSTRUCTION = (
+    "You are a customer service agent that helps the user according to the <policy> "
+    "provided below.\nYou will be provided with a ticket that contains the user's "
+    "request.\nYou will need to plan and call the appropriate tools to solve the ticket.\n\n"
+    "You cannot communicate with the user, only make tool calls.\nStop when you consider "
+    "that you have solved the ticket.\nTo do so, send a message containing a single tool "
+    "call to the `done` tool. Do not include any other tool calls in this last message.\n\n"
+    "Always follow the policy. Always make sure you generate valid JSON only."
+)
+"""τ²'s instruction to its solo agent, word for word."""
+
+
+def agent_system_prompt(policy: str, ticket: str | None = None) -> str:
+    """τ²'s agent system prompt; with a ticket, its solo agent's."""
+    if ticket is None:
+        return (
+            f"<instructions>\n{AGENT_INSTRUCTION}\n</instructions>\n<policy>\n{policy}\n</policy>"
+        )
+    return (
+        f"<instructions>\n{SOLO_INSTRUCTION}\n</instructions>\n<policy>\n{policy}\n</policy>\n"
+        f"<ticket>\n{ticket}\n</ticket>"
+    )
+
+
+def split_option(splits: tuple[str, ...]) -> Option:
+    return Option(
+        "split",
+        f"which tasks: {', '.join(splits)} (base, the leaderboard's, by default)",
+        default="base",
+        choices=splits,
+    )
+
+
+MODES = ("conversation", "solo")
+MODE_OPTION = Option(
+    "mode",
+    "conversation (default): with a user; solo: the tasks with a ticket, no user, the agent "
+    "ends with the done tool (τ²'s solo agent)",
+    default="conversation",
+    choices=MODES,
+)
+
+
+class Tau2Benchmark(Benchmark):
+    """τ²'s tasks of one domain; subclasses set `name`, `description`, `option_specs`,
+    and say which domain and policy the options select."""
+
+    conditions = ("default",)
+    default_epochs = 1
+    data_option = "data"
+    baseline_names = ("oracle", "reckless", "idle")
+    baseline_purposes: ClassVar[dict[str, str]] = {
+        "oracle": "performs each task's gold actions (the customer's by the scripted "
+        "customer), asking consent before each write, says what the task needs said, stops: "
+        "the reward τ²'s own gold trajectories get, every procedure rule kept",
+        "reckless": "the oracle without asking consent: the same τ² reward, and a consent "
+        "violation on every task with a write",
+        "idle": "never acts: it passes only the tasks whose checks hold on the untouched world",
+    }
+    report = ReportSpec(
+        metrics=[
+            MetricSpec(
+                name="reward",
+                value="reward",
+                given="scored",
+                description="τ²'s reward, as τ²'s evaluate_simulation computes it: the product "
+                "of the components in the task's reward_basis, 0 unless the agent or the user "
+                "ended the episode",
+            ),
+            MetricSpec(
+                name="reward_verified",
+                value="reward_verified",
+                given="scored",
+                description="τ²'s reward with no procedure rule broken",
+            ),
+            MetricSpec(
+                name="db",
+                value="db",
+                given="scored",
+                description="both databases hash as after the gold actions (τ²'s DB check, "
+                "whether or not the task's basis counts it)",
+            ),
+            MetricSpec(
+                name="env_assertion",
+                value="env_assertion",
+                given="scored",
+                description="every assertion function holds on the final environment",
+            ),
+            MetricSpec(
+                name="action",
+                value="action",
+                given="scored",
+                description="every gold action matched by a call of either side",
+            ),
+            MetricSpec(
+                name="communicate",
+                value="communicate",
+                given="scored",
+                description="every required string in an assistant message (τ²'s rule)",
+            ),
+            MetricSpec(
+                name="nl_assertion",
+                value="nl_assertion",
+                given="judged",
+                description="the judge found every NL assertion met (episodes judged)",
+            ),
+            MetricSpec(
+                name="procedure_ok",
+                value="procedure_ok",
+                description="no procedure rule broken (consent before each write, "
+                "authentication first, ...)",
+            ),
+            MetricSpec(
+                name="needs_judge",
+                value="needs_judge",
+                description="episodes whose task is judged on NL assertions and no judge was "
+                "configured (-T judge=SPEC): not scored, counted here",
+            ),
+        ],
+        primary="reward",
+        group_by=["task"],
+        pass_hat_k=["reward"],
+        show_rules=True,
+    )
+
+    def __init__(self, options: Mapping[str, str] | None = None) -> None:
+        super().__init__(options)
+        self.user: str = self.values["user"]
+        self.solo = self.values.get("mode") == "solo"
+        self._user_model: Agent | None = None
+        self.judge: Judge | None = None
+        selected = self.tasks  # read now: a bad data folder or split fails at once
+        if not selected:
+            raise BenchmarkError(f"{self.name}: no tasks in split {self.values['split']!r}")
+
+    # --- what a subclass says -------------------------------------------------------------
+
+    @property
+    @abstractmethod
+    def domain(self) -> Tau2Domain:
+        """The domain the options select."""
+
+    @abstractmethod
+    def policy_text(self, folder: Path) -> str:
+        """The policy the agent reads, as τ²'s environment assembles it."""
+
+    # --- data -----------------------------------------------------------------------------
+
+    @cached_property
+    def folder(self) -> Path:
+        marker = "tasks" if self.domain.tau2_name == "banking_knowledge" else "tasks.json"
+        given: Path | None = self.values.get("data")
+        return domain_folder(given, self.domain.tau2_name, marker, self.name)
+
+    @cached_property
+    def data(self) -> Tau2Data:
+        return Tau2Data(self.domain, self.folder, self.name, self.values["split"])
+
+    @cached_property
+    def tasks(self) -> dict[str, Tau2Task]:
+        tasks = self.data.tasks
+        if self.solo:
+            return {key: task for key, task in tasks.items() if task.ticket is not None}
+        return tasks
+
+    @cached_property
+    def policy(self) -> str:
+        return self.policy_text(self.folder)
+
+    @cached_property
+    def _hash(self) -> str:
+        tasks = json.dumps([t.raw for t in self.tasks.values()], sort_keys=True)
+        world = json.dumps(self.data.base, sort_keys=True, default=str)
+        user_world = json.dumps(self.data.user_base, sort_keys=True, default=str)
+        text = f"{world}\n{user_world}\n{tasks}\n{self.policy}"
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def data_hash(self) -> str:
+        return self._hash
+
+    # --- episodes -------------------------------------------------------------------------
+
+    def samples(self) -> list[Sample]:
+        return [
+            Sample(
+                id=task.id,
+                input=str(task.user_scenario),
+                metadata={
+                    "task": task.id,
+                    "reward_basis": "+".join(task.reward_basis),
+                    "needs_judge": task.needs_judge,
+                    "tau2_domain": self.domain.tau2_name,
+                },
+            )
+            for task in self.tasks.values()
+        ]
+
+    def task(self, sample_id: str) -> Tau2Task:
+        return self.tasks[sample_id]
+
+    @property
+    def user_prompt_version(self) -> str | None:
+        return PROMPT_VERSION
+
+    def user_model_spec(self) -> str | None:
+        return self.user.removeprefix("llm:") if self.user.startswith("llm:") else None
+
+    def use_user_model(self, agent: Agent) -> None:
+        self._user_model = agent
+
+    @cached_property
+    def scorer(self) -> Tau2Scorer:  # type: ignore[override]  # the base's attribute, made lazily
+        return Tau2Scorer(self.data, self.tasks, solo=self.solo, judge=self.judge)
+
+    def setup(self, sample: Sample, condition: str, seed: int) -> EpisodeSetup:
+        task = self.tasks[sample.id]
+        environment = self.data.start(task, self.solo)
+        desk = self.domain.desk
+        agent_tools = list(desk.tools)
+        user_toolbox: Tau2ToolBox | None = None
+        if desk.user_tools and not self.solo:
+            allowed = set(task.user_tools) if task.user_tools is not None else None
+            user_tools = [t for t in desk.user_tools if allowed is None or t.name in allowed]
+            user_toolbox = Tau2ToolBox(environment, "user", user_tools)
+        if self.solo:
+            agent_tools += [*desk.user_tools, DONE_TOOL]
+        toolbox = Tau2ToolBox(environment, "assistant", agent_tools)
+        system = Message(
+            role="system",
+            content=agent_system_prompt(self.policy, task.ticket if self.solo else None),
+        )
+        history = task.history()
+        opening = history or ([] if self.solo else [Message(role="assistant", content=GREETING)])
+        return EpisodeSetup(
+            messages=[system, *opening],
+            toolbox=toolbox,
+            user=None if self.solo else self._user(task, sample, condition, seed, user_toolbox),
+            max_steps=MAX_STEPS,
+            half_duplex=HalfDuplex(
+                is_agent_stop=lambda m: AGENT_STOP in m.content,
+                user_tools=user_toolbox,
+                max_errors=MAX_ERRORS,
+                solo=self.solo,
+                stop_tool=DONE_TOOL.name if self.solo else None,
+                stop_text=AGENT_STOP,
+            ),
+        )
+
+    def _user(
+        self,
+        task: Tau2Task,
+        sample: Sample,
+        condition: str,
+        seed: int,
+        tools: Tau2ToolBox | None,
+    ) -> User:
+        if self.user == "scripted":
+            return ScriptedTau2User(task)
+        if self._user_model is None:
+            raise BenchmarkError(f"the user model {self.user!r} was never attached")
+        root = self.folder.parent.parent
+        prompt = user_prompt(guidelines(root, tools is not None), task)
+        context = AgentContext(f"{sample.id}:user", condition, 0, seed)
+        return Tau2LLMUser(self._user_model, prompt, context, tools)
+
+    # --- baselines and validation ---------------------------------------------------------
+
+    def _writes(self, name: str) -> bool:
+        found = {t.name: t for t in self.domain.desk.tools}.get(name)
+        return found is not None and found.writes
+
+    def baselines(self) -> dict[str, Callable[[], Agent]]:
+        return {
+            "oracle": lambda: Tau2Oracle(self.task, self._writes, solo=self.solo),
+            "reckless": lambda: Tau2Oracle(
+                self.task, self._writes, ask_first=False, solo=self.solo
+            ),
+            "idle": Tau2Idle,
+        }
+
+    def validate(self) -> list[Tau2TaskCheck]:
+        return validate_tasks(self.data, list(self.tasks.values()), solo=self.solo)
+
+
+def tau2_options(
+    *extra: Option, splits: tuple[str, ...] = ("base", "train", "test")
+) -> tuple[Option, ...]:
+    """The options every τ² benchmark takes, then `extra`."""
+    data = Option(
+        "data",
+        "τ²'s data: a tau2-bench checkout, its data folder or data/tau2/domains/<domain> "
+        "(default: $TAU2_DATA_DIR)",
+        type=Path,
+    )
+    return (data, split_option(splits), USER_OPTION, *extra)

@@ -1,0 +1,187 @@
+"""A τ² domain as deedbench declares it, and its data as one benchmark loads it.
+
+`Tau2Domain` is what each domain module (``airline/``, ``retail/``, ``telecom/``,
+``banking/``) states once: τ²'s name for it, its toolkits (the desk's and, for
+dual control, the customer's), whether both act on one database (banking), the
+files its databases are read from, how the sides are kept in step, and its
+procedure rules. From it comes the service desk's `Domain` (`desk`), the
+framework every desk runs on.
+
+`Tau2Data` is a domain's data read from one folder: the databases as τ² holds
+them, the tasks, and each task's start, made once and copied for every episode
+and every replay: the task's data updates (read through the schema again), its
+set-up calls, the conversation it starts with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from deedbench.benchmarks.servicedesk.domain import Domain, PolicyCheck
+from deedbench.benchmarks.servicedesk.world import DeskWorld
+from deedbench.benchmarks.tau2.data import load_db, updated
+from deedbench.benchmarks.tau2.environment import Tau2Environment
+from deedbench.benchmarks.tau2.tasks import Tau2Task, load_tasks
+from deedbench.benchmarks.tau2.toolkit import Toolkit
+from deedbench.scoring.procedure import ProcedureSpec
+
+__all__ = ["Tau2Data", "Tau2Domain"]
+
+
+@dataclass(frozen=True)
+class Tau2Domain:
+    """One τ² domain: its toolkits, databases, synchronisation and procedure rules."""
+
+    name: str
+    """deedbench's name, as in ``tau2-<name>``."""
+    tau2_name: str
+    """τ²'s name for it (``banking_knowledge``), as its result files say."""
+    toolkit: type[Toolkit]
+    procedure: ProcedureSpec
+    user_toolkit: type[Toolkit] | None = None
+    shares_db: bool = False
+    """Whether the customer's tools act on the desk's database (banking) rather than a
+    database of their own (telecom's phone)."""
+    db_file: str = "db.json"
+    user_db_file: str | None = None
+    sync: Callable[[Any, Any], None] | None = None
+    policy_check: PolicyCheck | None = None
+    procedure_rules: tuple[str, ...] | None = None
+
+    @cached_property
+    def desk(self) -> Domain:
+        """The service desk's view of the domain."""
+        user = self.user_toolkit
+        return Domain(
+            name=self.name,
+            load=self.load,
+            tools=self.toolkit.tools(),
+            procedure=self.procedure,
+            policy_check=self.policy_check,
+            procedure_rules=self.procedure_rules,
+            user_tools=user.tools() if user is not None else (),
+            load_user=self.load_user if self.user_db_file is not None else None,
+            tables=self.toolkit.tables,
+            user_tables=user.tables if user is not None else None,
+            bind=self.toolkit,
+            bind_user=user,
+            sync=self.sync,
+        )
+
+    def load(self, folder: Path) -> dict[str, Any]:
+        what = f"τ² {self.name} database"
+        return load_db(folder / self.db_file, self._schema(self.toolkit), what)
+
+    def load_user(self, folder: Path) -> dict[str, Any]:
+        assert self.user_toolkit is not None and self.user_db_file is not None
+        return load_db(
+            folder / self.user_db_file,
+            self._schema(self.user_toolkit),
+            f"τ² {self.name} user database",
+        )
+
+    @staticmethod
+    def _schema(toolkit: type[Toolkit]) -> Any:
+        if toolkit.schema is None:
+            raise TypeError(f"{toolkit.__name__} names no schema for its database")
+        return toolkit.schema
+
+
+@dataclass
+class Tau2Data:
+    """A domain's databases and tasks as read from `folder`, with each task's start."""
+
+    domain: Tau2Domain
+    folder: Path
+    benchmark: str
+    split: str | None = "base"
+    _starts: dict[tuple[str, bool, bool], Tau2Environment] = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def base(self) -> dict[str, Any]:
+        return self.domain.load(self.folder)
+
+    @cached_property
+    def user_base(self) -> dict[str, Any] | None:
+        if self.domain.user_toolkit is None or self.domain.shares_db:
+            return None
+        return self.domain.load_user(self.folder)
+
+    @cached_property
+    def tasks(self) -> dict[str, Tau2Task]:
+        found = load_tasks(self.folder, self.domain.tau2_name, self.split, self.benchmark)
+        return {task.id: task for task in found}
+
+    def fresh(self, solo: bool = False) -> Tau2Environment:
+        """An environment over the untouched databases (τ²'s freshly built one)."""
+        return self._environment(self.base, self.user_base, solo)
+
+    def _environment(
+        self, base: dict[str, Any], user_base: dict[str, Any] | None, solo: bool
+    ) -> Tau2Environment:
+        desk = self.domain.desk
+        agent = DeskWorld(base, desk.tables)
+        user: DeskWorld | None = None
+        if self.domain.user_toolkit is not None:
+            user = agent if self.domain.shares_db else DeskWorld(user_base or {}, desk.user_tables)
+        return Tau2Environment(desk, agent, user, solo)
+
+    def start(self, task: Tau2Task, solo: bool = False) -> Tau2Environment:
+        """The environment as `task` starts, its own copy: τ²'s ``set_state`` with the task's
+        initial state (data updates, set-up calls, then the conversation so far)."""
+        key = (task.id, solo, True)
+        if key not in self._starts:
+            environment = self.initialised(task, solo)
+            environment.replay(task.history())
+            self._starts[key] = environment
+        return self._starts[key].copy()
+
+    def initialised(self, task: Tau2Task, solo: bool = False) -> Tau2Environment:
+        """The environment after the task's data updates and set-up calls, before any
+        message (where τ²'s evaluator replays a whole trajectory from), its own copy."""
+        key = (task.id, solo, False)
+        if key not in self._starts:
+            self._starts[key] = self._initialised(task, solo)
+        return self._starts[key].copy()
+
+    def _initialised(self, task: Tau2Task, solo: bool) -> Tau2Environment:
+        state = task.initial_state
+        data = state.initialization_data if state is not None else None
+        environment = self._with_data(data.agent_data, data.user_data, solo) if data else None
+        if environment is None:
+            environment = self._environment(self.base, self.user_base, solo)
+        for action in (state.initialization_actions or []) if state is not None else []:
+            environment.run_function(action.env_type, action.func_name, action.arguments)
+        return environment
+
+    def _with_data(
+        self, agent_data: dict[str, Any] | None, user_data: dict[str, Any] | None, solo: bool
+    ) -> Tau2Environment | None:
+        """The environment after a task's data updates, as τ²'s ``set_state`` leaves it:
+        after an update of the desk's database the customer's tools act on that database
+        too, and after an update of the customer's the desk's tools act on theirs (τ²
+        points one side at the other's database), whatever the domain."""
+        user_kit = self.domain.user_toolkit
+        if agent_data is None and (user_data is None or user_kit is None):
+            return None
+        desk = self.domain.desk
+        agent_schema = self.domain._schema(self.domain.toolkit)
+        agent_db, own_schema = self.base, agent_schema
+        shared = self.domain.shares_db
+        if agent_data is not None:
+            agent_db = updated(agent_db, agent_data, agent_schema)
+            shared = shared or user_kit is not None
+        if user_data is not None and user_kit is not None:
+            if shared:
+                agent_db = updated(agent_db, user_data, agent_schema)
+            else:
+                agent_schema = self.domain._schema(user_kit)
+                agent_db = updated(self.user_base or {}, user_data, agent_schema)
+            shared = True
+        tables = desk.tables if agent_schema is own_schema else desk.user_tables
+        agent = DeskWorld(agent_db, tables)
+        return Tau2Environment(desk, agent, agent if shared else None, solo)

@@ -1,0 +1,188 @@
+"""Run τ²'s own environment and evaluator on trajectories, for the differential tests.
+
+This script runs in τ²'s Python (3.12, with the packages of
+../shared/tau2/offline/requirements-offline.txt and τ²'s source on the path),
+never in deedbench's. It reads a JSON file of cases and writes what τ² made of
+each, as JSON:
+
+    {"domain": "telecom", "env_kwargs": {...}, "cases": [
+        {"id": "...", "task": {<τ² task>}, "solo": false,
+         "messages": [<τ² messages; tool results are left out: τ² computes them>],
+         "termination": "user_stop", "nl": [true, false] | null,
+         "hashes": "every" | "end", "evaluate": true}]}
+
+For each case: the environment set to the task's start, every tool call of the
+messages run with τ²'s ``get_response`` (the result, whether it failed, and the
+hashes of both databases after it), then (unless ``"evaluate": false``)
+``evaluate_simulation`` on the whole trajectory, as ``tau2 run`` scores it; the NL
+judge's verdicts come from the case (litellm is the import-only stand-in of
+../shared/tau2/offline/stubs).
+
+Usage: python reference_driver.py CASES.json OUT.json
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+import traceback
+from copy import deepcopy
+from typing import Any
+
+from loguru import logger
+
+logger.remove()
+import litellm  # noqa: E402  (the stand-in)
+from tau2.data_model.message import (  # noqa: E402
+    AssistantMessage,
+    SystemMessage,
+    ToolCall,
+    UserMessage,
+)
+from tau2.data_model.simulation import SimulationRun, TerminationReason  # noqa: E402
+from tau2.data_model.tasks import Task  # noqa: E402
+from tau2.environment.db import DB  # noqa: E402
+from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation  # noqa: E402
+from tau2.registry import registry  # noqa: E402
+
+# Parse each database file once and hand out copies: τ²'s own loads are the same,
+# only slower (as ../shared/tau2/offline/gold_eval.py does).
+_LOADED: dict[tuple[Any, str], Any] = {}
+_load = DB.load.__func__  # type: ignore[attr-defined]
+
+
+def _cached_load(cls: Any, path: str) -> Any:
+    key = (cls, str(path))
+    if key not in _LOADED:
+        _LOADED[key] = _load(cls, path)
+    return _LOADED[key].model_copy(deep=True)
+
+
+DB.load = classmethod(_cached_load)  # type: ignore[method-assign, assignment]
+
+_VERDICTS: list[bool] = []
+
+
+def _judge(model: Any = None, messages: Any = None, **_: Any) -> str:
+    prompt = messages[-1]["content"] if isinstance(messages[-1], dict) else str(messages[-1])
+    found = re.search(r"expectedOutcomes:\s*(\[.*\])", prompt, re.S)
+    outcomes = json.loads(found.group(1)) if found else []
+    verdicts = _VERDICTS or [True] * len(outcomes)
+    return json.dumps(
+        {
+            "results": [
+                {"expectedOutcome": o, "reasoning": "scripted", "metExpectation": bool(v)}
+                for o, v in zip(outcomes, verdicts, strict=False)
+            ]
+        }
+    )
+
+
+litellm.STUB_RESPONDER = _judge
+
+
+def _message(raw: dict[str, Any]) -> Any:
+    role = raw["role"]
+    calls = None
+    if raw.get("tool_calls"):
+        calls = [
+            ToolCall(
+                id=c["id"],
+                name=c["name"],
+                arguments=c["arguments"],
+                requestor="user" if role == "user" else "assistant",
+            )
+            for c in raw["tool_calls"]
+        ]
+    content = raw.get("content")
+    if role == "assistant":
+        return AssistantMessage(role="assistant", content=content, tool_calls=calls)
+    if role == "user":
+        return UserMessage(role="user", content=content, tool_calls=calls)
+    return SystemMessage(role="system", content=content)
+
+
+def run_case(domain: str, env_kwargs: dict[str, Any], case: dict[str, Any]) -> dict[str, Any]:
+    task = Task.model_validate(case["task"])
+    solo = bool(case.get("solo"))
+    kwargs = dict(env_kwargs)
+    if domain == "banking_knowledge":
+        from tau2.runner.build import _derive_read_log_allowlist
+
+        kwargs["read_log_allowlist"] = _derive_read_log_allowlist(task)
+    env = registry.get_env_constructor(domain)(solo_mode=solo, **kwargs)
+    state = task.initial_state
+    history = deepcopy(state.message_history) if state and state.message_history else []
+    env.set_state(
+        initialization_data=state.initialization_data if state else None,
+        initialization_actions=state.initialization_actions if state else None,
+        message_history=history,
+    )
+    every = case.get("hashes", "every") == "every"
+
+    def hashes() -> dict[str, Any]:
+        return {"agent": env.get_db_hash(), "user": env.get_user_db_hash()}
+
+    out: dict[str, Any] = {"id": case["id"], "start": hashes(), "calls": []}
+    trajectory = list(history)
+    for raw in case["messages"]:
+        message = _message(raw)
+        trajectory.append(message)
+        for call in message.tool_calls or []:
+            answer = env.get_response(call)
+            trajectory.append(answer)
+            row = {"content": answer.content, "error": answer.error}
+            if every:
+                row.update(hashes())
+            out["calls"].append(row)
+    out["end"] = hashes()
+    if not case.get("evaluate", True):
+        return out
+    simulation = SimulationRun(
+        id=case["id"],
+        task_id=task.id,
+        start_time="",
+        end_time="",
+        duration=0.0,
+        termination_reason=TerminationReason(case.get("termination", "user_stop")),
+        messages=trajectory,
+    )
+    _VERDICTS[:] = case.get("nl") or []
+    clock = time.perf_counter()
+    reward = evaluate_simulation(
+        simulation,
+        task,
+        EvaluationType.ALL,
+        solo_mode=solo,
+        domain=domain,
+        env_kwargs=kwargs,
+    )
+    out["seconds"] = time.perf_counter() - clock
+    out["reward_info"] = json.loads(reward.model_dump_json())
+    return out
+
+
+def main() -> None:
+    source, target = sys.argv[1], sys.argv[2]
+    with open(source, encoding="utf-8") as handle:
+        spec = json.load(handle)
+    results = []
+    for case in spec["cases"]:
+        try:
+            results.append(run_case(spec["domain"], spec.get("env_kwargs", {}), case))
+        except Exception as exc:  # a case τ² cannot evaluate is a result too
+            results.append(
+                {
+                    "id": case["id"],
+                    "crash": f"{type(exc).__name__}: {exc}",
+                    "trace": traceback.format_exc(limit=5),
+                }
+            )
+    with open(target, "w", encoding="utf-8") as handle:
+        json.dump(results, handle)
+
+
+if __name__ == "__main__":
+    main()
