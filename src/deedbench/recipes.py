@@ -15,6 +15,7 @@ from deedbench.agents import CallLimits, Providers, is_model_spec, resolve_agent
 from deedbench.agents.registry import MODEL_PROTOCOLS
 from deedbench.benchmarks import BUILTIN, load_benchmark
 from deedbench.engine import Agent, Benchmark, Built, EpisodeCache, RunConfig
+from deedbench.records import AgentSettings, GenerationParams
 
 __all__ = ["RunRecipe", "modules_to_preload"]
 
@@ -77,6 +78,10 @@ def _agent(config: RunConfig, benchmark: Benchmark, providers: Providers) -> Age
     user = config.user
     if user is not None:
         benchmark.use_user_model(resolve_agent(user.spec, benchmark, user.settings, providers))
+    judge = benchmark.judge_model_spec()
+    if judge is not None:  # recorded in the run's options; τ²'s judge runs at temperature 0
+        settings = AgentSettings(params=GenerationParams(temperature=0.0))
+        benchmark.use_judge_model(resolve_agent(judge, benchmark, settings, providers))
     if not is_model_spec(config.agent):
         return resolve_agent(config.agent, benchmark)
     return resolve_agent(config.agent, benchmark, config.agent_settings, providers)

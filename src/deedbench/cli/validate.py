@@ -44,6 +44,10 @@ def validate(
         for check in failed:
             problems = safe("; ".join(check.problems))
             console.print(f"[red]{safe(check.task)}[/red]: {problems}", highlight=False)
+        noted = [c for c in checks if c.notes and not c.problems]
+        for check in noted:
+            notes = safe("; ".join(check.notes))
+            console.print(f"[yellow]{safe(check.task)}[/yellow]: {notes}", highlight=False)
         console.print(f"{len(checks) - len(failed)} of {len(checks)} tasks pass", highlight=False)
     if failed:
         raise typer.Exit(1)

@@ -17,10 +17,12 @@ __all__ = ["Benchmark", "Check", "Option", "Scorer"]
 
 
 class Check(Protocol):
-    """One sample's validation verdict: `problems` empty means it passed."""
+    """One sample's validation verdict: `problems` empty means it passed; `notes` are
+    what a user should know that is no fault (a task needing a judge)."""
 
     task: str
     problems: list[str]
+    notes: list[str]
 
     def model_dump(self, *, mode: str = "python") -> dict[str, Any]: ...
 
@@ -162,6 +164,15 @@ class Benchmark(ABC):
     def use_user_model(self, agent: Agent) -> None:
         """Receive that model, resolved by the caller (benchmarks do not import agents)."""
         raise BenchmarkError(f"benchmark {self.name!r} has no model-played user")
+
+    def judge_model_spec(self) -> str | None:
+        """The agent spec of a model that should judge episodes, if an option asks for one
+        (τ²'s NL assertions); it is given through `use_judge_model`."""
+        return None
+
+    def use_judge_model(self, agent: Agent) -> None:
+        """Receive the judging model, resolved by the caller (benchmarks do not import agents)."""
+        raise BenchmarkError(f"benchmark {self.name!r} has no model-played judge")
 
     def validate(self) -> Sequence[Check]:
         """Check every sample's data (for `deedbench validate`); none by default."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -9,9 +10,9 @@ from deedbench.engine.agent import Agent, AgentContext, User
 from deedbench.engine.half_duplex import HalfDuplex, run_half_duplex
 from deedbench.engine.tools import ToolBox
 from deedbench.errors import ContextExceeded, InfrastructureError
-from deedbench.records import Message, Termination
+from deedbench.records import Message, Termination, Usage
 
-__all__ = ["EpisodeSetup", "EpisodeTranscript", "run_episode"]
+__all__ = ["EpisodeSetup", "EpisodeTranscript", "converse", "run_episode"]
 
 
 @dataclass
@@ -26,6 +27,10 @@ class EpisodeSetup:
     half_duplex: HalfDuplex | None = None
     """τ²'s protocol, where the user may have tools of their own (`half_duplex.py`);
     `max_steps` then counts every message passed, `max_tool_errors` is unused."""
+    after: Callable[[EpisodeTranscript], Awaitable[None]] | None = None
+    """Model work on the finished episode before it is scored (τ²'s NL judge), which
+    records what it found in the transcript's `annotations` and its cost in `usage`;
+    an `InfrastructureError` from it makes the episode one (it runs again on resume)."""
 
 
 @dataclass
@@ -37,11 +42,28 @@ class EpisodeTranscript:
     steps: int
     error: str | None = None
     state: Any = field(default=None, repr=False)
+    annotations: dict[str, Any] = field(default_factory=dict)
+    """What the setup's `after` found (the judge's verdicts), for the scorer."""
+    usage: dict[str, Usage] = field(default_factory=dict)
+    """Model use outside the conversation (the judge's), by role."""
 
 
 async def run_episode(
     agent: Agent, setup: EpisodeSetup, context: AgentContext
 ) -> EpisodeTranscript:
+    """Run the episode's conversation (`converse`), then the setup's `after`, if any."""
+    transcript = await converse(agent, setup, context)
+    if setup.after is None or transcript.termination == Termination.INFRASTRUCTURE_ERROR:
+        return transcript
+    try:
+        await setup.after(transcript)
+    except InfrastructureError as exc:
+        transcript.termination = Termination.INFRASTRUCTURE_ERROR
+        transcript.error = str(exc)
+    return transcript
+
+
+async def converse(agent: Agent, setup: EpisodeSetup, context: AgentContext) -> EpisodeTranscript:
     """Alternate agent turns, tool results and user replies until the episode ends.
 
     With a simulated user and no user message yet, the user opens. The toolbox runs

@@ -293,6 +293,7 @@ async def run_job(built: Built, job: EpisodeJob) -> EpisodeRecord:
     context = AgentContext(key.sample_id, key.condition, key.epoch, seed)
     started = time.time()
     clock = time.perf_counter()
+    extra: dict[str, Usage] = {}  # model use outside the conversation (a judge's)
 
     def record(
         status: Literal["scored", "error"],
@@ -315,7 +316,7 @@ async def run_job(built: Built, job: EpisodeJob) -> EpisodeRecord:
             metadata=sample.metadata,
             chance=sample.chance,
             error=error,
-            usage=_usage_by_role(messages),
+            usage=_usage_by_role(messages, extra),
             started_at=started,
             duration_s=time.perf_counter() - clock,
         )
@@ -324,6 +325,7 @@ async def run_job(built: Built, job: EpisodeJob) -> EpisodeRecord:
         setup = built.benchmark.setup(sample, key.condition, seed)
         transcript = await run_episode(built.agent, setup, context)
         ended, steps, messages = transcript.termination, transcript.steps, transcript.messages
+        extra.update(transcript.usage)
         if ended is Termination.INFRASTRUCTURE_ERROR:
             error = redact(transcript.error or "infrastructure error")
             return record("error", ended, steps, messages, error)
@@ -336,8 +338,8 @@ async def run_job(built: Built, job: EpisodeJob) -> EpisodeRecord:
         return record("error", Termination.INFRASTRUCTURE_ERROR, 0, [], detail)
 
 
-def _usage_by_role(messages: list[Message]) -> dict[str, Usage]:
-    totals: dict[str, Usage] = {}
+def _usage_by_role(messages: list[Message], extra: dict[str, Usage]) -> dict[str, Usage]:
+    totals: dict[str, Usage] = dict(extra)
     for message in messages:
         if message.usage is not None:
             totals[message.role] = totals.get(message.role, Usage()) + message.usage

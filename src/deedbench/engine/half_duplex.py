@@ -133,8 +133,11 @@ async def run_half_duplex(
                 if toolbox is None:
                     return Termination.USER_ERROR, steps, "the user has no tools"
                 outcome = toolbox.take_turn(messages[-1])
-                messages.extend(outcome.results)
-                errors += sum(1 for result in outcome.results if result.error)
+                results = outcome.results
+                if party == "user_tools":  # answered to the user alone, whatever the toolbox
+                    results = [r.model_copy(update={"requestor": "user"}) for r in results]
+                messages.extend(results)
+                errors += sum(1 for result in results if result.error)
                 party = "agent" if party == "agent_tools" else "user"
             steps += 1
             if party in ("agent_tools", "user_tools"):

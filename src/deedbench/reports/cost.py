@@ -137,18 +137,23 @@ def run_costs(
     records: Iterable[EpisodeRecord], models: dict[str, str], prices: PriceTable
 ) -> list[RoleCost]:
     """Cost per role; `models` maps a role ("assistant", "user") to its agent spec."""
-    calls = (
-        (m.role, models.get(m.role, "unknown"), m.usage)
-        for record in records
-        for m in record.messages
-        if m.usage is not None
-    )
-    return call_costs(calls, prices)
+    def calls(record: EpisodeRecord) -> Iterable[tuple[str, str, Usage]]:
+        for m in record.messages:
+            if m.usage is not None:
+                yield m.role, models.get(m.role, "unknown"), m.usage
+        judged = record.usage.get("judge")  # a judge's call is no message of the conversation
+        if judged is not None:
+            yield "judge", models.get("judge", "unknown"), judged
+
+    return call_costs((call for record in records for call in calls(record)), prices)
 
 
 def role_models(config: RunConfig) -> dict[str, str]:
     """The agent spec of the model behind each role of a run's messages."""
-    return {"assistant": config.agent, "user": config.user.spec if config.user else "unknown"}
+    models = {"assistant": config.agent, "user": config.user.spec if config.user else "unknown"}
+    if "judge" in config.benchmark_options:  # τ²'s NL judge, a benchmark option
+        models["judge"] = config.benchmark_options["judge"]
+    return models
 
 
 def record_cost(record: EpisodeRecord, config: RunConfig, prices: PriceTable) -> float | None:

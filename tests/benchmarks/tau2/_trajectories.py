@@ -86,7 +86,10 @@ def variants(task: Tau2Task, seed: int = 0, solo: bool = False) -> list[dict[str
     writes = [i for i, a in enumerate(gold) if a.requestor == "assistant"]
     if writes:
         dropped = rng.choice(writes)
-        add("dropped", _conversation(task, [a for i, a in enumerate(gold) if i != dropped], say=said))
+        add(
+            "dropped",
+            _conversation(task, [a for i, a in enumerate(gold) if i != dropped], say=said),
+        )
     if len(gold) > 1:
         add("reversed", _conversation(task, gold[::-1], say=said))
         add("half", _conversation(task, gold[: len(gold) // 2], say=said), termination="agent_stop")
@@ -125,9 +128,12 @@ def trajectory(data: Tau2Data, task: Tau2Task, case: dict[str, Any]) -> list[Mes
     messages = task.history()
     for raw in case["messages"]:
         calls = [
-            ToolCall.decoded(c["id"], c["name"], c["arguments"]) for c in raw.get("tool_calls") or []
+            ToolCall.decoded(c["id"], c["name"], c["arguments"])
+            for c in raw.get("tool_calls") or []
         ]
-        messages.append(Message(role=raw["role"], content=raw.get("content") or "", tool_calls=calls))
+        messages.append(
+            Message(role=raw["role"], content=raw.get("content") or "", tool_calls=calls)
+        )
         requestor = "user" if raw["role"] == "user" else "assistant"
         messages.extend(environment.respond(call, requestor) for call in calls)
     return messages

@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Protocol
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from deedbench.benchmarks.servicedesk.domain import Domain
 from deedbench.benchmarks.servicedesk.replay import FailedGoldAction, replay
@@ -58,6 +58,7 @@ class TaskCheck(BaseModel):
     template: str
     gold_errors: list[FailedGoldAction]
     problems: list[str]
+    notes: list[str] = Field(default_factory=list)
 
     @property
     def ok(self) -> bool:

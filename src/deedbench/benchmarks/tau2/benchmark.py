@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 from abc import abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from functools import cached_property
 from pathlib import Path
 from typing import ClassVar
@@ -27,8 +27,9 @@ from deedbench.benchmarks.servicedesk.benchmark import USER_OPTION
 from deedbench.benchmarks.tau2.baselines import AGENT_STOP, Tau2Idle, Tau2Oracle
 from deedbench.benchmarks.tau2.data import domain_folder
 from deedbench.benchmarks.tau2.domain import Tau2Data, Tau2Domain
-from deedbench.benchmarks.tau2.evaluator import Judge
-from deedbench.benchmarks.tau2.scorer import Tau2Scorer
+from deedbench.benchmarks.tau2.evaluator import SCORED_ENDINGS, tau2_trajectory
+from deedbench.benchmarks.tau2.judge import DEFAULT_JUDGE, run_judge
+from deedbench.benchmarks.tau2.scorer import NL_VERDICTS, TAU2_TERMINATIONS, Tau2Scorer
 from deedbench.benchmarks.tau2.tasks import Tau2Task
 from deedbench.benchmarks.tau2.toolbox import DONE_TOOL, Tau2ToolBox
 from deedbench.benchmarks.tau2.user import (
@@ -44,6 +45,7 @@ from deedbench.engine import (
     Benchmark,
     BenchmarkError,
     EpisodeSetup,
+    EpisodeTranscript,
     HalfDuplex,
     Message,
     Option,
@@ -55,6 +57,7 @@ from deedbench.scoring import MetricSpec, ReportSpec
 __all__ = [
     "AGENT_INSTRUCTION",
     "GREETING",
+    "JUDGE_OPTION",
     "MAX_ERRORS",
     "MAX_STEPS",
     "MODE_OPTION",
@@ -111,6 +114,12 @@ def split_option(splits: tuple[str, ...]) -> Option:
         choices=splits,
     )
 
+
+JUDGE_OPTION = Option(
+    "judge",
+    f"the model judging NL assertions, any model spec (τ²'s own: {DEFAULT_JUDGE}); without "
+    "one, the tasks judged on NL assertions are reported as needing a judge",
+)
 
 MODES = ("conversation", "solo")
 MODE_OPTION = Option(
@@ -209,7 +218,7 @@ class Tau2Benchmark(Benchmark):
         self.user: str = self.values["user"]
         self.solo = self.values.get("mode") == "solo"
         self._user_model: Agent | None = None
-        self.judge: Judge | None = None
+        self._judge_model: Agent | None = None
         selected = self.tasks  # read now: a bad data folder or split fails at once
         if not selected:
             raise BenchmarkError(f"{self.name}: no tasks in split {self.values['split']!r}")
@@ -289,9 +298,16 @@ class Tau2Benchmark(Benchmark):
     def use_user_model(self, agent: Agent) -> None:
         self._user_model = agent
 
+    def judge_model_spec(self) -> str | None:
+        spec: str | None = self.values.get("judge")
+        return spec
+
+    def use_judge_model(self, agent: Agent) -> None:
+        self._judge_model = agent
+
     @cached_property
     def scorer(self) -> Tau2Scorer:  # type: ignore[override]  # the base's attribute, made lazily
-        return Tau2Scorer(self.data, self.tasks, solo=self.solo, judge=self.judge)
+        return Tau2Scorer(self.data, self.tasks, solo=self.solo)
 
     def setup(self, sample: Sample, condition: str, seed: int) -> EpisodeSetup:
         task = self.tasks[sample.id]
@@ -325,7 +341,31 @@ class Tau2Benchmark(Benchmark):
                 stop_tool=DONE_TOOL.name if self.solo else None,
                 stop_text=AGENT_STOP,
             ),
+            after=self._judging(task, sample, condition, seed),
         )
+
+    def _judging(
+        self, task: Tau2Task, sample: Sample, condition: str, seed: int
+    ) -> Callable[[EpisodeTranscript], Awaitable[None]] | None:
+        """The judge's reading of the finished episode, for a task judged on NL assertions
+        when a judge is configured (τ² judges only scored endings; so does this)."""
+        model = self._judge_model
+        criteria = task.evaluation_criteria
+        if model is None or not task.needs_judge or criteria is None:
+            return None
+        assertions = list(criteria.nl_assertions or [])
+        context = AgentContext(f"{sample.id}:judge", condition, 0, seed)
+
+        async def judge(transcript: EpisodeTranscript) -> None:
+            if TAU2_TERMINATIONS.get(transcript.termination) not in SCORED_ENDINGS:
+                return
+            trajectory = tau2_trajectory(transcript.messages)
+            checks, answer = await run_judge(model, trajectory, assertions, context)
+            transcript.annotations[NL_VERDICTS] = checks
+            if answer.usage is not None:
+                transcript.usage["judge"] = answer.usage
+
+        return judge
 
     def _user(
         self,
@@ -373,4 +413,4 @@ def tau2_options(
         "(default: $TAU2_DATA_DIR)",
         type=Path,
     )
-    return (data, split_option(splits), USER_OPTION, *extra)
+    return (data, split_option(splits), USER_OPTION, JUDGE_OPTION, *extra)

@@ -16,17 +16,20 @@ the customer's own tool traffic left out (it happens on their device).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from deedbench.benchmarks.tau2.domain import Tau2Data
 from deedbench.benchmarks.tau2.evaluator import Judge, NeedsJudge, evaluate
-from deedbench.benchmarks.tau2.reward import Tau2Reward
+from deedbench.benchmarks.tau2.reward import NLAssertionCheck, Tau2Reward
 from deedbench.benchmarks.tau2.tasks import Tau2Task
 from deedbench.engine import EpisodeTranscript, Message, Sample, Termination
 from deedbench.scoring import Evidence, Score
 
-__all__ = ["TAU2_TERMINATIONS", "Tau2Scorer", "reward_values"]
+__all__ = ["NL_VERDICTS", "TAU2_TERMINATIONS", "Tau2Scorer", "reward_values"]
+
+NL_VERDICTS = "nl_assertions"
+"""The transcript annotation holding the judge's verdicts (`judge.run_judge`)."""
 
 TAU2_TERMINATIONS: dict[str, str] = {
     Termination.AGENT_FINISHED: "agent_stop",
@@ -70,12 +73,10 @@ class Tau2Scorer:
         tasks: Mapping[str, Tau2Task],
         *,
         solo: bool = False,
-        judge: Judge | None = None,
     ) -> None:
         self.data = data
         self.tasks = tasks
         self.solo = solo
-        self.judge = judge
 
     def score(self, sample: Sample, transcript: EpisodeTranscript) -> Score:
         task = self.tasks[sample.id]
@@ -93,7 +94,7 @@ class Tau2Scorer:
                 transcript.messages,
                 ending,
                 solo=self.solo,
-                judge=self.judge,
+                judge=_recorded(transcript.annotations.get(NL_VERDICTS)),
             )
         except NeedsJudge as exc:
             evidence.append(Evidence(rule="needs_judge", excerpt=str(exc)))
@@ -137,6 +138,18 @@ class Tau2Scorer:
             for v in found
             if positions[v.message_index] >= opening
         ]
+
+
+def _recorded(verdicts: list[NLAssertionCheck] | None) -> Judge | None:
+    """The judge's verdicts, recorded when the episode ended, as the evaluator asks for them."""
+    if verdicts is None:
+        return None
+    found = list(verdicts)
+
+    def judge(messages: Sequence[Message], assertions: list[str]) -> list[NLAssertionCheck]:
+        return found
+
+    return judge
 
 
 def _component_evidence(reward: Tau2Reward) -> list[Evidence]:

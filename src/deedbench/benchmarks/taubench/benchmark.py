@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from deedbench.benchmarks.servicedesk import (
     DeskTask,
@@ -70,6 +70,7 @@ class TaubenchTaskCheck(BaseModel):
     gold_errors: list[FailedGoldAction]
     violations: list[str]
     problems: list[str]
+    notes: list[str] = Field(default_factory=list)
 
 
 class TaubenchBenchmark(ServiceDeskBenchmark):
