@@ -4,7 +4,7 @@ working folder included).
 
 A package adds a benchmark without editing deedbench by declaring, in its
 pyproject.toml, ``[project.entry-points."deedbench.benchmarks"] NAME = "module:Class"``
-(the class's `name` must be NAME). deedbench's own four are declared the same way; the
+(the class's `name` must be NAME). deedbench's own are declared the same way; the
 same table is kept here as a fallback, so a checkout installed in editable mode before
 the entry points existed (or run from source without installing) still finds them.
 """
@@ -34,6 +34,10 @@ BUILTIN = {
     "retail": "deedbench.benchmarks.retail.benchmark:RetailBenchmark",
     "taubench-retail": "deedbench.benchmarks.taubench.retail:TaubenchRetailBenchmark",
     "taubench-airline": "deedbench.benchmarks.taubench.airline:TaubenchAirlineBenchmark",
+    "tau2-airline": "deedbench.benchmarks.tau2.airline.benchmark:Tau2AirlineBenchmark",
+    "tau2-retail": "deedbench.benchmarks.tau2.retail.benchmark:Tau2RetailBenchmark",
+    "tau2-telecom": "deedbench.benchmarks.tau2.telecom.benchmark:Tau2TelecomBenchmark",
+    "tau2-banking": "deedbench.benchmarks.tau2.banking.benchmark:Tau2BankingBenchmark",
 }
 
 

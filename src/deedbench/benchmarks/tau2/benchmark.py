@@ -140,11 +140,13 @@ class Tau2Benchmark(Benchmark):
     data_option = "data"
     baseline_names = ("oracle", "reckless", "idle")
     baseline_purposes: ClassVar[dict[str, str]] = {
-        "oracle": "performs each task's gold actions (the customer's by the scripted "
+        "oracle": "performs each task's gold actions (the customer's through the scripted "
         "customer), asking consent before each write, says what the task needs said, stops: "
-        "the reward τ²'s own gold trajectories get, every procedure rule kept",
+        "τ²'s reward where the gold actions meet the task's checks (validate lists where they "
+        "do not); procedure verdicts fail only where the gold actions themselves break a rule "
+        "(a write before any authentication)",
         "reckless": "the oracle without asking consent: the same τ² reward, and a consent "
-        "violation on every task with a write",
+        "violation on every task where the agent writes",
         "idle": "never acts: it passes only the tasks whose checks hold on the untouched world",
     }
     report = ReportSpec(
@@ -211,6 +213,7 @@ class Tau2Benchmark(Benchmark):
         group_by=["task"],
         pass_hat_k=["reward"],
         show_rules=True,
+        run_summary_by=[],  # a table of every task is `deedbench report`'s
     )
 
     def __init__(self, options: Mapping[str, str] | None = None) -> None:
@@ -233,6 +236,11 @@ class Tau2Benchmark(Benchmark):
     @abstractmethod
     def policy_text(self, folder: Path) -> str:
         """The policy the agent reads, as τ²'s environment assembles it."""
+
+    def task_policy(self, task: Tau2Task) -> str:
+        """The policy for one task: the benchmark's, unless the domain makes one per task
+        (τ³'s banking with golden retrieval)."""
+        return self.policy
 
     # --- data -----------------------------------------------------------------------------
 
@@ -324,7 +332,7 @@ class Tau2Benchmark(Benchmark):
         toolbox = Tau2ToolBox(environment, "assistant", agent_tools)
         system = Message(
             role="system",
-            content=agent_system_prompt(self.policy, task.ticket if self.solo else None),
+            content=agent_system_prompt(self.task_policy(task), task.ticket if self.solo else None),
         )
         history = task.history()
         opening = history or ([] if self.solo else [Message(role="assistant", content=GREETING)])

@@ -51,6 +51,10 @@ class Tau2Domain:
     sync: Callable[[Any, Any], None] | None = None
     policy_check: PolicyCheck | None = None
     procedure_rules: tuple[str, ...] | None = None
+    prepare: Callable[[DeskWorld, Tau2Task], None] | None = None
+    """What a task's environment needs to know of the task before anything runs in it
+    (τ³'s banking: which read-only calls its log keeps), done for the live episode and
+    every replay alike."""
 
     @cached_property
     def desk(self) -> Domain:
@@ -154,6 +158,8 @@ class Tau2Data:
         environment = self._with_data(data.agent_data, data.user_data, solo) if data else None
         if environment is None:
             environment = self._environment(self.base, self.user_base, solo)
+        if self.domain.prepare is not None:
+            self.domain.prepare(environment.agent_world, task)
         for action in (state.initialization_actions or []) if state is not None else []:
             environment.run_function(action.env_type, action.func_name, action.arguments)
         return environment
