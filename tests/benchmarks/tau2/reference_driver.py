@@ -23,6 +23,7 @@ Usage: python reference_driver.py CASES.json OUT.json
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import sys
@@ -68,7 +69,7 @@ _VERDICTS: list[bool] = []
 def _judge(model: Any = None, messages: Any = None, **_: Any) -> str:
     prompt = messages[-1]["content"] if isinstance(messages[-1], dict) else str(messages[-1])
     found = re.search(r"expectedOutcomes:\s*(\[.*\])", prompt, re.S)
-    outcomes = json.loads(found.group(1)) if found else []
+    outcomes = ast.literal_eval(found.group(1)) if found else []  # τ² writes the list's repr
     verdicts = _VERDICTS or [True] * len(outcomes)
     return json.dumps(
         {
