@@ -44,7 +44,7 @@ def domain_folder(given: Path | None, domain: str, marker: str, benchmark: str) 
     """The folder of τ²'s `domain`, from ``--data`` (`given`) or ``$TAU2_DATA_DIR``.
 
     `given` may be the domain's folder, a τ² checkout, its ``data`` folder or its
-    ``data/tau2/domains``; the folder found must hold `marker` (a file every copy of the
+    ``data/tau2/domains``; the folder found must hold `marker` (a file or folder every copy of the
     domain has). A `BenchmarkError` says which layouts were tried.
     """
     if given is None:
@@ -60,7 +60,7 @@ def domain_folder(given: Path | None, domain: str, marker: str, benchmark: str) 
     tried = []
     for layout in _LAYOUTS:
         folder = given / layout.format(domain=domain)
-        if (folder / marker).is_file():
+        if (folder / marker).exists():
             return folder
         tried.append(str(folder))
     raise BenchmarkError(
