@@ -44,8 +44,8 @@ def domain_folder(given: Path | None, domain: str, marker: str, benchmark: str) 
     """The folder of τ²'s `domain`, from ``--data`` (`given`) or ``$TAU2_DATA_DIR``.
 
     `given` may be the domain's folder, a τ² checkout, its ``data`` folder or its
-    ``data/tau2/domains``; the folder found must hold `marker` (a file or folder every copy of the
-    domain has). A `BenchmarkError` says which layouts were tried.
+    ``data/tau2/domains``; the folder found must hold `marker` (a file or folder every
+    copy of the domain has). A `BenchmarkError` says which layouts were tried.
     """
     if given is None:
         env = os.environ.get(DATA_ENV)
