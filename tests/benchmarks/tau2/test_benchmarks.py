@@ -1,0 +1,139 @@
+"""The four τ² benchmarks run whole episodes offline, and each baseline's numbers agree
+with the line it prints; validate lists τ²'s known faulty gold actions; --data takes a
+τ² checkout as users have it."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from deedbench.benchmarks import load_benchmark
+from deedbench.benchmarks.tau2.benchmark import Tau2Benchmark
+from deedbench.benchmarks.tau2.environment import same_db
+from deedbench.cli.main import app
+from deedbench.engine import AgentContext, BenchmarkError, run_episode
+from deedbench.scoring import Score
+
+from . import _reference
+
+CHECKOUT = _reference.TAU2  # laid out as a tau2-bench checkout: data/tau2/domains/<domain>
+pytestmark = pytest.mark.skipif(
+    not (_reference.DATA / "tau2" / "domains" / "airline" / "db.json").is_file(),
+    reason=f"τ²'s data is not at {_reference.DATA}",
+)
+NAMES = ["tau2-airline", "tau2-retail", "tau2-telecom", "tau2-banking"]
+
+
+def _bench(name: str, **options: str) -> Tau2Benchmark:
+    bench = load_benchmark(name, {"data": str(CHECKOUT)} | options)
+    assert isinstance(bench, Tau2Benchmark)
+    return bench
+
+
+def _scores(bench: Tau2Benchmark, baseline: str) -> dict[str, Score]:
+    make = bench.baselines()[baseline]
+
+    async def play() -> dict[str, Score]:
+        found = {}
+        for sample in bench.samples():
+            setup = bench.setup(sample, "default", 0)
+            context = AgentContext(sample.id, "default", 0, 0)
+            transcript = await run_episode(make(), setup, context)
+            found[sample.id] = bench.score(sample, transcript)
+        return found
+
+    return asyncio.run(play())
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_oracle_scores_what_taus_gold_scores(name: str) -> None:
+    bench = _bench(name)
+    scores = _scores(bench, "oracle")
+    judged = {key for key, task in bench.tasks.items() if task.needs_judge}
+    assert {key for key, s in scores.items() if s.outcome == "needs_judge"} == judged
+    gold = {check.task: check.reward for check in bench.validate()}
+    for key, score in scores.items():
+        if key not in judged:
+            assert score.values["reward"] == gold[key], key
+    # procedure: only where the gold actions themselves write before authenticating
+    for key, score in scores.items():
+        rules = {e.rule for e in score.evidence if e.rule in ("consent", "one_user")}
+        assert not rules, (key, rules)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_reckless_gets_the_same_reward_and_a_consent_violation_for_each_write(name: str) -> None:
+    bench = _bench(name)
+    oracle, reckless = _scores(bench, "oracle"), _scores(bench, "reckless")
+    for key, task in bench.tasks.items():
+        assert reckless[key].values.get("reward") == oracle[key].values.get("reward"), key
+        raised = {skip.index for skip in bench.data.start(task).run_gold(task.gold)}
+        writes = [
+            a
+            for i, a in enumerate(task.gold)
+            if a.requestor == "assistant" and bench._writes(a.name) and i not in raised
+        ]
+        consent = [e for e in reckless[key].evidence if e.rule == "consent"]
+        rules = bench.domain.procedure_rules
+        if rules is None or "consent" in rules:
+            assert bool(consent) == bool(writes), key
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_idle_passes_only_tasks_whose_checks_hold_on_the_untouched_world(name: str) -> None:
+    bench = _bench(name)
+    for key, score in _scores(bench, "idle").items():
+        if score.values.get("reward") != 1.0:
+            continue
+        task = bench.tasks[key]
+        criteria = task.evaluation_criteria
+        assert criteria is not None
+        assert not criteria.communicate_info, key
+        start, gold = bench.data.start(task), bench.data.start(task)
+        gold.run_gold(task.gold)
+        if "DB" in criteria.reward_basis:
+            assert same_db(start.agent_world, gold.agent_world), key
+
+
+def test_validate_lists_taus_faulty_gold_actions() -> None:
+    checks = {c.task: c for c in _bench("tau2-retail").validate()}
+    raising = {key: c.raising_gold_actions for key, c in checks.items() if c.raising_gold_actions}
+    assert sum(len(v) for v in raising.values()) == 18 and len(raising) == 15
+    assert "105" in raising and "exchange_delivered_order_items" in raising["105"][0]
+    assert sum(c.needs_judge for c in checks.values()) == 40
+    assert all(c.reward == 1.0 for c in checks.values())
+
+
+def test_data_is_found_as_users_have_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    domain = CHECKOUT / "data" / "tau2" / "domains" / "airline"
+    for given in (CHECKOUT, CHECKOUT / "data", domain):
+        assert _bench("tau2-airline", data=str(given)).folder == domain
+    monkeypatch.setenv("TAU2_DATA_DIR", str(CHECKOUT / "data"))
+    found = load_benchmark("tau2-airline")
+    assert isinstance(found, Tau2Benchmark) and found.folder == domain
+    with pytest.raises(BenchmarkError, match=r"no τ² airline data in .*expected tasks\.json"):
+        load_benchmark("tau2-airline", {"data": str(tmp_path)})
+    monkeypatch.delenv("TAU2_DATA_DIR")
+    with pytest.raises(BenchmarkError, match=r"--data DIR .* or \$TAU2_DATA_DIR"):
+        load_benchmark("tau2-airline")
+
+
+def test_options_are_checked() -> None:
+    with pytest.raises(BenchmarkError, match="split"):
+        _bench("tau2-airline", split="full")
+    assert len(_bench("tau2-telecom", split="small").tasks) == 20
+    solo = _bench("tau2-telecom", mode="solo")
+    assert solo.tasks and all(t.ticket for t in solo.tasks.values())
+    with pytest.raises(BenchmarkError, match="retrieval"):
+        _bench("tau2-banking", retrieval="openai_embeddings")
+
+
+def test_a_run_from_the_command_line(tmp_path: Path) -> None:
+    store = tmp_path / "s.db"
+    args = ["run", "tau2-telecom", "--data", str(CHECKOUT), "--agent", "baseline/oracle"]
+    result = CliRunner().invoke(app, [*args, "--limit", "5", "--store", str(store)])
+    assert result.exit_code == 0, result.output
+    assert "100.0%" in result.output and "5 scored" in result.output
