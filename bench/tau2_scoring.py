@@ -70,7 +70,7 @@ def measure(name: str, tasks: int) -> dict[str, float | int | str]:
     domain = getattr(package, attr) if hasattr(package, attr) else package.banking_domain("bm25")
     data = Tau2Data(domain, _reference.domain_data(tau2_name), f"tau2-{name}", "base")
     chosen = list(data.tasks.values())[:tasks]
-    cases = [case for task in chosen for case in variants(task)]
+    cases = [{**case, "hashes": "none"} for task in chosen for case in variants(task)]
     env_kwargs = {"retrieval_variant": "no_knowledge"} if tau2_name == "banking_knowledge" else {}
     theirs = {r["id"]: r for r in _reference.evaluate(tau2_name, cases, env_kwargs)}
     cold: list[float] = []

@@ -58,8 +58,8 @@ def list_command() -> None:
 
     table = Table(title="Benchmarks", title_justify="left")
     table.add_column("benchmark", no_wrap=True)
-    for column in ("description", "conditions"):
-        table.add_column(column)
+    table.add_column("description")
+    table.add_column("conditions", no_wrap=True)
     table.add_column("epochs", no_wrap=True, justify="right")
     table.add_column("agents")
     names = list(benchmarks())

@@ -137,6 +137,7 @@ def run_costs(
     records: Iterable[EpisodeRecord], models: dict[str, str], prices: PriceTable
 ) -> list[RoleCost]:
     """Cost per role; `models` maps a role ("assistant", "user") to its agent spec."""
+
     def calls(record: EpisodeRecord) -> Iterable[tuple[str, str, Usage]]:
         for m in record.messages:
             if m.usage is not None:

@@ -21,7 +21,7 @@ def deedbench_calls(data: Tau2Data, case: dict[str, Any]) -> dict[str, Any]:
     task = Tau2Task.model_validate(case["task"])
     task.raw = case["task"]
     env = data.start(task, bool(case.get("solo")))
-    every = case.get("hashes", "every") == "every"
+    mode = case.get("hashes", "every")  # "every", "end", or the tools to hash after
 
     def hashes() -> dict[str, Any]:
         user = env.user_world
@@ -34,7 +34,7 @@ def deedbench_calls(data: Tau2Data, case: dict[str, Any]) -> dict[str, Any]:
             call = ToolCall.decoded(raw["id"], raw["name"], raw["arguments"])
             answer = env.respond(call, requestor)
             row: dict[str, Any] = {"content": answer.content, "error": answer.error}
-            if every:
+            if mode == "every" or (isinstance(mode, list) and call.name in mode):
                 row.update(hashes())
             out["calls"].append(row)
     out["end"] = hashes()

@@ -9,14 +9,14 @@ each, as JSON:
         {"id": "...", "task": {<τ² task>}, "solo": false,
          "messages": [<τ² messages; tool results are left out: τ² computes them>],
          "termination": "user_stop", "nl": [true, false] | null,
-         "hashes": "every" | "end", "evaluate": true}]}
+         "hashes": "every" | "end" | "none" | [<tool names>], "evaluate": true}]}
 
 For each case: the environment set to the task's start, every tool call of the
 messages run with τ²'s ``get_response`` (the result, whether it failed, and the
-hashes of both databases after it), then (unless ``"evaluate": false``)
-``evaluate_simulation`` on the whole trajectory, as ``tau2 run`` scores it; the NL
-judge's verdicts come from the case (litellm is the import-only stand-in of
-../shared/tau2/offline/stubs).
+hashes of both databases after it, or only after the named tools' calls), then
+(unless ``"evaluate": false``) ``evaluate_simulation`` on the whole trajectory, as
+``tau2 run`` scores it; the NL judge's verdicts come from the case (litellm is the
+import-only stand-in of ../shared/tau2/offline/stubs).
 
 Usage: python reference_driver.py CASES.json OUT.json
 """
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import json
+import pickle
 import re
 import sys
 import time
@@ -47,18 +48,18 @@ from tau2.data_model.tasks import Task  # noqa: E402
 from tau2.environment.db import DB  # noqa: E402
 from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation  # noqa: E402
 from tau2.registry import registry  # noqa: E402
+from tau2.utils import load_file  # noqa: E402
 
-# Parse each database file once and hand out copies: τ²'s own loads are the same,
-# only slower (as ../shared/tau2/offline/gold_eval.py does).
-_LOADED: dict[tuple[Any, str], Any] = {}
-_load = DB.load.__func__  # type: ignore[attr-defined]
+# Read each database file once: τ²'s ``DB.load`` is ``load_file`` then
+# ``model_validate``, and so is this, with the file's parsed data kept as pickled
+# bytes (a fresh copy for every load, far faster than re-reading or deep-copying).
+_LOADED: dict[str, bytes] = {}
 
 
 def _cached_load(cls: Any, path: str) -> Any:
-    key = (cls, str(path))
-    if key not in _LOADED:
-        _LOADED[key] = _load(cls, path)
-    return _LOADED[key].model_copy(deep=True)
+    if str(path) not in _LOADED:
+        _LOADED[str(path)] = pickle.dumps(load_file(path), protocol=pickle.HIGHEST_PROTOCOL)
+    return cls.model_validate(pickle.loads(_LOADED[str(path)]))
 
 
 DB.load = classmethod(_cached_load)  # type: ignore[method-assign, assignment]
@@ -121,9 +122,12 @@ def run_case(domain: str, env_kwargs: dict[str, Any], case: dict[str, Any]) -> d
         initialization_actions=state.initialization_actions if state else None,
         message_history=history,
     )
-    every = case.get("hashes", "every") == "every"
+    mode = case.get("hashes", "every")
+    hashing = mode != "none"  # an evaluator case needs none
 
     def hashes() -> dict[str, Any]:
+        if not hashing:
+            return {}
         return {"agent": env.get_db_hash(), "user": env.get_user_db_hash()}
 
     out: dict[str, Any] = {"id": case["id"], "start": hashes(), "calls": []}
@@ -135,7 +139,7 @@ def run_case(domain: str, env_kwargs: dict[str, Any], case: dict[str, Any]) -> d
             answer = env.get_response(call)
             trajectory.append(answer)
             row = {"content": answer.content, "error": answer.error}
-            if every:
+            if mode == "every" or (isinstance(mode, list) and call.name in mode):
                 row.update(hashes())
             out["calls"].append(row)
     out["end"] = hashes()

@@ -24,15 +24,19 @@ from . import _reference
 from ._compare import deedbench_calls, differences
 from ._reference import missing
 
-pytestmark = pytest.mark.skipif(
-    missing() is not None, reason=f"τ²'s reference cannot run: {missing()}"
-)
+pytestmark = [
+    pytest.mark.skipif(missing() is not None, reason=f"τ²'s reference cannot run: {missing()}"),
+    # one worker runs the module, so its τ² fixture is computed once, not once a worker
+    pytest.mark.xdist_group("tau2-airline-tools"),
+]
 
 SEED = 20240515
 SEQUENCES = 45
-"""Generated cases (each a short sequence of calls, hashed after every call). Hashing
-τ²'s 7 MB database costs ~0.1 s a time on each side, and each case ~0.6 s in τ²'s
-set-up: fewer, longer cases keep the module near 90 s."""
+"""Generated cases, each a short sequence of calls. Hashing τ²'s 7 MB database costs
+~0.1 s a time on each side, so both databases are hashed after every write (where a
+state can part), and at the start and the end of every case (which catches a read
+that changed anything)."""
+WRITES = sorted(t.name for t in AIRLINE.toolkit.tools() if t.kind == "write")
 FOLDER = _reference.domain_data("airline")
 
 Call = tuple[str, dict[str, Any]]
@@ -59,7 +63,7 @@ def _case(
     case_id: str,
     task: dict[str, Any],
     calls: list[tuple[str, str, dict[str, Any]]],
-    hashes: str = "every",
+    hashes: str | list[str] = "every",
 ) -> Any:
     """One case: each call a message of its own, from its requestor."""
     return {
@@ -479,7 +483,7 @@ def cases(raw_tasks: list[dict[str, Any]], db: dict[str, Any]) -> list[dict[str,
     base_task = raw_tasks[0]
     for number in range(SEQUENCES):
         calls = [("assistant", name, arguments) for name, arguments in generator.sequence()]
-        found.append(_case(f"gen-{number}", base_task, calls))
+        found.append(_case(f"gen-{number}", base_task, calls, WRITES))
     return found
 
 

@@ -23,9 +23,13 @@ from deedbench.benchmarks.tau2.retail import RETAIL
 from . import _reference
 from ._compare import deedbench_calls, differences
 
-pytestmark = pytest.mark.skipif(
-    _reference.missing() is not None, reason=f"τ² cannot run: {_reference.missing()}"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        _reference.missing() is not None, reason=f"τ² cannot run: {_reference.missing()}"
+    ),
+    # one worker runs the module, so its τ² fixture is computed once, not once a worker
+    pytest.mark.xdist_group("tau2-retail-tools"),
+]
 
 FOLDER = _reference.domain_data("retail")
 SEEDS = range(70)

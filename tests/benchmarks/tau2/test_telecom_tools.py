@@ -38,9 +38,13 @@ from deedbench.engine import ToolCall
 from . import _reference
 from ._compare import deedbench_calls, differences
 
-pytestmark = pytest.mark.skipif(
-    _reference.missing() is not None, reason=f"τ²'s code cannot run: {_reference.missing()}"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        _reference.missing() is not None, reason=f"τ²'s code cannot run: {_reference.missing()}"
+    ),
+    # one worker runs the module, so its τ² fixture is computed once, not once a worker
+    pytest.mark.xdist_group("tau2-telecom-tools"),
+]
 
 FOLDER = _reference.domain_data("telecom")
 SEED = 20250225

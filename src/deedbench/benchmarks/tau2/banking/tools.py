@@ -20,6 +20,7 @@ import inspect
 import json
 import re
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any, ClassVar, Literal, get_args
 
 from deedbench.benchmarks.servicedesk.world import DeskWorld
@@ -27,6 +28,7 @@ from deedbench.benchmarks.tau2.banking import ids
 from deedbench.benchmarks.tau2.banking.db_query import (
     add_to_db,
     query_database_tool,
+    query_db,
     table_data,
     update_record_in_db,
 )
@@ -239,6 +241,173 @@ def _activation_problem(
 
 def _json_args(**arguments: Any) -> str:
     return json.dumps(arguments, indent=2)
+
+
+_ATM_DEPOSIT_IMAGES: dict[str, tuple[str, str, str]] = {
+    "btxn_834027370c20": (
+        "ATM #3921",
+        """
+=== ATM DEPOSIT ENVELOPE SCAN ===
+Envelope ID: ENV-2025-3921-00923
+Deposit Time: 3:47 PM CST
+ATM Location: Rho-Bank ATM #3921, Cedar Lane Branch, Austin, TX
+
+--- ENVELOPE CONTENTS ---
+Item 1: Personal Check
+  - Check Number: 7284
+  - Drawn On: First Texas Bank
+  - Payee: Derek Yamamoto
+  - Amount: $875.00
+  - Memo: "October rent refund"
+  - Signature: Present and legible
+  - Date on Check: 11/03/2025
+
+Item 2: Cash
+  - Denomination breakdown:
+    * 2 x $100 bills = $200.00
+    * 3 x $20 bills = $60.00
+  - Total Cash: $260.00
+
+--- DEPOSIT SUMMARY ---
+Check Total: $875.00
+Cash Total: $260.00
+GRAND TOTAL: $1,135.00
+
+--- MACHINE RECORD ---
+Amount Recorded by ATM: $385.00
+DISCREPANCY DETECTED: $750.00 difference
+
+--- IMAGE QUALITY ---
+Envelope scan: CLEAR
+Check front: CLEAR
+Check back (endorsement): CLEAR - endorsed "For Deposit Only - Derek Yamamoto"
+Cash image: CLEAR - bills visible and countable
+""",
+        "Images clearly show deposit contents totaling $1,135.00. ATM machine recorded only "
+        "$385.00. Discrepancy of $750.00 confirmed via image review.",
+    ),
+    "btxn_test_deposit_001": (
+        "ATM #3921",
+        """
+=== ATM DEPOSIT ENVELOPE SCAN ===
+Envelope ID: ENV-2025-3921-00847
+Deposit Time: 2:34 PM EST
+ATM Location: Rho-Bank ATM #3921, 742 Oak Avenue, Portland, OR
+
+--- ENVELOPE CONTENTS ---
+Item 1: Personal Check
+  - Check Number: 4821
+  - Drawn On: First National Bank
+  - Payee: Linda Patterson
+  - Amount: $875.00
+  - Memo: "October rent refund"
+  - Signature: Present and legible
+  - Date on Check: 11/05/2025
+
+Item 2: Cash
+  - Denomination breakdown:
+    * 2 x $100 bills = $200.00
+    * 3 x $20 bills = $60.00
+  - Total Cash: $260.00
+
+--- DEPOSIT SUMMARY ---
+Check Total: $875.00
+Cash Total: $260.00
+GRAND TOTAL: $1,135.00
+
+--- MACHINE RECORD ---
+Amount Recorded by ATM: $385.00
+DISCREPANCY DETECTED: $750.00 difference
+
+--- IMAGE QUALITY ---
+Envelope scan: CLEAR
+Check front: CLEAR
+Check back (endorsement): CLEAR - endorsed "For Deposit Only - Linda Patterson"
+Cash image: CLEAR - bills visible and countable
+""",
+        "Images clearly show deposit contents totaling $1,135.00. ATM machine recorded only "
+        "$385.00. Discrepancy of $750.00 confirmed via image review.",
+    ),
+    "btxn_test_atm_dep_partial": (
+        "ATM #5847",
+        """
+=== ATM DEPOSIT ENVELOPE SCAN ===
+Envelope ID: ENV-2025-5847-00293
+Deposit Time: 10:15 AM EST
+
+--- ENVELOPE CONTENTS ---
+Item 1: Personal Check
+  - Check Number: 7392
+  - Amount: $500.00
+
+--- DEPOSIT SUMMARY ---
+Check Total: $500.00
+Cash Total: $0.00
+GRAND TOTAL: $500.00
+
+--- MACHINE RECORD ---
+Amount Recorded by ATM: $500.00
+No discrepancy detected.
+""",
+        "Images confirm deposit matches recorded amount. No discrepancy found.",
+    ),
+}
+"""τ²'s scanned ATM deposits: transaction id -> (ATM, envelope contents, verification notes)."""
+
+_EARLY_CLOSURE: dict[str, dict[str, tuple[int, int]]] = {
+    "checking": {
+        "Light Blue Account": (15, 30),
+        "Light Green Account": (15, 30),
+        "Green Fee-Free Account": (15, 30),
+        "Blue Account": (25, 60),
+        "Green Account": (25, 60),
+        "Evergreen Account": (50, 90),
+        "Bluest Account": (100, 180),
+    },
+    "savings": {
+        "Bronze Account": (20, 60),
+        "Silver Account": (35, 90),
+        "Silver Plus Account": (35, 90),
+        "Gold Account": (75, 180),
+        "Gold Plus Account": (75, 180),
+        "Gold Years Account": (75, 180),
+        "Platinum Account": (150, 270),
+        "Platinum Plus Account": (150, 270),
+        "Diamond Elite Account": (150, 270),
+    },
+}
+"""Early closure fee and window (days) of a personal account, by class and level."""
+
+_DEFAULT_ATM_LIMITS = {
+    "blue account": 500,
+    "green account": 600,
+    "light blue account": 400,
+    "green fee-free account": 500,
+    "evergreen account": 750,
+    "bluest account": 1500,
+    "dark green account": 300,
+    "gold years account": 600,
+    "purple account": 1000,
+}
+"""A checking account's daily ATM limit by level, for a card without its own."""
+
+_DELIVERY_TIMES = {
+    "STANDARD": "7-10 business days",
+    "EXPEDITED": "3-5 business days",
+    "RUSH": "1-2 business days",
+}
+
+
+def _money(val: Any) -> float:
+    """τ²'s parse of a ``"$1,234.56"`` field (0 when it does not parse)."""
+    try:
+        return float(str(val).replace("$", "").replace(",", ""))
+    except (ValueError, TypeError):
+        return 0.0
+
+
+def _age_days(date_opened: Any, now: datetime) -> int:
+    return (now - datetime.strptime(date_opened, "%m/%d/%Y")).days
 
 
 class KnowledgeTools(Toolkit):
@@ -941,6 +1110,57 @@ class KnowledgeTools(Toolkit):
             "\nNo debit card disputes found for this user.",
         )  # fmt: skip
 
+    @tool(listed=False)
+    def get_atm_deposit_images_8473(self, transaction_id: str) -> str:
+        """Retrieve ATM deposit envelope/check images for a specific ATM deposit transaction.
+
+        Args:
+            transaction_id (string): The transaction ID of the ATM deposit to retrieve images for
+
+        Returns:
+            ATM deposit images retrieved successfully.
+        """
+        if not transaction_id:
+            return "Error: Missing required parameter: transaction_id"
+        history = self._t("bank_account_transaction_history")
+        if transaction_id not in history:
+            return f"Error: Transaction '{transaction_id}' not found."
+        txn = history[transaction_id]
+        if txn.get("type") != "atm_deposit":
+            return (
+                f"Error: Transaction '{transaction_id}' is not an ATM deposit. This tool only "
+                "works for ATM deposit transactions."
+            )
+        description = txn.get("description", "")
+        if "RHO-BANK" not in description.upper() and "RHOBANK" not in description.upper():
+            return (
+                f"Error: Transaction '{transaction_id}' is from a third-party ATM. Deposit images "
+                "are only available for Rho-Bank ATM deposits. For third-party ATM disputes, a "
+                "chargeback request must be submitted to the ATM network."
+            )
+        header = (
+            "ATM Deposit Image Retrieval Results\n"
+            "=====================================\n"
+            f"Transaction ID: {transaction_id}\n"
+        )
+        if transaction_id in _ATM_DEPOSIT_IMAGES:
+            atm, contents, notes = _ATM_DEPOSIT_IMAGES[transaction_id]
+            return (
+                f"{header}ATM: {atm}\nDeposit Date: {txn.get('date', 'Unknown')}\n\n"
+                f"{contents}\n\n--- VERIFICATION NOTES ---\n{notes}\n"
+            )
+        return (
+            f"{header}ATM: {description}\n"
+            f"Deposit Date: {txn.get('date', 'Unknown')}\n"
+            f"Amount Recorded: ${abs(txn.get('amount', 0)):.2f}\n\n"
+            "--- IMAGE STATUS ---\n"
+            "Status: IMAGES NOT AVAILABLE\n"
+            "Reason: Deposit images for this transaction have either expired (older than 90 "
+            "days) or were not captured by the ATM system.\n\n"
+            "For deposits without available images, the dispute will proceed based on customer "
+            "statement and ATM journal records only. Investigation timeline may be extended.\n"
+        )
+
     @tool(kind="write", listed=False)
     def order_replacement_credit_card_7291(
         self,
@@ -1195,6 +1415,1724 @@ class KnowledgeTools(Toolkit):
             f"  - Credit Amount: ${amount:.2f}\n"
             f"  - Reason: {reason.replace('_', ' ').title()}\n"
             f"  - Date: {today}"
+        )
+
+    @tool(kind="write", listed=False)
+    def apply_credit_card_account_flag_6147(
+        self,
+        credit_card_account_id: str,
+        user_id: str,
+        flag_type: str,
+        expiration_date: str,
+        reason: str,
+    ) -> str:
+        """Apply a flag to a customer's credit card account. Flags can include annual fee waivers, promotional APR rates, rewards bonuses, or other account-level modifiers. Each flag has an effective date and expiration date.
+
+        Args:
+            credit_card_account_id (string): The credit card account ID to apply the flag to
+            user_id (string): The user's unique identifier in the system
+            flag_type (string): Type of flag to apply. Must be one of: 'annual_fee_waived', 'promotional_apr', 'rewards_bonus', 'other'
+            expiration_date (string): Date when the flag expires (MM/DD/YYYY format)
+            reason (string): Reason for applying this flag. Must be one of: 'retention_offer', 'loyalty_benefit', 'promotional', 'error_correction', 'other'
+
+        Returns:
+            Account flag applied successfully.
+        """  # noqa: E501
+        if (
+            not credit_card_account_id
+            or not user_id
+            or not flag_type
+            or not expiration_date
+            or not reason
+        ):
+            return (
+                "Error: Missing required parameters (credit_card_account_id, user_id, flag_type, "
+                "expiration_date, reason)."
+            )
+        flag_types = ["annual_fee_waived", "promotional_apr", "rewards_bonus", "other"]
+        if flag_type not in flag_types:
+            return f"Error: Invalid flag_type. Must be one of: {flag_types}"
+        reasons = ["retention_offer", "loyalty_benefit", "promotional", "error_correction", "other"]
+        if reason not in reasons:
+            return f"Error: Invalid reason. Must be one of: {reasons}"
+        found = self._query("credit_card_accounts", "account_id", credit_card_account_id)
+        if "No results found" in found or "No records found" in found:
+            return f"Error: Credit card account '{credit_card_account_id}' not found."
+        flag_id = ids.account_flag_id(credit_card_account_id, flag_type, expiration_date)
+        today = ids.today_str()
+        record = {
+            "flag_id": flag_id,
+            "credit_card_account_id": credit_card_account_id,
+            "user_id": user_id,
+            "flag_type": flag_type,
+            "effective_date": today,
+            "expiration_date": expiration_date,
+            "reason": reason,
+            "applied_at": today,
+            "status": "ACTIVE",
+        }
+        if not add_to_db("credit_card_account_flags", flag_id, record, db=self.db):
+            return f"Error: Failed to apply account flag. Flag ID '{flag_id}' may already exist."
+        return (
+            f"Account flag applied successfully!\n"
+            f"  - Flag ID: {flag_id}\n"
+            f"  - Account: {credit_card_account_id}\n"
+            f"  - User ID: {user_id}\n"
+            f"  - Flag Type: {flag_type.replace('_', ' ').title()}\n"
+            f"  - Effective Date: {today}\n"
+            f"  - Expiration Date: {expiration_date}\n"
+            f"  - Reason: {reason.replace('_', ' ').title()}"
+        )
+
+    @tool(kind="write", listed=False)
+    def close_credit_card_account_7834(self, credit_card_account_id: str, user_id: str) -> str:
+        """Close a customer's credit card account permanently.
+
+        Args:
+            credit_card_account_id (string): The credit card account ID to close
+            user_id (string): The user's unique identifier in the system
+
+        Returns:
+            Credit card account closed successfully.
+        """
+        if not credit_card_account_id or not user_id:
+            return "Error: Missing required parameters (credit_card_account_id, user_id)."
+        found = self._query("credit_card_accounts", "account_id", credit_card_account_id)
+        if "No results found" in found or "No records found" in found:
+            return f"Error: Credit card account '{credit_card_account_id}' not found."
+        success, _ = update_record_in_db(
+            "credit_card_accounts",
+            db=self.db,
+            record_id=credit_card_account_id,
+            updates={"status": "CLOSED", "closed_date": ids.today_str(), "closed_by": user_id},
+        )
+        if not success:
+            return f"Error: Failed to close credit card account '{credit_card_account_id}'."
+        shown = _json_args(credit_card_account_id=credit_card_account_id, user_id=user_id)
+        return (
+            "Credit card account closed successfully.\n\n"
+            "Executed: close_credit_card_account_7834\n"
+            f"Arguments: {shown}\n"
+            f"Account {credit_card_account_id} has been closed."
+        )
+
+    @tool(kind="write", listed=False)
+    def pay_credit_card_from_checking_9182(
+        self,
+        user_id: str,
+        checking_account_id: str,
+        credit_card_account_id: str,
+        amount: float,
+    ) -> str:
+        """Pay off a credit card balance using funds from the customer's Rho-Bank checking account. This deducts the specified amount from the checking account and reduces the credit card balance by the same amount.
+
+        Args:
+            user_id (string): The customer's unique identifier in the system
+            checking_account_id (string): The ID of the Rho-Bank checking account to debit funds from
+            credit_card_account_id (string): The ID of the credit card account to apply the payment to
+            amount (number): The payment amount in dollars. Must be a positive number.
+
+        Returns:
+            Credit card payment processed successfully.
+        """  # noqa: E501
+        if not user_id or not checking_account_id or not credit_card_account_id or amount is None:
+            return (
+                "Error: Missing required parameters (user_id, checking_account_id, "
+                "credit_card_account_id, amount)."
+            )
+        try:
+            amount = float(amount)
+            if amount <= 0:
+                return "Error: Payment amount must be a positive number."
+        except (ValueError, TypeError):
+            return "Error: Invalid payment amount. Must be a positive number."
+        accounts = self._t("accounts")
+        if checking_account_id not in accounts:
+            return f"Error: Checking account '{checking_account_id}' not found."
+        checking = accounts[checking_account_id]
+        if checking.get("user_id") != user_id:
+            return (
+                f"Error: Checking account '{checking_account_id}' does not belong to user "
+                f"'{user_id}'."
+            )
+        if checking.get("class") != "checking":
+            return f"Error: Account '{checking_account_id}' is not a checking account."
+        balance = _account_balance(checking)
+        if amount > balance:
+            return (
+                f"Error: Insufficient funds in checking account. Available balance: "
+                f"${balance:.2f}, requested payment: ${amount:.2f}."
+            )
+        cards = self._t("credit_card_accounts")
+        if credit_card_account_id not in cards:
+            return f"Error: Credit card account '{credit_card_account_id}' not found."
+        card = cards[credit_card_account_id]
+        if card.get("user_id") != user_id:
+            return (
+                f"Error: Credit card account '{credit_card_account_id}' does not belong to user "
+                f"'{user_id}'."
+            )
+        card_balance = _money(card.get("current_balance", "$0.00"))
+        if amount > card_balance:
+            return (
+                f"Error: Payment amount (${amount:.2f}) exceeds credit card balance "
+                f"(${card_balance:.2f}). Please specify an amount up to the outstanding balance."
+            )
+        new_checking = balance - amount
+        new_card = card_balance - amount
+        accounts[checking_account_id]["current_holdings"] = f"{new_checking:.2f}"
+        cards[credit_card_account_id]["current_balance"] = f"${new_card:.2f}"
+        return (
+            f"Payment processed successfully!\n"
+            f"  - Payment Amount: ${amount:.2f}\n"
+            f"  - From Checking Account: {checking_account_id}\n"
+            f"  - To Credit Card Account: {credit_card_account_id}\n"
+            f"  - New Checking Balance: ${new_checking:.2f}\n"
+            f"  - New Credit Card Balance: ${new_card:.2f}\n"
+            f"The payment has been applied immediately."
+        )
+
+    @tool(kind="write", listed=False)
+    def submit_credit_limit_increase_request_7392(
+        self, credit_card_account_id: str, user_id: str, requested_increase_amount: int
+    ) -> str:
+        """Submit a credit limit increase request for a customer's credit card.
+
+        Args:
+            credit_card_account_id (string): The credit card account ID to request increase for
+            user_id (string): The customer's unique identifier in the system
+            requested_increase_amount (integer): The dollar amount by which to increase the credit limit (e.g., 2500 for $2,500)
+
+        Returns:
+            Credit limit increase request submitted successfully.
+        """  # noqa: E501
+        if not credit_card_account_id or not user_id or requested_increase_amount is None:
+            return "Error: Missing required parameters."
+        try:
+            requested = float(requested_increase_amount)
+        except (TypeError, ValueError):
+            return "Error: Invalid requested_increase_amount. Must be a whole number."
+        if not requested.is_integer():
+            return "Error: Invalid requested_increase_amount. Must be a whole number of dollars."
+        increase = int(requested)
+        if increase <= 0:
+            return "Error: Requested increase amount must be positive."
+        cards = self._t("credit_card_accounts")
+        if credit_card_account_id not in cards:
+            return f"Error: Credit card account '{credit_card_account_id}' not found."
+        if cards[credit_card_account_id].get("user_id") != user_id:
+            return (
+                f"Error: Credit card account '{credit_card_account_id}' does not belong to user "
+                f"'{user_id}'."
+            )
+        request_id = ids.cli_request_id(credit_card_account_id, user_id, increase)
+        record = {
+            "request_id": request_id,
+            "credit_card_account_id": credit_card_account_id,
+            "user_id": user_id,
+            "requested_increase_amount": increase,
+            "submitted_at": ids.today_str(),
+            "status": "PENDING",
+        }
+        if not add_to_db("credit_limit_increase_requests", request_id, record, db=self.db):
+            return "Error: A similar request may already exist."
+        return (
+            "Credit limit increase request submitted successfully.\n\n"
+            "Executed: submit_credit_limit_increase_request_7392\n"
+            f"  - Request ID: {request_id}\n"
+            f"  - Account: {credit_card_account_id}\n"
+            f"  - Requested Increase: ${increase:,}\n"
+            "  - Status: PENDING"
+        )
+
+    @tool(listed=False)
+    def get_credit_limit_increase_history_4829(self, credit_card_account_id: str) -> str:
+        """Retrieve the credit limit increase request history for a specific credit card account. Returns all previous CLI requests including dates, amounts, and statuses.
+
+        Args:
+            credit_card_account_id (string): The credit card account ID to check for CLI history
+
+        Returns:
+            Credit limit increase history retrieved.
+        """  # noqa: E501
+        if not credit_card_account_id:
+            return "Error: Missing required parameter: credit_card_account_id"
+        header = [
+            "Credit limit increase history retrieved.",
+            "",
+            "Executed: get_credit_limit_increase_history_4829",
+            f"Credit limit increase history for account {credit_card_account_id}:",
+        ]
+        return self._history(
+            "credit_limit_increase_requests", "credit_card_account_id", credit_card_account_id,
+            header, "\nNo credit limit increase requests found for this account.",
+        )  # fmt: skip
+
+    @tool(listed=False)
+    def get_payment_history_6183(self, credit_card_account_id: str, months: int) -> str:
+        """Retrieve payment history for a credit card account.
+
+        Args:
+            credit_card_account_id (string): The credit card account ID to check payment history for
+            months (integer): Number of months of payment history to retrieve
+
+        Returns:
+            Payment history retrieved.
+        """
+        if not credit_card_account_id or months is None:
+            return "Error: Missing required parameters (credit_card_account_id, months)."
+        try:
+            months = int(months)
+            if months <= 0:
+                return "Error: months must be a positive integer."
+        except (ValueError, TypeError):
+            return "Error: Invalid months value. Must be a positive integer."
+        payments = [
+            payment
+            for payment in self._t("payment_history").values()
+            if payment.get("credit_card_account_id") == credit_card_account_id
+        ]
+        if not payments:
+            return f"No payment history found for account '{credit_card_account_id}'."
+        payments.sort(key=lambda x: x.get("payment_date") or "", reverse=True)
+        payments = payments[:months]
+        on_time = 0
+        for payment in payments:
+            if payment.get("status") != "ON_TIME":
+                break
+            on_time += 1
+        lines = [
+            f"Payment history for account '{credit_card_account_id}' (last {months} months):",
+            f"Consecutive on-time payments: {on_time}",
+        ]
+        for payment in payments:
+            lines.append(
+                f"\n  - Payment Date: {payment.get('payment_date')}\n"
+                f"    Amount: {payment.get('amount')}\n"
+                f"    Status: {payment.get('status')}"
+            )
+        return "\n".join(lines)
+
+    @tool(kind="write", listed=False)
+    def approve_credit_limit_increase_5847(
+        self, credit_card_account_id: str, user_id: str, new_credit_limit: int
+    ) -> str:
+        """Approve and apply a credit limit increase for a customer's credit card.
+
+        Args:
+            credit_card_account_id (string): The credit card account ID
+            user_id (string): The customer's unique identifier in the system
+            new_credit_limit (integer): The new total credit limit in dollars (e.g., 7500 for $7,500)
+
+        Returns:
+            Credit limit increase approved and applied successfully.
+        """  # noqa: E501
+        if not credit_card_account_id or not user_id or new_credit_limit is None:
+            return "Error: Missing required parameters."
+        cards = self._t("credit_card_accounts")
+        if credit_card_account_id not in cards:
+            return f"Error: Credit card account '{credit_card_account_id}' not found."
+        card = cards[credit_card_account_id]
+        if card.get("user_id") != user_id:
+            return (
+                f"Error: Credit card account '{credit_card_account_id}' does not belong to user "
+                f"'{user_id}'."
+            )
+        # τ²'s eligibility checks, in its order; any failing gives the one generic error.
+        ineligible = any(
+            dispute.get("user_id") == user_id
+            and dispute.get("status") in ["SUBMITTED", "UNDER_REVIEW", "PENDING"]
+            for dispute in self._t("transaction_disputes").values()
+        )
+        if not ineligible:
+            ineligible = any(
+                order.get("credit_card_account_id") == credit_card_account_id
+                and order.get("status") in ["PENDING", "PROCESSING", "SHIPPED"]
+                for order in self._t("credit_card_orders").values()
+            )
+        if not ineligible:
+            standing = card.get("account_status", "").upper()
+            ineligible = standing in ["PAST_DUE", "DELINQUENT", "COLLECTIONS", "CLOSED"]
+        if ineligible:
+            return "Error: Credit limit increase request cannot be approved at this time."
+        current = _money(card.get("credit_limit", "$0.00"))
+        new_limit = float(new_credit_limit)
+        cards[credit_card_account_id]["credit_limit"] = f"${new_limit:.2f}"
+        today = ids.today_str()
+        request_id = ids.cli_request_id(credit_card_account_id, user_id, new_limit - current)
+        record = {
+            "request_id": request_id,
+            "credit_card_account_id": credit_card_account_id,
+            "user_id": user_id,
+            "previous_limit": f"${current:.2f}",
+            "new_limit": f"${new_limit:.2f}",
+            "increase_amount": f"${new_limit - current:.2f}",
+            "decision_date": today,
+            "status": "APPROVED",
+        }
+        add_to_db("credit_limit_increase_requests", request_id, record, db=self.db)
+        return (
+            f"Credit limit increase approved!\n"
+            f"  - Account: {credit_card_account_id}\n"
+            f"  - Previous Limit: ${current:.2f}\n"
+            f"  - New Limit: ${new_limit:.2f}\n"
+            f"  - Increase: ${new_limit - current:.2f}\n"
+            f"  - Effective Date: {today}\n"
+            f"The customer will receive a confirmation email."
+        )
+
+    @tool(kind="write", listed=False)
+    def deny_credit_limit_increase_5848(
+        self, credit_card_account_id: str, user_id: str, denial_reason: str
+    ) -> str:
+        """Deny a credit limit increase request for a customer's credit card.
+
+        Args:
+            credit_card_account_id (string): The credit card account ID
+            user_id (string): The customer's unique identifier in the system
+            denial_reason (string): The reason for denying the request. Must be one of: 'insufficient_account_age', 'cooldown_period_active', 'pending_disputes', 'pending_replacement_card', 'past_due_balance', 'high_utilization', 'insufficient_payment_history', 'requested_amount_exceeds_limit', 'other'
+
+        Returns:
+            Credit limit increase request denied.
+        """  # noqa: E501
+        if not credit_card_account_id or not user_id or not denial_reason:
+            return "Error: Missing required parameters."
+        reasons = [
+            "insufficient_account_age",
+            "cooldown_period_active",
+            "pending_disputes",
+            "pending_replacement_card",
+            "past_due_balance",
+            "high_utilization",
+            "insufficient_payment_history",
+            "requested_amount_exceeds_limit",
+            "other",
+        ]
+        if denial_reason not in reasons:
+            return f"Error: Invalid denial_reason. Must be one of: {', '.join(reasons)}"
+        if credit_card_account_id not in self._t("credit_card_accounts"):
+            return f"Error: Credit card account '{credit_card_account_id}' not found."
+        today = ids.today_str()
+        request_id = ids.cli_request_id(credit_card_account_id, user_id, 0.0)
+        record = {
+            "request_id": request_id,
+            "credit_card_account_id": credit_card_account_id,
+            "user_id": user_id,
+            "denial_reason": denial_reason,
+            "decision_date": today,
+            "status": "DENIED",
+        }
+        add_to_db("credit_limit_increase_requests", request_id, record, db=self.db)
+        return (
+            f"Credit limit increase request denied.\n"
+            f"  - Account: {credit_card_account_id}\n"
+            f"  - Denial Reason: {denial_reason}\n"
+            f"  - Date: {today}\n"
+            f"The customer will receive a notification explaining the denial."
+        )
+
+    @tool(kind="write", listed=False)
+    def open_bank_account_4821(self, user_id: str, account_type: str, account_class: str) -> str:
+        """Open a new bank account for a customer.
+
+        Args:
+            user_id (string): The customer's unique identifier in the system
+            account_type (string): Type of account to open. Must be one of: 'checking' (personal checking), 'savings' (personal savings), 'business_checking', 'business_savings'
+            account_class (string): The full official account class name
+
+        Returns:
+            Bank account opened successfully.
+        """  # noqa: E501
+        if not user_id or not account_type or not account_class:
+            return "Error: Missing required parameters."
+        types = ["checking", "savings", "business_checking", "business_savings"]
+        if account_type not in types:
+            return f"Error: Invalid account_type. Must be one of: {types}"
+
+        def age(acc: dict[str, Any]) -> int:
+            try:
+                return _age_days(acc.get("date_opened", ""), ids.NOW)
+            except ValueError:
+                return 0
+
+        def open_as(acc: dict[str, Any], kinds: list[str]) -> bool:
+            kind = acc.get("account_type", acc.get("class", ""))
+            return kind in kinds and acc.get("status", "") in ["OPEN", "ACTIVE"]
+
+        owned = [acc for acc in self._t("accounts").values() if acc.get("user_id") == user_id]
+        personal = ["checking", "personal_checking"]
+        refused = "Error: Account eligibility requirements not met."
+        # τ²'s rules: savings needs a personal checking open 14+ days; business checking no
+        # closed account and an open personal checking; business savings no negative balance
+        # and a business checking open 30+ days.
+        if account_type == "savings" and not any(
+            open_as(acc, personal) and age(acc) >= 14 for acc in owned
+        ):
+            return refused
+        if account_type == "business_checking":
+            if any(acc.get("status") == "CLOSED" for acc in owned):
+                return refused
+            if not any(open_as(acc, personal) for acc in owned):
+                return refused
+        if account_type == "business_savings":
+            for acc in owned:
+                if _account_balance(acc) < 0:
+                    return refused
+            if not any(open_as(acc, ["business_checking"]) and age(acc) >= 30 for acc in owned):
+                return refused
+        account_id = ids.deterministic_id(f"account:{user_id}:{account_type}:{account_class}")
+        today = ids.today_str()
+        record = {
+            "account_id": account_id,
+            "user_id": user_id,
+            "account_type": account_type,
+            "account_class": account_class,
+            "current_holdings": "0.00",
+            "status": "OPEN",
+            "date_opened": today,
+        }
+        if not add_to_db("accounts", account_id, record, db=self.db):
+            return f"Failed to open account: Account ID '{account_id}' may already exist."
+        return (
+            f"Bank account opened successfully!\n"
+            f"  - Account ID: {account_id}\n"
+            f"  - User ID: {user_id}\n"
+            f"  - Account Type: {account_type}\n"
+            f"  - Account Class: {account_class}\n"
+            f"  - Status: OPEN\n"
+            f"  - Initial Balance: $0.00\n"
+            f"  - Date Opened: {today}"
+        )
+
+    @tool(kind="write", listed=False)
+    def close_bank_account_7392(
+        self,
+        account_id: str,
+        reason: str = "Customer requested closure",
+        waive_early_closure_fee: bool = False,
+    ) -> str:
+        """Close a customer's bank account (checking or savings).
+
+        Args:
+            account_id (string): The ID of the bank account to close
+            reason (string, optional): The reason for closing the account
+            waive_early_closure_fee (boolean, optional): Whether to waive early closure fees
+
+        Returns:
+            Bank account closed successfully.
+        """
+        if not account_id:
+            return "Error: Missing required parameter (account_id)."
+        accounts = self._t("accounts")
+        if account_id not in accounts:
+            return f"Error: Account '{account_id}' not found."
+        account = accounts[account_id]
+        if account.get("status") == "CLOSED":
+            return f"Error: Account '{account_id}' is already closed."
+        balance = _account_balance(account)
+        fee_applied = 0.0
+        if not waive_early_closure_fee:
+            level = account.get("level", "")
+            account_class = account.get("class", "")
+            date_opened = account.get("date_opened", "")
+            early = None
+            if account_class in ("checking", "savings"):
+                early = _EARLY_CLOSURE[account_class].get(level)
+            if early and date_opened:
+                try:
+                    fee, window = early
+                    if _age_days(date_opened, ids.NOW) < window:
+                        if balance < fee:
+                            return "Error: Account unable to be closed."
+                        fee_applied = fee
+                except ValueError:
+                    pass
+        if balance - fee_applied != 0:
+            return (
+                "Error: Account balance must be $0.00 before closing. Current balance: "
+                f"${balance:.2f}"
+            )
+        today = ids.today_str()
+        account["status"] = "CLOSED"
+        account["date_closed"] = today
+        account["closure_reason"] = reason
+        account["early_closure_fee_waived"] = waive_early_closure_fee
+        return (
+            f"Bank account closed successfully!\n"
+            f"  - Account ID: {account_id}\n"
+            f"  - Account Type: {account.get('account_type', 'N/A')}\n"
+            f"  - Account Class: {account.get('account_class', 'N/A')}\n"
+            f"  - Status: CLOSED\n"
+            f"  - Date Closed: {today}\n"
+            f"  - Reason: {reason}\n"
+            f"  - Early Closure Fee Waived: {'Yes' if waive_early_closure_fee else 'No'}"
+        )
+
+    @tool(listed=False)
+    def get_all_user_accounts_by_user_id_3847(self, user_id: str) -> str:
+        """Retrieve all accounts (checking, savings, credit cards) for a customer.
+
+        Args:
+            user_id (string): The customer's unique identifier in the system
+
+        Returns:
+            User accounts retrieved successfully.
+        """
+        if not user_id:
+            return "Error: Missing required parameter: user_id"
+        accounts = self._query("accounts", "user_id", user_id)
+        cards = self._query("credit_card_accounts", "user_id", user_id)
+        lines = [
+            "User accounts retrieved successfully.",
+            "",
+            "Executed: get_all_user_accounts_by_user_id_3847",
+            f"Accounts for user {user_id}:",
+            "",
+            "Bank Accounts:",
+        ]
+        if "No records found" not in accounts and "No results found" not in accounts:
+            lines.append(accounts)
+        else:
+            lines.append("  No bank accounts found.")
+        lines.append("\nCredit Card Accounts:")
+        if "No records found" not in cards and "No results found" not in cards:
+            lines.append(cards)
+        else:
+            lines.append("  No credit card accounts found.")
+        return "\n".join(lines)
+
+    @tool(kind="write", listed=False)
+    def transfer_funds_between_bank_accounts_7291(
+        self, source_account_id: str, destination_account_id: str, amount: float
+    ) -> str:
+        """Transfer funds from one bank account to another.
+
+        Args:
+            source_account_id (string): The account ID to transfer funds from
+            destination_account_id (string): The account ID to transfer funds to
+            amount (number): The amount to transfer in USD
+
+        Returns:
+            Funds transferred successfully.
+        """
+        if not source_account_id or not destination_account_id or amount is None:
+            return (
+                "Error: Missing required parameters (source_account_id, destination_account_id, "
+                "amount)."
+            )
+        try:
+            amount = float(amount)
+        except (ValueError, TypeError):
+            return f"Error: Invalid amount '{amount}'. Must be a number."
+        if amount <= 0:
+            return "Error: Transfer amount must be positive."
+        if source_account_id == destination_account_id:
+            return "Error: Source and destination accounts cannot be the same."
+        accounts = self._t("accounts")
+        if source_account_id not in accounts:
+            return f"Error: Source account '{source_account_id}' not found."
+        if destination_account_id not in accounts:
+            return f"Error: Destination account '{destination_account_id}' not found."
+        source = accounts[source_account_id]
+        if source.get("status") not in ("ACTIVE", "OPEN"):
+            return f"Error: Source account '{source_account_id}' is not active."
+        dest = accounts[destination_account_id]
+        if dest.get("status") not in ("ACTIVE", "OPEN"):
+            return f"Error: Destination account '{destination_account_id}' is not active."
+        source_balance = _account_balance(source)
+        if source_balance < amount:
+            return (
+                f"Error: Insufficient funds. Source account balance is ${source_balance:.2f}, "
+                f"but transfer amount is ${amount:.2f}."
+            )
+        dest_balance = _account_balance(dest)
+        new_source = source_balance - amount
+        new_dest = dest_balance + amount
+        source["current_holdings"] = f"${new_source:.2f}"
+        dest["current_holdings"] = f"${new_dest:.2f}"
+        return (
+            f"Transfer completed successfully!\n"
+            f"  - Amount: ${amount:.2f}\n"
+            f"  - From: {source_account_id} (new balance: ${new_source:.2f})\n"
+            f"  - To: {destination_account_id} (new balance: ${new_dest:.2f})"
+        )
+
+    def _credit_account(
+        self, account_id: Any, amount: Any, credit_type: Any, spec: dict[str, Any]
+    ) -> str:
+        """τ²'s two account credit tools, which differ only in the `spec` they are given."""
+        if not account_id or amount is None or not credit_type:
+            return "Error: Missing required parameters."
+        try:
+            amount = float(amount)
+        except (TypeError, ValueError):
+            return "Error: Invalid credit amount. Must be a number."
+        if amount <= 0:
+            return "Error: Credit amount must be positive."
+        kinds: dict[str, str] = spec["descriptions"]
+        valid = list(kinds)
+        if credit_type not in valid:
+            return f"Error: Invalid credit_type. Must be one of: {valid}"
+        accounts = self._t("accounts")
+        if account_id not in accounts:
+            return f"Error: Account '{account_id}' not found."
+        account = accounts[account_id]
+        if account.get("class", "").lower() not in spec["classes"]:
+            return f"Error: Account '{account_id}' {spec['wrong_class']}"
+        if account.get("status") not in ("ACTIVE", "OPEN"):
+            return f"Error: Account '{account_id}' is not active."
+        balance = _account_balance(account)
+        new_balance = balance + amount
+        account["current_holdings"] = f"{spec['currency']}{new_balance:.2f}"
+        today = ids.today_str()
+        seed = f"{spec['seed']}:{account_id}:{credit_type}:{amount}:{today}"
+        transaction_id = f"txn_{ids.deterministic_id(seed)}"
+        self._t("bank_account_transaction_history")[transaction_id] = {
+            "transaction_id": transaction_id,
+            "account_id": account_id,
+            "date": today,
+            "description": kinds[credit_type],
+            "amount": amount,
+            "type": credit_type,
+            "status": "posted",
+        }
+        return (
+            f"\nCredit applied successfully!\n"
+            f"  - Transaction ID: {transaction_id}\n"
+            f"  - Account: {account_id}\n"
+            f"  - Credit Type: {credit_type}\n"
+            f"  - Amount: ${amount:.2f}\n"
+            f"  - Previous Balance: ${balance:.2f}\n"
+            f"  - New Balance: ${new_balance:.2f}"
+        )
+
+    @tool(kind="write", listed=False)
+    def apply_checking_account_credit_5829(
+        self, account_id: str, amount: float, credit_type: str
+    ) -> str:
+        """Apply a credit to a customer's checking account.
+
+        Args:
+            account_id (string): The checking account ID to credit
+            amount (number): The positive dollar amount to credit (must be greater than 0)
+            credit_type (string): The type of credit: 'rebate_credit' for missing rebates, 'fee_refund' for incorrect fee charges
+
+        Returns:
+            Credit applied to checking account successfully.
+        """  # noqa: E501
+        spec: dict[str, Any] = {
+            "descriptions": {
+                "rebate_credit": "REBATE CREDIT - CUSTOMER SERVICE",
+                "fee_refund": "FEE REFUND - CUSTOMER SERVICE",
+            },
+            "classes": ("checking",),
+            "wrong_class": "is not a checking account. Credits can only be applied to checking "
+            "accounts.",
+            "currency": "$",
+            "seed": "checking_credit",
+        }
+        return self._credit_account(account_id, amount, credit_type, spec)
+
+    @tool(kind="write", listed=False)
+    def apply_savings_account_credit_6831(
+        self, account_id: str, amount: float, credit_type: str
+    ) -> str:
+        """Apply a credit to a customer's savings account for interest corrections, fee refunds, or goodwill adjustments.
+
+        Args:
+            account_id (string): The savings account ID to credit
+            amount (number): The positive dollar amount to credit (must be greater than 0)
+            credit_type (string): The type of credit: 'interest_correction' for APY/interest calculation errors, 'fee_refund' for incorrect fee charges, 'goodwill_credit' for customer service gestures
+
+        Returns:
+            Credit applied to savings account successfully.
+        """  # noqa: E501
+        spec: dict[str, Any] = {
+            "descriptions": {
+                "interest_correction": "INTEREST CORRECTION - CUSTOMER SERVICE",
+                "fee_refund": "FEE REFUND - CUSTOMER SERVICE",
+                "goodwill_credit": "GOODWILL CREDIT - CUSTOMER SERVICE",
+            },
+            "classes": ("saving", "savings"),
+            "wrong_class": "is not a savings account. This tool only applies to savings accounts.",
+            "currency": "",
+            "seed": "savings_credit",
+        }
+        return self._credit_account(account_id, amount, credit_type, spec)
+
+    @tool(kind="write", listed=False)
+    def submit_interest_discrepancy_report_7294(
+        self,
+        account_id: str,
+        user_id: str,
+        expected_apy: float,
+        actual_apy: float,
+        amount_difference: float,
+    ) -> str:
+        """Submit a report for interest calculation discrepancies to the backend team for investigation. Use this when the interest credited to a customer's account does not match expected APY calculations.
+
+        Args:
+            account_id (string): The savings account ID with the discrepancy
+            user_id (string): The customer's unique identifier
+            expected_apy (number): The APY percentage the customer should have received (e.g., 2.775 for 2.775%)
+            actual_apy (number): The APY percentage that was actually applied (e.g., 2.5 for 2.5%)
+            amount_difference (number): The dollar amount difference between expected and actual interest credited
+
+        Returns:
+            Interest discrepancy report submitted successfully. Backend team will investigate.
+        """  # noqa: E501
+        if (
+            not account_id
+            or not user_id
+            or expected_apy is None
+            or actual_apy is None
+            or amount_difference is None
+        ):
+            return "Error: Missing required parameters."
+        try:
+            expected_apy = float(expected_apy)
+            actual_apy = float(actual_apy)
+            amount_difference = float(amount_difference)
+        except (ValueError, TypeError):
+            return "Error: expected_apy, actual_apy, and amount_difference must be numbers."
+        account = self._t("accounts").get(account_id)
+        if account is None:
+            return f"Error: Account '{account_id}' not found."
+        user = self._t("users").get(user_id)
+        if user is None:
+            return f"Error: User '{user_id}' not found."
+        today = ids.today_str()
+        seed = f"interest_report:{account_id}:{user_id}:{expected_apy}:{actual_apy}:{today}"
+        report_id = f"IDR_{ids.deterministic_id(seed)}"
+        # τ² files the report in an ``interest_discrepancy_reports`` table, which its database
+        # does not have: its insert changes nothing, so there is none here.
+        return (
+            f"\nInterest Discrepancy Report Submitted Successfully!\n"
+            f"  - Report ID: {report_id}\n"
+            f"  - Account: {account_id} ({account.get('level', 'Unknown')})\n"
+            f"  - Customer: {user.get('name', 'Unknown')}\n"
+            f"  - Expected APY: {expected_apy}%\n"
+            f"  - Actual APY: {actual_apy}%\n"
+            f"  - APY Difference: {round(expected_apy - actual_apy, 4)}%\n"
+            f"  - Amount Difference: ${amount_difference:.2f}\n"
+            f"  - Status: PENDING_REVIEW\n"
+            f"\nThe backend team will investigate this discrepancy and ensure "
+            f"correct APY calculations are applied going forward."
+        )
+
+    @tool(listed=False)
+    def get_bank_account_transactions_9173(self, account_id: str) -> str:
+        """Retrieve the transaction history for a bank account.
+
+        Transactions are returned in reverse chronological order (most recent
+        first).
+
+        Args:
+            account_id (string): The bank account ID to retrieve transactions for
+
+        Returns:
+            Bank account transactions retrieved successfully.
+        """
+        if not account_id:
+            return "Error: Missing required parameter: account_id"
+        if account_id not in self._t("accounts"):
+            return f"Error: Account '{account_id}' not found."
+        found = query_db(
+            "bank_account_transaction_history", db=self.db, return_ids=True, account_id=account_id
+        )
+
+        def when(item: tuple[str, dict[str, Any]]) -> datetime:
+            text = str(item[1].get("date", ""))
+            for form in ("%m/%d/%Y %H:%M:%S", "%m/%d/%Y"):
+                try:
+                    return datetime.strptime(text, form)
+                except ValueError:
+                    continue
+            return datetime.min
+
+        # Most recent first; stable, so records of one date keep their stored order.
+        txns = sorted(found, key=when, reverse=True)
+        lines = [
+            "Bank account transactions retrieved successfully.",
+            "",
+            "Executed: get_bank_account_transactions_9173",
+            f"Transactions for account {account_id}:",
+        ]
+        if txns:
+            listed = [f"Found {len(txns)} record(s) in 'bank_account_transaction_history':\n"]
+            for number, (record_id, record) in enumerate(txns, 1):
+                listed.append(f"{number}. Record ID: {record_id}")
+                listed.extend(f"   {field}: {value}" for field, value in record.items())
+                listed.append("")
+            lines.append("\n".join(listed))
+        else:
+            lines.append("\nNo transactions found for this account.")
+        return "\n".join(lines)
+
+    @tool(kind="write", listed=False)
+    def order_debit_card_5739(
+        self,
+        account_id: str,
+        user_id: str,
+        delivery_option: str,
+        delivery_fee: float,
+        card_design: str,
+        design_fee: float,
+        shipping_address: str,
+        excess_replacement_fee: float | None = None,
+    ) -> str:
+        """Order a new debit card for a customer's checking account.
+
+        Args:
+            account_id (string): The checking account ID to link the debit card to
+            user_id (string): The customer's unique identifier
+            delivery_option (string): Shipping speed: STANDARD, EXPEDITED, or RUSH
+            delivery_fee (number): Fee to charge for delivery in dollars
+            card_design (string): Card design: CLASSIC, PREMIUM, or CUSTOM
+            design_fee (number): Fee to charge for card design in dollars
+            shipping_address (string): Full shipping address for card delivery
+            excess_replacement_fee (number, optional): Fee for exceeding replacement limit, if applicable
+
+        Returns:
+            Debit card order placed successfully.
+        """  # noqa: E501
+        excess: Any = excess_replacement_fee or 0
+        delivery: Any = delivery_fee
+        design: Any = design_fee
+        try:
+            delivery = float(delivery) if delivery is not None else None
+        except (TypeError, ValueError):
+            return "Error: delivery_fee must be a number."
+        try:
+            design = float(design) if design is not None else None
+        except (TypeError, ValueError):
+            return "Error: design_fee must be a number."
+        try:
+            excess = float(excess)
+        except (TypeError, ValueError):
+            excess = 0
+        required = [
+            account_id, user_id, delivery_option, delivery is not None, card_design,
+            design is not None, shipping_address,
+        ]  # fmt: skip
+        if not all(required):
+            return (
+                "Error: Missing required parameters. Required: account_id, user_id, "
+                "delivery_option, delivery_fee, card_design, design_fee, shipping_address."
+            )
+        deliveries = ["STANDARD", "EXPEDITED", "RUSH"]
+        if delivery_option.upper() not in deliveries:
+            return f"Error: Invalid delivery_option. Must be one of: {deliveries}"
+        delivery_option = delivery_option.upper()
+        designs = ["CLASSIC", "PREMIUM", "CUSTOM"]
+        if card_design.upper() not in designs:
+            return f"Error: Invalid card_design. Must be one of: {designs}"
+        card_design = card_design.upper()
+        accounts = self._t("accounts")
+        if account_id not in accounts:
+            return f"Error: Account '{account_id}' not found."
+        account = accounts[account_id]
+        if account.get("class") != "checking":
+            return (
+                "Error: Debit cards can only be ordered for checking accounts. Account "
+                f"'{account_id}' is a {account.get('class')} account."
+            )
+        if account.get("status") != "OPEN":
+            return (
+                f"Error: Account must be OPEN. Account '{account_id}' has status: "
+                f"{account.get('status')}"
+            )
+        if account.get("user_id") != user_id:
+            return f"Error: Account '{account_id}' does not belong to user '{user_id}'."
+        try:
+            holdings = float(str(account.get("current_holdings", "0")).replace(",", ""))
+        except ValueError:
+            holdings = 0.0
+        if holdings < 25.0:
+            return (
+                "Error: Account must have a minimum balance of $25. Current balance: "
+                f"${holdings:.2f}"
+            )
+        for order in self._t("debit_card_orders").values():
+            if order.get("account_id") == account_id and order.get("status") == "PENDING":
+                return (
+                    f"Error: There is already a pending debit card order for account "
+                    f"'{account_id}'."
+                )
+        cards = self._t("debit_cards")
+        active = sum(
+            1
+            for card in cards.values()
+            if card.get("account_id") == account_id and card.get("status") == "ACTIVE"
+        )
+        if active >= 1:
+            return (
+                f"Error: Account '{account_id}' already has an active debit card. Maximum 1 "
+                "active card per checking account."
+            )
+        total_fee = delivery + design + excess
+        if total_fee > 0 and holdings < total_fee:
+            return (
+                f"Error: Insufficient funds for fees. Total fees: ${total_fee:.2f}. Current "
+                f"balance: ${holdings:.2f}"
+            )
+        expected_delivery = _DELIVERY_TIMES[delivery_option]
+        order_date = ids.today_str()
+        order_id = ids.debit_card_order_id(account_id, user_id, delivery_option)
+        order_record = {
+            "order_id": order_id,
+            "account_id": account_id,
+            "user_id": user_id,
+            "delivery_option": delivery_option,
+            "card_design": card_design,
+            "shipping_address": shipping_address,
+            "delivery_fee": delivery,
+            "design_fee": design,
+            "excess_replacement_fee": excess,
+            "total_fee": total_fee,
+            "order_date": order_date,
+            "expected_delivery": expected_delivery,
+            "status": "PENDING",
+        }
+        if not add_to_db("debit_card_orders", order_id, order_record, db=self.db):
+            return "Error: Failed to create debit card order. Order may already exist."
+        fees = []
+        if total_fee > 0:
+            accounts[account_id]["current_holdings"] = f"{holdings - total_fee:.2f}"
+            parts = []
+            if delivery > 0:
+                parts.append(f"Delivery ${delivery}")
+            if design > 0:
+                parts.append(f"Design ${design}")
+            if excess > 0:
+                parts.append(f"Excess Replacement ${excess:.0f}")
+            fee_id = f"btxn_dcfee_{order_id[-8:]}"
+            fee_record = {
+                "transaction_id": fee_id,
+                "account_id": account_id,
+                "date": order_date,
+                "description": f"DEBIT CARD ORDER FEE - {', '.join(parts)}",
+                "amount": -total_fee,
+                "type": "debit_card_fee",
+                "status": "posted",
+            }
+            add_to_db("bank_account_transaction_history", fee_id, fee_record, db=self.db)
+            if delivery > 0:
+                fees.append(f"Delivery: ${delivery}")
+            if design > 0:
+                fees.append(f"Design: ${design}")
+            if excess > 0:
+                fees.append(f"Excess Replacement: ${excess:.0f}")
+        card_id = ids.debit_card_id(account_id, user_id, order_date)
+        last_4_hash = ids.deterministic_id(f"card_details:{card_id}:last4", 8)
+        cvv_hash = ids.deterministic_id(f"card_details:{card_id}:cvv", 6)
+        cardholder = "CARDHOLDER"
+        users = self._t("users")
+        if user_id in users:
+            cardholder = users[user_id].get("name", "CARDHOLDER").upper()
+        month, _, year = order_date.split("/")
+        if month in ["01", "03", "05", "07", "08", "10", "12"]:
+            last_day = "31"
+        elif month == "02":
+            last_day = "28"
+        else:
+            last_day = "30"
+        # The new card is not filed yet: these are the account's earlier ones.
+        earlier = [card for card in cards.values() if card.get("account_id") == account_id]
+        closed = next((card for card in earlier if card.get("status") == "CLOSED"), None)
+        if closed:
+            closure = closed.get("closure_reason", "first_card")
+            if closure in ["lost", "stolen", "fraud", "fraud_suspected"]:
+                issue_reason = closure if closure != "fraud_suspected" else "fraud"
+            else:
+                issue_reason = "first_card"
+        elif earlier:
+            issue_reason = "first_card"
+        else:
+            issue_reason = "new_account"
+        card_record = {
+            "card_id": card_id,
+            "account_id": account_id,
+            "user_id": user_id,
+            "cardholder_name": cardholder,
+            "last_4_digits": "".join(c for c in last_4_hash if c.isdigit())[:4].zfill(4),
+            "cvv": "".join(c for c in cvv_hash if c.isdigit())[:3].zfill(3),
+            "status": "PENDING",
+            "issue_date": order_date,
+            "expiration_date": f"{month}/{last_day}/{int(year) + 4}",
+            "card_design": card_design,
+            "issue_reason": issue_reason,
+        }
+        add_to_db("debit_cards", card_id, card_record, db=self.db)
+        lines = [
+            "Debit Card Order Confirmed",
+            f"Order ID: {order_id}",
+            f"Card ID: {card_id}",
+            f"Linked Account: {account_id}",
+            f"Delivery Option: {delivery_option}",
+            f"Card Design: {card_design}",
+            f"Shipping Address: {shipping_address}",
+            f"Expected Delivery: {expected_delivery}",
+            "",
+            "Note: Card will arrive with status PENDING. Customer must call to activate after "
+            "receiving the card.",
+        ]
+        if total_fee > 0:
+            lines.append(
+                f"Total Fees: ${total_fee:.2f} ({', '.join(fees)}) - CHARGED to account "
+                f"{account_id}"
+            )
+            lines.append(f"New Account Balance: ${holdings - total_fee:.2f}")
+        else:
+            lines.append("Total Fees: $0 (No additional charges)")
+        return "\n".join(lines)
+
+    def _activate(self, args: dict[str, Any], allowed: list[str], tool_name: str) -> Any:
+        """τ²'s activation checks, then the card made ACTIVE: (error, card, others), where
+        `others` are the ids of the account's other ACTIVE cards, for the caller to retire."""
+        error, card = _activation_problem(args, self.db, allowed, tool_name)
+        if error or card is None:
+            return error, None, []
+        card["status"] = "ACTIVE"
+        card["activated_date"] = ids.today_str()
+        others = [
+            (other_id, other)
+            for other_id, other in self._t("debit_cards").items()
+            if other_id != args["card_id"]
+            and other.get("account_id") == card.get("account_id")
+            and other.get("status") == "ACTIVE"
+        ]
+        return None, card, others
+
+    @tool(kind="write", listed=False)
+    def activate_debit_card_8291(
+        self, card_id: str, last_4_digits: str, expiration_date: str, cvv: str, pin: str
+    ) -> str:
+        """Activate a NEW debit card for a customer. Use ONLY for first-time cards on a checking account (issue_reason = 'new_account' or 'first_card'). For replacement or reissued cards, use the appropriate variant.
+
+        Args:
+            card_id (string): The debit card ID to activate
+            last_4_digits (string): Last 4 digits of the card number (for verification)
+            expiration_date (string): Card expiration date in MM/YY format
+            cvv (string): 3-digit CVV from the back of the card
+            pin (string): 4-digit PIN chosen by the customer
+
+        Returns:
+            New debit card activated successfully.
+        """  # noqa: E501
+        args = {
+            "card_id": card_id,
+            "last_4_digits": last_4_digits,
+            "expiration_date": expiration_date,
+            "cvv": cvv,
+            "pin": pin,
+        }
+        error, _, others = self._activate(
+            args, ["new_account", "first_card"], "activate_debit_card_8291"
+        )
+        if error:
+            return str(error)
+        for _, other in others:
+            other["status"] = "DEACTIVATED"
+            other["deactivated_date"] = ids.today_str()
+            other["deactivation_reason"] = "New card activated"
+        lines = [
+            "New Debit Card Activation Successful",
+            f"Card ID: {card_id}",
+            "Status: ACTIVE",
+            f"Activation Date: {ids.today_str()}",
+            "",
+            "Your card is now ready to use at any ATM or point of sale terminal.",
+            "For security, please sign the back of your card.",
+        ]
+        if others:
+            retired = ", ".join(other_id for other_id, _ in others)
+            lines.append(f"\nNote: Previous card(s) have been deactivated: {retired}")
+        return "\n".join(lines)
+
+    @tool(kind="write", listed=False)
+    def activate_debit_card_8292(
+        self, card_id: str, last_4_digits: str, expiration_date: str, cvv: str, pin: str
+    ) -> str:
+        """Activate a REPLACEMENT debit card. Use ONLY for cards replacing lost, stolen, or fraud-suspected cards (issue_reason = 'lost', 'stolen', or 'fraud'). For new or reissued cards, use the appropriate variant.
+
+        Args:
+            card_id (string): The debit card ID to activate
+            last_4_digits (string): Last 4 digits of the card number (for verification)
+            expiration_date (string): Card expiration date in MM/YY format
+            cvv (string): 3-digit CVV from the back of the card
+            pin (string): 4-digit PIN chosen by the customer
+
+        Returns:
+            Replacement debit card activated successfully.
+        """  # noqa: E501
+        args = {
+            "card_id": card_id,
+            "last_4_digits": last_4_digits,
+            "expiration_date": expiration_date,
+            "cvv": cvv,
+            "pin": pin,
+        }
+        error, card, others = self._activate(
+            args, ["lost", "stolen", "fraud"], "activate_debit_card_8292"
+        )
+        if error:
+            return str(error)
+        issue_reason = card.get("issue_reason", "lost")
+        for _, other in others:
+            other["status"] = "DEACTIVATED"
+            other["deactivated_date"] = ids.today_str()
+            other["deactivation_reason"] = f"Replacement card activated ({issue_reason})"
+        lines = [
+            "Replacement Debit Card Activation Successful",
+            f"Card ID: {card_id}",
+            f"Replacement Reason: {issue_reason.replace('_', ' ').title()}",
+            "Status: ACTIVE",
+            f"Activation Date: {ids.today_str()}",
+            "",
+            "Your replacement card is now ready to use.",
+            "",
+            "IMPORTANT SECURITY REMINDERS:",
+            "- Please review your recent transactions for any unauthorized charges",
+            "- Report any suspicious activity immediately",
+        ]
+        if issue_reason == "fraud":
+            lines.append(
+                "- Since fraud was suspected, we recommend changing your online banking password"
+            )
+        if others:
+            retired = ", ".join(other_id for other_id, _ in others)
+            lines.append(f"\nPrevious card(s) have been deactivated for security: {retired}")
+        return "\n".join(lines)
+
+    @tool(kind="write", listed=False)
+    def activate_debit_card_8293(
+        self, card_id: str, last_4_digits: str, expiration_date: str, cvv: str, pin: str
+    ) -> str:
+        """Activate a REISSUED debit card. Use ONLY for cards reissued due to expiration, damage, design upgrade, or bank-initiated replacement (issue_reason = 'expired', 'damaged', 'upgrade', or 'bank_reissue'). For new or replacement cards, use the appropriate variant.
+
+        Args:
+            card_id (string): The debit card ID to activate
+            last_4_digits (string): Last 4 digits of the card number (for verification)
+            expiration_date (string): Card expiration date in MM/YY format
+            cvv (string): 3-digit CVV from the back of the card
+            pin (string): 4-digit PIN chosen by the customer
+
+        Returns:
+            Reissued debit card activated successfully.
+        """  # noqa: E501
+        args = {
+            "card_id": card_id,
+            "last_4_digits": last_4_digits,
+            "expiration_date": expiration_date,
+            "cvv": cvv,
+            "pin": pin,
+        }
+        error, card, others = self._activate(
+            args, ["expired", "damaged", "upgrade", "bank_reissue"], "activate_debit_card_8293"
+        )
+        if error:
+            return str(error)
+        issue_reason = card.get("issue_reason", "expired")
+        for _, other in others:
+            other["status"] = "GRACE_PERIOD"
+            other["grace_period_ends"] = ids.today_str()
+            other["deactivation_reason"] = f"Reissued card activated ({issue_reason})"
+        lines = [
+            "Reissued Debit Card Activation Successful",
+            f"Card ID: {card_id}",
+            f"Reissue Reason: {issue_reason.replace('_', ' ').title()}",
+            "Status: ACTIVE",
+            f"Activation Date: {ids.today_str()}",
+            "",
+            "Your reissued card is now ready to use.",
+        ]
+        if others:
+            kept = ", ".join(other_id for other_id, _ in others)
+            lines.append(
+                f"\nNote: Your previous card(s) ({kept}) will remain active for 24 hours as a "
+                "grace period."
+            )
+            lines.append("After 24 hours, the old card(s) will be automatically deactivated.")
+        if issue_reason in ["expired", "bank_reissue"]:
+            lines.append(
+                "\nReminder: If your card number changed, please update any recurring payments "
+                "with your new card details."
+            )
+        return "\n".join(lines)
+
+    @tool(kind="write", listed=False)
+    def close_debit_card_4721(self, card_id: str, reason: str) -> str:
+        """Close or cancel a debit card permanently.
+
+        Args:
+            card_id (string): The debit card ID to close
+            reason (string): Reason for closing: lost, stolen, fraud_suspected, damaged, no_longer_needed, or account_closing
+
+        Returns:
+            Debit card closed successfully.
+        """  # noqa: E501
+        if not card_id or not reason:
+            return "Error: Missing required parameters. Required: card_id, reason."
+        reasons = [
+            "lost",
+            "stolen",
+            "fraud_suspected",
+            "damaged",
+            "no_longer_needed",
+            "account_closing",
+        ]
+        if reason.lower() not in reasons:
+            return f"Error: Invalid reason. Must be one of: {reasons}"
+        reason = reason.lower()
+        cards = self._t("debit_cards")
+        if card_id not in cards:
+            return f"Error: Debit card '{card_id}' not found."
+        card = cards[card_id]
+        if card.get("status") not in ["ACTIVE", "PENDING"]:
+            return (
+                f"Error: Debit card '{card_id}' cannot be closed. Current status: "
+                f"{card.get('status')}. Only ACTIVE or PENDING cards can be closed."
+            )
+        previous = card.get("status")
+        card["status"] = "CLOSED"
+        card["closed_date"] = ids.today_str()
+        card["closure_reason"] = reason
+        lines = [
+            "Debit Card Closed Successfully",
+            f"Card ID: {card_id}",
+            f"Previous Status: {previous}",
+            "New Status: CLOSED",
+            f"Closure Reason: {reason.replace('_', ' ').title()}",
+            f"Closure Date: {ids.today_str()}",
+            "",
+        ]
+        if reason in ["lost", "stolen", "fraud_suspected"]:
+            lines.append("IMPORTANT: This card has been immediately deactivated for security.")
+            lines.append("Any pending transactions may still be processed.")
+            if reason == "fraud_suspected":
+                lines.append(
+                    "Please advise the customer to review recent transactions and file disputes "
+                    "for any unauthorized charges."
+                )
+                lines.append("Also recommend changing their online banking password.")
+        lines.append("")
+        lines.append(
+            "Note: This card cannot be reactivated. If the customer needs a new card, they can "
+            "order one through the standard ordering process."
+        )
+        lines.append(
+            "Any recurring payments linked to this card will need to be updated with new "
+            "payment information."
+        )
+        return "\n".join(lines)
+
+    @tool(kind="write", listed=False)
+    def freeze_debit_card_3892(self, card_id: str) -> str:
+        """Temporarily freeze a debit card. The card can be unfrozen later.
+
+        Args:
+            card_id (string): The debit card ID to freeze
+
+        Returns:
+            Debit card frozen successfully.
+        """
+        if not card_id:
+            return "Error: Missing required parameter: card_id."
+        cards = self._t("debit_cards")
+        if card_id not in cards:
+            return f"Error: Debit card '{card_id}' not found."
+        card = cards[card_id]
+        if card.get("status") == "FROZEN":
+            return f"Error: Debit card '{card_id}' is already frozen."
+        if card.get("status") != "ACTIVE":
+            return (
+                f"Error: Debit card '{card_id}' cannot be frozen. Current status: "
+                f"{card.get('status')}. Only ACTIVE cards can be frozen."
+            )
+        card["status"] = "FROZEN"
+        card["frozen_date"] = ids.today_str()
+        return "\n".join(
+            [
+                "Debit Card Frozen Successfully",
+                f"Card ID: {card_id}",
+                "Status: FROZEN",
+                f"Frozen Date: {ids.today_str()}",
+                "",
+                "While frozen:",
+                "- All new purchase transactions will be declined",
+                "- Recurring payments and subscriptions will be declined",
+                "- Pending transactions already authorized may still process",
+                "",
+                "To unfreeze, the customer can call customer service or use the mobile app.",
+                "If the card is confirmed lost or stolen, recommend closing the card permanently "
+                "instead.",
+            ]
+        )
+
+    @tool(kind="write", listed=False)
+    def unfreeze_debit_card_3893(self, card_id: str) -> str:
+        """Unfreeze a previously frozen debit card.
+
+        Args:
+            card_id (string): The debit card ID to unfreeze
+
+        Returns:
+            Debit card unfrozen successfully.
+        """
+        if not card_id:
+            return "Error: Missing required parameter: card_id."
+        cards = self._t("debit_cards")
+        if card_id not in cards:
+            return f"Error: Debit card '{card_id}' not found."
+        card = cards[card_id]
+        if card.get("status") == "ACTIVE":
+            return f"Error: Debit card '{card_id}' is already active."
+        if card.get("status") != "FROZEN":
+            return (
+                f"Error: Debit card '{card_id}' cannot be unfrozen. Current status: "
+                f"{card.get('status')}. Only FROZEN cards can be unfrozen."
+            )
+        account_id = card.get("account_id")
+        accounts = self._t("accounts")
+        if account_id and account_id in accounts and accounts[account_id].get("status") != "OPEN":
+            return (
+                f"Error: The linked checking account '{account_id}' is no longer open. Card "
+                "cannot be unfrozen."
+            )
+        card["status"] = "ACTIVE"
+        card["unfrozen_date"] = ids.today_str()
+        return "\n".join(
+            [
+                "Debit Card Unfrozen Successfully",
+                f"Card ID: {card_id}",
+                "Status: ACTIVE",
+                f"Unfrozen Date: {ids.today_str()}",
+                "",
+                "The card is now active and ready to use immediately.",
+                "All transactions will process normally.",
+            ]
+        )
+
+    @tool(kind="write", listed=False)
+    def clear_debit_card_fraud_alert_4892(self, card_id: str, reason: str) -> str:
+        """Clear a fraud alert or velocity block on a debit card.
+
+        Args:
+            card_id (string): The debit card ID to clear the alert/block for
+            reason (string): Reason for clearing: 'customer_verified' (for fraud alerts after customer verification) or 'velocity_clear' (for velocity blocks after identity verification)
+
+        Returns:
+            Fraud alert/velocity block cleared successfully.
+        """  # noqa: E501
+        if not card_id:
+            return "Error: Missing required parameter: card_id."
+        if not reason:
+            return "Error: Missing required parameter: reason."
+        reasons = ["customer_verified", "velocity_clear"]
+        if reason not in reasons:
+            return f"Error: Invalid reason '{reason}'. Must be one of: {', '.join(reasons)}"
+        cards = self._t("debit_cards")
+        if card_id not in cards:
+            return f"Error: Debit card '{card_id}' not found."
+        card = cards[card_id]
+        if reason == "velocity_clear":
+            if not card.get("velocity_blocked", False):
+                return f"Error: Debit card '{card_id}' does not have an active velocity block."
+            card["velocity_blocked"] = False
+            card["velocity_cleared_date"] = ids.today_str()
+            return "\n".join(
+                [
+                    "Velocity Block Cleared Successfully",
+                    f"Card ID: {card_id}",
+                    f"Cleared Date: {ids.today_str()}",
+                    "",
+                    "The card is now unblocked and ready for normal use.",
+                    "The velocity monitoring will continue - if the same unusual patterns recur,",
+                    "the card may be blocked again automatically.",
+                ]
+            )
+        if not card.get("fraud_alert_active", False):
+            return f"Error: Debit card '{card_id}' does not have an active fraud alert."
+        if card.get("alert_source") == "bank_initiated":
+            return (
+                "Error: BANK_INITIATED_ALERT - This fraud alert was initiated by the bank's fraud "
+                "detection system and cannot be cleared by customer service agents. Please "
+                "transfer the customer to the security team using transfer_to_human_agents."
+            )
+        card["fraud_alert_active"] = False
+        card["alert_source"] = None
+        card["fraud_alert_cleared_date"] = ids.today_str()
+        return "\n".join(
+            [
+                "Fraud Alert Cleared Successfully",
+                f"Card ID: {card_id}",
+                f"Cleared Date: {ids.today_str()}",
+                "",
+                "The fraud alert has been removed from the card.",
+                "All transactions will process normally.",
+                "",
+                "Remind the customer to review recent transactions and report any unauthorized "
+                "charges.",
+            ]
+        )
+
+    @tool(kind="write", listed=False)
+    def reset_debit_card_pin_6284(self, card_id: str, last_4_digits: str, new_pin: str) -> str:
+        """Reset a debit card PIN when the customer has forgotten it.
+
+        Args:
+            card_id (string): The debit card ID to reset PIN for
+            last_4_digits (string): Last 4 digits of the card number (for verification)
+            new_pin (string): The new 4-digit PIN chosen by the customer
+
+        Returns:
+            Debit card PIN reset successfully.
+        """
+        if not all([card_id, last_4_digits, new_pin]):
+            return "Error: Missing required parameters. Required: card_id, last_4_digits, new_pin."
+        if not last_4_digits.isdigit() or len(last_4_digits) != 4:
+            return "Error: Last 4 digits must be exactly 4 digits."
+        pin_error = _pin_problem(new_pin)
+        if pin_error:
+            return f"Error: {pin_error}"
+        cards = self._t("debit_cards")
+        if card_id not in cards:
+            return f"Error: Debit card '{card_id}' not found."
+        card = cards[card_id]
+        if card.get("last_4_digits") != last_4_digits:
+            return "Error: Card verification failed. The last 4 digits do not match our records."
+        if card.get("status") != "ACTIVE":
+            return (
+                f"Error: Cannot reset PIN. Card status is {card.get('status')}. Only ACTIVE "
+                "cards can have their PIN reset."
+            )
+        card["pin_last_changed"] = ids.today_str()
+        card["pin_locked"] = False
+        card["pin_attempts_remaining"] = 3
+        return "\n".join(
+            [
+                "Debit Card PIN Reset Successfully",
+                f"Card ID: {card_id}",
+                f"PIN Changed: {ids.today_str()}",
+                "",
+                "The new PIN is effective immediately.",
+                "Your card has been unlocked and is ready to use.",
+                "Customer can use the new PIN for ATM withdrawals and point-of-sale transactions.",
+                "",
+                "Security reminder: Never share your PIN with anyone.",
+            ]
+        )
+
+    @tool(kind="write", listed=False)
+    def change_debit_card_pin_6285(self, card_id: str, current_pin: str, new_pin: str) -> str:
+        """Change a debit card PIN when the customer knows their current PIN.
+
+        Args:
+            card_id (string): The debit card ID to change PIN for
+            current_pin (string): The customer's current 4-digit PIN
+            new_pin (string): The new 4-digit PIN chosen by the customer
+
+        Returns:
+            Debit card PIN changed successfully.
+        """
+        if not all([card_id, current_pin, new_pin]):
+            return "Error: Missing required parameters. Required: card_id, current_pin, new_pin."
+        if not current_pin.isdigit() or len(current_pin) != 4:
+            return "Error: Current PIN must be exactly 4 digits."
+        pin_error = _pin_problem(new_pin)
+        if pin_error:
+            return f"Error: {pin_error}"
+        if current_pin == new_pin:
+            return "Error: New PIN must be different from current PIN."
+        cards = self._t("debit_cards")
+        if card_id not in cards:
+            return f"Error: Debit card '{card_id}' not found."
+        card = cards[card_id]
+        if card.get("status") != "ACTIVE":
+            return (
+                f"Error: Cannot change PIN. Card status is {card.get('status')}. Only ACTIVE "
+                "cards can have their PIN changed."
+            )
+        card["pin_last_changed"] = ids.today_str()
+        return "\n".join(
+            [
+                "Debit Card PIN Changed Successfully",
+                f"Card ID: {card_id}",
+                f"PIN Changed: {ids.today_str()}",
+                "",
+                "The new PIN is effective immediately.",
+                "Customer can use the new PIN for ATM withdrawals and point-of-sale transactions.",
+                "",
+                "Security reminder: Never share your PIN with anyone.",
+            ]
+        )
+
+    @tool(listed=False)
+    def get_debit_cards_by_account_id_7823(self, account_id: str) -> str:
+        """Retrieve all debit cards associated with a checking account. Returns card details including status, issue reason, and expiration date.
+
+        Args:
+            account_id (string): The checking account ID to retrieve debit cards for
+
+        Returns:
+            Debit cards retrieved successfully.
+        """  # noqa: E501
+        if not account_id:
+            return "Error: Missing required parameter 'account_id'."
+        accounts = self._t("accounts")
+        if account_id not in accounts:
+            return f"Error: Account '{account_id}' not found."
+        if accounts[account_id].get("class", "").lower() not in ["checking", "business_checking"]:
+            return (
+                f"Error: Account '{account_id}' is not a checking account. Debit cards are only "
+                "available for checking accounts."
+            )
+        found = []
+        for card_id, card in self._t("debit_cards").items():
+            if card.get("account_id") != account_id:
+                continue
+            info: dict[str, Any] = {"card_id": card_id}
+            info.update(card)
+            # τ²'s field names for the agent
+            if "last_4_digits" in info and "card_number_last_4" not in info:
+                info["card_number_last_4"] = info.pop("last_4_digits")
+            if "issue_date" in info and "date_issued" not in info:
+                info["date_issued"] = info.pop("issue_date")
+            elif "created_date" in info and "date_issued" not in info:
+                info["date_issued"] = info.pop("created_date")
+            found.append(info)
+        if not found:
+            return f"No debit cards found for account '{account_id}'."
+        found.sort(key=lambda x: x.get("date_issued") or "", reverse=True)
+        return json.dumps(found, indent=2)
+
+    @tool(kind="write", listed=False)
+    def request_temporary_debit_card_limit_increase_8374(
+        self, card_id: str, limit_type: str, new_limit: int
+    ) -> str:
+        """Request a temporary 24-hour increase to a debit card's daily ATM or purchase limit.
+
+        Args:
+            card_id (string): The debit card ID to increase limits for
+            limit_type (string): Type of limit to increase: 'atm' for daily ATM withdrawal limit, 'purchase' for daily purchase limit
+            new_limit (integer): The requested new temporary limit amount in dollars
+
+        Returns:
+            Temporary limit increase granted successfully.
+        """  # noqa: E501
+        if not card_id:
+            return "Error: Missing required parameter: card_id."
+        if not limit_type:
+            return "Error: Missing required parameter: limit_type."
+        if limit_type not in ["atm", "purchase"]:
+            return f"Error: Invalid limit_type '{limit_type}'. Must be 'atm' or 'purchase'."
+        if new_limit is None:
+            return "Error: Missing required parameter: new_limit."
+        try:
+            asked = float(new_limit)
+        except (ValueError, TypeError):
+            return f"Error: new_limit must be an integer, got '{new_limit}'."
+        if not asked.is_integer():
+            return f"Error: new_limit must be an integer, got '{asked}'."
+        limit = int(asked)
+        if limit <= 0:
+            return "Error: new_limit must be a positive amount."
+        cards = self._t("debit_cards")
+        if card_id not in cards:
+            return f"Error: Debit card '{card_id}' not found."
+        card = cards[card_id]
+        if card.get("status") != "ACTIVE":
+            return (
+                f"Error: Debit card '{card_id}' is not active. Current status: "
+                f"{card.get('status')}. Only ACTIVE cards can have limit increases."
+            )
+        account_id = card.get("account_id")
+        accounts = self._t("accounts")
+        if not account_id or account_id not in accounts:
+            return f"Error: Could not find linked account for debit card '{card_id}'."
+        account = accounts[account_id]
+        if account.get("status") != "OPEN":
+            return (
+                f"Error: The linked account '{account_id}' is not in good standing. Account "
+                f"status: {account.get('status')}."
+            )
+        date_opened = account.get("date_opened")
+        if date_opened:
+            try:
+                age = _age_days(date_opened, datetime.strptime(ids.today_str(), "%m/%d/%Y"))
+                if age < 60:
+                    return (
+                        "Error: Account must be at least 60 days old for a temporary limit "
+                        f"increase. Account age: {age} days."
+                    )
+            except ValueError:
+                pass
+        current: Any
+        if limit_type == "atm":
+            current = card.get("daily_atm_limit")
+            field = "daily_atm_limit"
+            name = "Daily ATM Withdrawal Limit"
+            if current is None:
+                level = account.get("level", "").lower()
+                if "light green" in level:
+                    return (
+                        "Error: Light Green Account (teen checking) cards have policy-based "
+                        "limits that cannot be modified. The daily ATM withdrawal limit of $150 "
+                        "is fixed by account policy for safety reasons. The customer may request "
+                        "the parent/guardian to withdraw cash from their own account if needed."
+                    )
+                current = _DEFAULT_ATM_LIMITS.get(level)
+                if current is None:
+                    return (
+                        "Error: Could not determine the default ATM limit for account type "
+                        f"'{account.get('level')}'. Please verify the account type."
+                    )
+        else:
+            current = card.get("daily_purchase_limit")
+            field = "daily_purchase_limit"
+            name = "Daily Purchase Limit"
+        if current is None:
+            return (
+                f"Error: The card does not have a {name.lower()} configured. This may be a "
+                "restricted account type where limits are set by account policy and cannot be "
+                "modified."
+            )
+        max_allowed = int(current * 1.5)
+        if limit > max_allowed:
+            return (
+                f"Error: Requested limit ${limit} exceeds the maximum allowed temporary "
+                f"increase. Maximum temporary limit is ${max_allowed} (150% of current "
+                f"${current} limit)."
+            )
+        if limit <= current:
+            return (
+                f"Error: Requested limit ${limit} is not higher than the current limit of "
+                f"${current}."
+            )
+        card[field] = limit
+        card[f"temporary_{limit_type}_limit_increase"] = True
+        card[f"original_{limit_type}_limit"] = current
+        card[f"temporary_{limit_type}_limit_expires"] = ids.today_str()
+        return "\n".join(
+            [
+                f"Temporary {name} Increase Granted Successfully",
+                f"Card ID: {card_id}",
+                f"Previous Limit: ${current}",
+                f"New Temporary Limit: ${limit}",
+                f"Increase Amount: ${limit - current}",
+                "",
+                "Important Information:",
+                "- This temporary increase expires in 24 hours",
+                f"- After expiration, the limit will revert to ${current}",
+                "- Only one temporary increase is allowed per 24-hour period",
+                "",
+                "Note: If the customer is at a third-party (non-Rho-Bank) ATM, that ATM may have "
+                "its own",
+                "per-transaction or daily limits that Rho-Bank cannot override. The customer may "
+                "need to",
+                "use a Rho-Bank ATM or make multiple smaller withdrawals at third-party ATMs.",
+            ]
         )
 
 
