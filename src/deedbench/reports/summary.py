@@ -348,8 +348,10 @@ def summarize(
 def _pass_hat_k(episodes: list[EpisodeFigures], value: str) -> list[PassK]:
     trials: dict[str, list[bool]] = defaultdict(list)
     for e in episodes:
-        if e.score is not None:
-            trials[e.sample_id].append(e.score.values.get(value, 0.0) == 1.0)
+        # an episode without the value was not scored on it (τ²'s "needs judge"): it is
+        # no trial, neither a pass nor a failure
+        if e.score is not None and value in e.score.values:
+            trials[e.sample_id].append(e.score.values[value] == 1.0)
     return pass_hat_k(trials)
 
 

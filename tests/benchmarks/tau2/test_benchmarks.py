@@ -137,3 +137,14 @@ def test_a_run_from_the_command_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, [*args, "--limit", "5", "--store", str(store)])
     assert result.exit_code == 0, result.output
     assert "100.0%" in result.output and "5 scored" in result.output
+
+
+def test_episodes_that_need_a_judge_are_no_trials_of_pass_k(tmp_path: Path) -> None:
+    """Retail's first tasks include judged ones; run without a judge, they are counted
+    as needing one, and pass^k is over the others (the oracle passes them all)."""
+    store = tmp_path / "s.db"
+    args = ["run", "tau2-retail", "--data", str(CHECKOUT), "--agent", "baseline/oracle"]
+    result = CliRunner().invoke(app, [*args, "--limit", "12", "--store", str(store)])
+    assert result.exit_code == 0, result.output
+    assert "needs_judge" in result.output
+    assert "pass^k of reward: k=1: 100.0%" in " ".join(result.output.split())
