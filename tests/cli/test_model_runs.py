@@ -539,3 +539,25 @@ def test_workers_get_a_model_played_customer_s_cached_answers_too(tmp_path: Path
         again = invoke("run", "retail", *flags, "--run-id", "desk-again")
         assert again.exit_code == 0, again.output
         assert server.hits == paid
+
+
+def test_a_model_played_customer_takes_its_own_generation_parameters(tmp_path: Path) -> None:
+    """--user-max-tokens and -U reach the customer's requests only; -M the agent's only
+    (a llama.cpp server shows a customer its phone's tools only with a tool_choice)."""
+    store = tmp_path / "runs.db"
+    with FakeModelServer("openai") as server:
+        result = invoke(
+            "run", "retail", "--agent", "openai/gpt-4o", "--base-url", server.base_url,
+            "-M", "seed_hint=7", "-T", "user=llm:openai/gpt-4o-mini",
+            "--user-base-url", server.base_url, "--user-max-tokens", "96",
+            "-U", "tool_choice=auto", "-U", 'stop=["###STOP###"]',
+            "--limit", "1", "--epochs", "1", "--store", str(store),
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        users = [b for b in server.requests if b["model"] == "gpt-4o-mini"]
+        agents = [b for b in server.requests if b["model"] == "gpt-4o"]
+    assert users and agents
+    assert all(b.get("max_tokens") == 96 or b.get("max_completion_tokens") == 96 for b in users)
+    assert all(b["tool_choice"] == "auto" and b["stop"] == ["###STOP###"] for b in users)
+    assert all("seed_hint" in b for b in agents) and not any("seed_hint" in b for b in users)
+    assert not any(b.get("stop") == ["###STOP###"] for b in agents)

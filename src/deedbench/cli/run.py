@@ -160,6 +160,13 @@ def run(
     user_temperature: Annotated[
         float, typer.Option(help="Temperature of a model-played user.")
     ] = 0.0,
+    user_max_tokens: Annotated[
+        int | None, typer.Option(min=1, help="Output token limit of a model-played user.")
+    ] = None,
+    user_model_arg: Annotated[
+        list[str] | None,
+        typer.Option("-U", help="Any other parameter KEY=VALUE of a model-played user, as -M."),
+    ] = None,
     prices: PricesOption = None,
     quiet: QuietOption = False,
     store: StoreOption = None,
@@ -229,7 +236,7 @@ def run(
                         seed=model_seed,
                         reasoning_effort=reasoning_effort,
                         timeout=timeout,
-                        extra=_parse_model_args(model_arg or []),
+                        extra=_parse_model_args(model_arg or [], "-M"),
                     ).over(bench.generation_defaults)
                     settings = settings_for(
                         agent,
@@ -249,7 +256,12 @@ def run(
                         AgentSettings(
                             base_url=user_base_url,
                             api_key_env=user_api_key_env,
-                            params=GenerationParams(temperature=user_temperature, timeout=timeout),
+                            params=GenerationParams(
+                                temperature=user_temperature,
+                                max_tokens=user_max_tokens,
+                                timeout=timeout,
+                                extra=_parse_model_args(user_model_arg or [], "-U"),
+                            ),
                             max_attempts=max_attempts,
                             max_retry_seconds=max_retry_seconds,
                         ),
@@ -339,16 +351,17 @@ def _resume_command(benchmark: str, run_id: str, store: Path) -> str:
     return " ".join(shlex.quote(p) for p in parts)
 
 
-def _parse_model_args(pairs: list[str]) -> dict[str, object]:
-    """-M values are JSON where they parse as JSON (numbers, booleans, objects), else text."""
+def _parse_model_args(pairs: list[str], flag: str) -> dict[str, object]:
+    """-M (-U) values are JSON where they parse as JSON (numbers, booleans, objects), else
+    text."""
     result: dict[str, object] = {}
-    for key, text in parse_pairs(pairs, "-M").items():
+    for key, text in parse_pairs(pairs, flag).items():
         try:
             result[key] = json.loads(text)
         except json.JSONDecodeError:
             result[key] = text
         except RecursionError:
-            raise fail(f"-M {key}: the JSON value is nested too deeply") from None
+            raise fail(f"{flag} {key}: the JSON value is nested too deeply") from None
     return result
 
 

@@ -149,3 +149,40 @@ def test_load_rejects_a_file_that_is_not_a_table(tmp_path: Path, base: dict[str,
 def test_load_names_a_missing_folder(tmp_path: Path) -> None:
     with pytest.raises(BenchmarkError, match="nowhere"):
         load_retail_data(tmp_path / "nowhere")
+
+
+def _listed() -> dict[str, Any]:
+    return {"lines": [{"id": "L1", "gb": 1.0}, {"id": "L2", "gb": 2.0}], "phone": {"on": True}}
+
+
+def test_own_item_copies_one_item_of_a_list_and_leaves_the_others_shared() -> None:
+    base = _listed()
+    world = DeskWorld(base, tables=())
+    first, second = world.peek("lines")
+    assert first is base["lines"][0]  # peeking copies nothing
+    mine = world.own_item("lines", first)
+    mine["gb"] = 9.0
+    assert base["lines"][0]["gb"] == 1.0 and world.peek("lines")[0] is mine
+    assert world.peek("lines")[1] is second  # the untouched record is still shared
+    assert world.own_item("lines", mine) is mine  # owned once
+    with pytest.raises(ValueError, match="not an item of 'lines'"):
+        world.own_item("lines", first)  # the stale, shared record
+    world.append_item("lines", {"id": "L3", "gb": 0.0})
+    assert [x["id"] for x in world.peek("lines")] == ["L1", "L2", "L3"]
+    assert len(base["lines"]) == 2
+    whole = world.value("lines")  # the whole list now: its shared items are copied
+    assert whole[0] is mine and whole[1] is not second and whole[1] == second
+
+
+def test_a_copied_world_shares_its_values_until_either_changes_one() -> None:
+    base = _listed()
+    world = DeskWorld(base, tables=())
+    world.value("phone")["on"] = False
+    world.own_item("lines", world.peek("lines")[0])["gb"] = 5.0
+    other = world.copy()
+    assert other.peek("phone") is world.peek("phone")  # shared, not copied
+    other.value("phone")["on"] = "other"
+    world.own_item("lines", world.peek("lines")[0])["gb"] = 7.0
+    assert world.peek("phone")["on"] is False and other.peek("phone")["on"] == "other"
+    assert other.peek("lines")[0]["gb"] == 5.0 and world.peek("lines")[0]["gb"] == 7.0
+    assert other.snapshot()["lines"][0]["gb"] == 5.0 and base["lines"][0]["gb"] == 1.0

@@ -108,6 +108,12 @@ def variants(task: Tau2Task, seed: int = 0, solo: bool = False) -> list[dict[str
         ghost = GoldAction(action_id="ghost", name="do_what_i_mean", arguments={"x": 1})
         add("hallucinated", _conversation(task, [ghost, *gold], say=said))
         add("max-steps", _conversation(task, gold, say=said), termination="max_steps")
+        if rng.random() < 0.34:  # τ²'s other endings, each scored 0 before any replay
+            errors = [ghost] * 10
+            ending = "too_many_errors"
+            add("too-many-errors", _conversation(task, errors, say=None), termination=ending)
+            add("user-error", _conversation(task, gold, say=said), termination="user_error")
+            add("agent-error", _conversation(task, gold[:1], say=None), termination="agent_error")
     user_side = [i for i, a in enumerate(gold) if a.requestor == "user"]
     if user_side and not solo:
         add("user-omits", _conversation(task, [a for a in gold if a.requestor != "user"], say=said))

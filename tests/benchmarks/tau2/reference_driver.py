@@ -11,7 +11,8 @@ each, as JSON:
          "termination": "user_stop", "nl": [true, false] | null,
          "hashes": "every" | "end" | "none" | [<tool names>], "evaluate": true}]}
 
-For each case: the environment set to the task's start, every tool call of the
+For each case, τ²'s telecom class-wide VPN default fresh (as a τ² process running
+that one simulation has it), the environment set to the task's start, every tool call of the
 messages run with τ²'s ``get_response`` (the result, whether it failed, and the
 hashes of both databases after it, or only after the named tools' calls), then
 (unless ``"evaluate": false``) ``evaluate_simulation`` on the whole trajectory, as
@@ -106,7 +107,21 @@ def _message(raw: dict[str, Any]) -> Any:
     return SystemMessage(role="system", content=content)
 
 
+def _fresh_vpn_default() -> None:
+    """Give τ²'s telecom phone back its class-wide default VPN details, as a τ² process
+    running this one simulation has them: ``break_vpn`` degrades that one object, so
+    otherwise every later case would inherit it (deedbench keeps it per episode)."""
+    if _VPN_DEFAULT:
+        from tau2.domains.telecom.user_tools import TelecomUserTools
+
+        TelecomUserTools.default_vpn_details = deepcopy(_VPN_DEFAULT[0])
+
+
+_VPN_DEFAULT: list[Any] = []
+
+
 def run_case(domain: str, env_kwargs: dict[str, Any], case: dict[str, Any]) -> dict[str, Any]:
+    _fresh_vpn_default()
     task = Task.model_validate(case["task"])
     solo = bool(case.get("solo"))
     kwargs = dict(env_kwargs)
@@ -173,6 +188,10 @@ def main() -> None:
     source, target = sys.argv[1], sys.argv[2]
     with open(source, encoding="utf-8") as handle:
         spec = json.load(handle)
+    if spec["domain"] == "telecom":
+        from tau2.domains.telecom.user_tools import TelecomUserTools
+
+        _VPN_DEFAULT.append(deepcopy(TelecomUserTools.default_vpn_details))
     results = []
     for case in spec["cases"]:
         try:

@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from deedbench.agents import FunctionAgent
 from deedbench.benchmarks import load_benchmark
 from deedbench.benchmarks.tau2.benchmark import Tau2Benchmark
 from deedbench.benchmarks.tau2.environment import same_db
 from deedbench.cli.main import app
-from deedbench.engine import AgentContext, BenchmarkError, run_episode
+from deedbench.engine import AgentContext, BenchmarkError, Message, run_episode
 from deedbench.scoring import Score
 
 from . import _reference
@@ -60,7 +61,8 @@ def test_the_oracle_scores_what_taus_gold_scores(name: str) -> None:
             assert score.values["reward"] == gold[key], key
     # procedure: only where the gold actions themselves write before authenticating
     for key, score in scores.items():
-        rules = {e.rule for e in score.evidence if e.rule in ("consent", "one_user")}
+        broken = ("consent", "one_user", "device_actions")
+        rules = {e.rule for e in score.evidence if e.rule in broken}
         assert not rules, (key, rules)
 
 
@@ -148,3 +150,36 @@ def test_episodes_that_need_a_judge_are_no_trials_of_pass_k(tmp_path: Path) -> N
     assert result.exit_code == 0, result.output
     assert "needs_judge" in result.output
     assert "pass^k of reward: k=1: 100.0%" in " ".join(result.output.split())
+
+
+@pytest.mark.parametrize("restart", [False, True])
+def test_a_telecom_agent_that_claims_success_before_the_phone_was_touched(restart: bool) -> None:
+    """The device-action rule in a scored episode: the agent asks for the task's first
+    device action by its tool's name (which the scripted customer performs) and, in one
+    case, for a restart in words (which it never performs), then says it is solved."""
+    bench = _bench("tau2-telecom")
+    sample = next(
+        s for s in bench.samples() if any(a.requestor == "user" for a in bench.tasks[s.id].gold)
+    )
+    action = next(a for a in bench.tasks[sample.id].gold if a.requestor == "user")
+    assert action.name != "reboot_device"
+    ask = f"Please perform {action.name} on your device."
+    if restart:
+        ask = f"Please restart your phone, then {ask[0].lower()}{ask[1:]}"
+    said: list[str] = []
+
+    def turn(messages: object, tools: object, context: object) -> Message:
+        said.append(ask if not said else "Your issue should be resolved now. ###STOP###")
+        return Message(role="assistant", content=said[-1])
+
+    async def play() -> Score:
+        setup = bench.setup(sample, "default", 0)
+        context = AgentContext(sample.id, "default", 0, 0)
+        return bench.score(sample, await run_episode(FunctionAgent(turn), setup, context))
+
+    found = [e for e in asyncio.run(play()).evidence if e.rule == "device_actions"]
+    assert len(said) == 2  # the claim was made
+    if restart:
+        assert len(found) == 1 and "performed: restart (asked at message" in found[0].excerpt
+    else:
+        assert found == []

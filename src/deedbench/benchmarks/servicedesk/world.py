@@ -8,7 +8,8 @@ either touched. A domain's data is a set of tables, each read from one JSON file
 (`load_tables`). A database may also hold entries that are not tables of records
 (τ²'s telecom keeps lists of lines and one phone): a world names its tables, and
 every other entry is a value, which the episode copies whole the first time it
-reaches it (such databases are small). `session` holds what an episode's tools
+reaches it (such databases are small), and a copied world again only when it
+reaches it. `session` holds what an episode's tools
 remember outside the database (τ³'s unlocked tools), which no comparison sees.
 """
 
@@ -47,7 +48,9 @@ class DeskWorld:
     table as τ-bench's tools see their ``data["orders"]`` (see `Table`).
     """
 
-    __slots__ = ("_added", "_overlay", "_tables", "_values", "base", "session")
+    __slots__ = (
+        "_added", "_inherited", "_overlay", "_partial", "_tables", "_values", "base", "session"
+    )  # fmt: skip
 
     def __init__(self, base: Mapping[str, Any], tables: Iterable[str] | None = None) -> None:
         """`tables`: the entries of `base` that are tables of records (None: all of them)."""
@@ -56,6 +59,8 @@ class DeskWorld:
         self._overlay: dict[str, dict[str, Record]] = {}
         self._added: dict[str, list[str]] = {}  # keys not in the base, in the order added
         self._values: dict[str, Any] = {}  # this episode's copies of the entries that are values
+        self._inherited: dict[str, Any] = {}  # values as the world copied from left them: shared
+        self._partial: dict[str, set[int]] = {}  # lists of _values whose other items are shared
         self.session: dict[str, Any] = {}
 
     def __getitem__(self, table: str) -> Table:
@@ -67,30 +72,86 @@ class DeskWorld:
         """This episode's own copy of an entry that is not a table (copied on first use);
         change it in place."""
         if name not in self._values:
-            if name not in self.base or name in self._tables:
-                raise KeyError(name)
-            self._values[name] = copy_json(self.base[name])
+            self._values[name] = copy_json(self._source(name))
+        elif name in self._partial:  # items of a list still shared: copy them now
+            owned, items = self._partial.pop(name), self._values[name]
+            items[:] = [item if id(item) in owned else copy_json(item) for item in items]
         return self._values[name]
+
+    def _source(self, name: str) -> Any:
+        if name not in self.base or name in self._tables:
+            raise KeyError(name)
+        return self._inherited.get(name, self.base[name])
+
+    def own_item(self, name: str, item: Any) -> Any:
+        """This episode's own copy of `item`, one item (as `peek` showed it) of the entry
+        `name`, a list, put in its place: a tool about to change one record of a list
+        copies that record, not the whole list. Change the returned copy, not `item`."""
+        items = self._own_list(name)
+        index = next((i for i, x in enumerate(items) if x is item), None)
+        if index is None:
+            raise ValueError(f"not an item of {name!r} as this episode sees it")
+        owned = self._partial.get(name)
+        if owned is None or id(item) in owned:
+            return item
+        copied = items[index] = copy_json(item)
+        owned.add(id(copied))
+        return copied
+
+    def append_item(self, name: str, item: Any) -> None:
+        """Add `item` (now owned by this world) at the end of the entry `name`, a list."""
+        self._own_list(name).append(item)
+        owned = self._partial.get(name)
+        if owned is not None:
+            owned.add(id(item))
+
+    def _own_list(self, name: str) -> list[Any]:
+        if name not in self._values:
+            found = self._values[name] = list(self._source(name))
+            self._partial[name] = set()
+        found = self._values[name]
+        if not isinstance(found, list):
+            raise TypeError(f"{name!r} is not a list")
+        return found
+
+    def peek(self, name: str) -> Any:
+        """An entry that is not a table as this episode sees it, without copying it: shared
+        with the base or the world this one was copied from, so read it, never change it."""
+        if name in self._values:
+            return self._values[name]
+        return self._source(name)
 
     def set_value(self, name: str, value: Any) -> None:
         """Replace an entry that is not a table."""
         if name not in self.base or name in self._tables:
             raise KeyError(name)
         self._values[name] = value
+        self._partial.pop(name, None)
 
     def values_reached(self) -> dict[str, Any]:
-        """The entries that are values this episode has reached (and may have changed)."""
-        return self._values
+        """The entries that are values this episode has reached (and may have changed),
+        those of the world it was copied from included (shared: do not mutate)."""
+        if not self._inherited:
+            return self._values
+        return {**self._inherited, **self._values}
 
     def copy(self) -> DeskWorld:
-        """An independent world in this one's state, over the same base (what the episode
-        wrote is copied; the base is shared)."""
+        """An independent world in this one's state, over the same base (the records the
+        episode wrote are copied, the base is shared).
+
+        Values are copied on write, not here: both worlds keep the values reached so far
+        as a shared, frozen layer and copy one again when a tool next reaches it, so a
+        value handed out by `value` before the copy must be fetched again to change it.
+        """
         other = DeskWorld(self.base, self._tables)
         other._overlay = {
             t: {k: copy_json(r) for k, r in written.items()} for t, written in self._overlay.items()
         }
         other._added = {t: list(keys) for t, keys in self._added.items()}
-        other._values = {n: copy_json(v) for n, v in self._values.items()}
+        if self._values:
+            self._inherited = {**self._inherited, **self._values}
+            self._values, self._partial = {}, {}
+        other._inherited = self._inherited
         other.session = copy_json(self.session)
         return other
 
@@ -157,7 +218,9 @@ class DeskWorld:
         """The whole merged database as plain dicts, in the base's order (shared records;
         do not mutate)."""
         return {
-            name: dict(self.items(name)) if name in self._tables else self._values.get(name, entry)
+            name: dict(self.items(name))
+            if name in self._tables
+            else self._values.get(name, self._inherited.get(name, entry))
             for name, entry in self.base.items()
         }
 

@@ -10,12 +10,14 @@ framework every desk runs on.
 `Tau2Data` is a domain's data read from one folder: the databases as τ² holds
 them, the tasks, and each task's start, made once and copied for every episode
 and every replay: the task's data updates (read through the schema again), its
-set-up calls, the conversation it starts with.
+set-up calls, the conversation it starts with. So is each task's gold end state,
+which every trajectory of the task is compared with: τ²'s tools are deterministic
+within an episode (telecom's VPN default included, see ``telecom/user_tools``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -24,12 +26,13 @@ from typing import Any
 from deedbench.benchmarks.servicedesk.domain import Domain, PolicyCheck
 from deedbench.benchmarks.servicedesk.world import DeskWorld
 from deedbench.benchmarks.tau2.data import load_db, updated
-from deedbench.benchmarks.tau2.environment import Tau2Environment
+from deedbench.benchmarks.tau2.environment import SkippedGoldAction, Tau2Environment
 from deedbench.benchmarks.tau2.tasks import Tau2Task, load_tasks
 from deedbench.benchmarks.tau2.toolkit import Toolkit
-from deedbench.scoring.procedure import ProcedureSpec
+from deedbench.records import Message
+from deedbench.scoring.procedure import ProcedureSpec, Violation
 
-__all__ = ["Tau2Data", "Tau2Domain"]
+__all__ = ["GoldEnd", "Tau2Data", "Tau2Domain"]
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,9 @@ class Tau2Domain:
     sync: Callable[[Any, Any], None] | None = None
     policy_check: PolicyCheck | None = None
     procedure_rules: tuple[str, ...] | None = None
+    transcript_check: Callable[[Sequence[Message]], list[Violation]] | None = None
+    """Procedure rules that read the whole transcript, the customer's own tool calls
+    included (telecom's device actions), beside the desk's rules, which do not."""
     prepare: Callable[[DeskWorld, Tau2Task], None] | None = None
     """What a task's environment needs to know of the task before anything runs in it
     (τ³'s banking: which read-only calls its log keeps), done for the live episode and
@@ -96,6 +102,19 @@ class Tau2Domain:
 
 
 @dataclass
+class GoldEnd:
+    """A task's environment after τ²'s gold replay, made once; never change it."""
+
+    task: Tau2Task
+    environment: Tau2Environment
+    skipped: list[SkippedGoldAction]
+    """The gold actions that raised (τ² skips them)."""
+    agent_texts: dict[Any, str] = field(default_factory=dict)
+    user_texts: dict[Any, str] = field(default_factory=dict)
+    """What `same_db` keeps of each side's entries, as JSON text, between comparisons."""
+
+
+@dataclass
 class Tau2Data:
     """A domain's databases and tasks as read from `folder`, with each task's start."""
 
@@ -103,7 +122,10 @@ class Tau2Data:
     folder: Path
     benchmark: str
     split: str | None = "base"
-    _starts: dict[tuple[str, bool, bool], Tau2Environment] = field(default_factory=dict, repr=False)
+    _starts: dict[tuple[str, bool, bool], tuple[Tau2Task, Tau2Environment]] = field(
+        default_factory=dict, repr=False
+    )
+    _golds: dict[str, GoldEnd] = field(default_factory=dict, repr=False)
 
     @cached_property
     def base(self) -> dict[str, Any]:
@@ -138,19 +160,32 @@ class Tau2Data:
         """The environment as `task` starts, its own copy: τ²'s ``set_state`` with the task's
         initial state (data updates, set-up calls, then the conversation so far)."""
         key = (task.id, solo, True)
-        if key not in self._starts:
+        found = self._starts.get(key)
+        if found is None or not _same(found[0], task):
             environment = self.initialised(task, solo)
             environment.replay(task.history())
-            self._starts[key] = environment
-        return self._starts[key].copy()
+            found = self._starts[key] = (task, environment)
+        return found[1].copy()
+
+    def gold_end(self, task: Tau2Task) -> GoldEnd:
+        """The task's start (not solo, as τ²'s evaluator builds it) after its gold actions."""
+        found = self._golds.get(task.id)
+        if found is None or not _same(found.task, task):
+            environment = self.start(task, solo=False)
+            criteria = task.evaluation_criteria
+            actions = (criteria.actions if criteria is not None else None) or []
+            found = GoldEnd(task, environment, environment.run_gold(actions))
+            self._golds[task.id] = found
+        return found
 
     def initialised(self, task: Tau2Task, solo: bool = False) -> Tau2Environment:
         """The environment after the task's data updates and set-up calls, before any
         message (where τ²'s evaluator replays a whole trajectory from), its own copy."""
         key = (task.id, solo, False)
-        if key not in self._starts:
-            self._starts[key] = self._initialised(task, solo)
-        return self._starts[key].copy()
+        found = self._starts.get(key)
+        if found is None or not _same(found[0], task):
+            found = self._starts[key] = (task, self._initialised(task, solo))
+        return found[1].copy()
 
     def _initialised(self, task: Tau2Task, solo: bool) -> Tau2Environment:
         state = task.initial_state
@@ -191,3 +226,9 @@ class Tau2Data:
         tables = desk.tables if agent_schema is own_schema else desk.user_tables
         agent = DeskWorld(agent_db, tables)
         return Tau2Environment(desk, agent, agent if shared else None, solo)
+
+
+def _same(cached: Tau2Task, task: Tau2Task) -> bool:
+    """Whether what was made for `cached` holds for `task` (a result file may record a
+    task under the id of a current one, changed since)."""
+    return cached is task or cached == task

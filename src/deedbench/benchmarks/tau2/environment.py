@@ -254,22 +254,45 @@ def db_hash(world: DeskWorld) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def same_db(a: DeskWorld | None, b: DeskWorld | None) -> bool:
+def same_db(a: DeskWorld | None, b: DeskWorld | None, known: dict[Any, str] | None = None) -> bool:
     """Whether two databases have the same τ² hash. Worlds over one shared base are
-    compared by what either changed, which is the same test and far cheaper."""
+    compared by what either changed, which is the same test and far cheaper.
+
+    `known` keeps the JSON texts of `b`'s entries between calls, for a `b` that never
+    changes again (a task's gold end state, compared with every trajectory's).
+    """
     if a is None or b is None:
         return a is b
     if a.base is not b.base:
         return db_hash(a) == db_hash(b)
+    memo: dict[Any, str] = {} if known is None else known
+
+    def text_of_b(key: Any, value: Any) -> str:
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = _text(value)
+        return found
+
     touched_a, touched_b = a.touched(), b.touched()
     for table in touched_a.keys() | touched_b.keys():
         for key in touched_a.get(table, set()) | touched_b.get(table, set()):
-            if _text(a.get(table, key)) != _text(b.get(table, key)):
+            if _text(a.get(table, key)) != text_of_b((table, key), b.get(table, key)):
                 return False
-    for name in set(a.values_reached()) | set(b.values_reached()):
-        left = a.values_reached().get(name, a.base[name])
-        right = b.values_reached().get(name, b.base[name])
-        if left is not right and _text(left) != _text(right):
+    reached_a, reached_b = a.values_reached(), b.values_reached()
+    for name in reached_a.keys() | reached_b.keys():
+        left = reached_a.get(name, a.base[name])
+        right = reached_b.get(name, b.base[name])
+        if left is right:
+            continue
+        if isinstance(left, list) and isinstance(right, list):
+            # a list's text is its items' texts joined, so compare item by item, skipping
+            # the records both still share (lists are copied record by record)
+            if len(left) != len(right) or not all(
+                x is y or _text(x) == text_of_b((name, i), y)
+                for i, (x, y) in enumerate(zip(left, right, strict=True))
+            ):
+                return False
+        elif _text(left) != text_of_b(name, right):
             return False
     return True
 

@@ -158,11 +158,11 @@ def _environment(
         )
     predicted = data.initialised(task, solo)
     predicted.replay(trajectory, strict=strict)
-    gold = data.start(task, solo=False)
-    skipped = gold.run_gold(criteria.actions or [])
-    match = same_db(predicted.agent_world, gold.agent_world) and (
+    gold = data.gold_end(task)
+    skipped = list(gold.skipped)
+    match = same_db(predicted.agent_world, gold.environment.agent_world, gold.agent_texts) and (
         predicted.user_world is predicted.agent_world
-        or same_db(predicted.user_world, gold.user_world)
+        or same_db(predicted.user_world, gold.environment.user_world, gold.user_texts)
     )
     db_reward = 1.0 if match else 0.0
     checks = []

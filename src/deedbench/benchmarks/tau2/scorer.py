@@ -10,7 +10,9 @@ error, kept out of every rate as well.
 
 Beside the reward: the domain's procedure rules (authentication, explicit consent
 before each write, ...) over what the agent and the customer said to each other,
-the customer's own tool traffic left out (it happens on their device).
+the customer's own tool traffic left out (it happens on their device), and the
+domain's rules over the whole transcript (telecom: the device actions the agent
+asked for were performed before it claimed success).
 ``reward_verified`` is τ²'s reward with no rule broken.
 """
 
@@ -132,12 +134,14 @@ class Tau2Scorer:
         conversation did (before this agent spoke) is not this agent's."""
         positions = [i for i, m in enumerate(messages) if m.visible_to_agent]
         seen = [messages[i] for i in positions]
-        found = self.data.domain.desk.violations(seen, self.data.base)
-        return [
-            v.model_copy(update={"message_index": positions[v.message_index]}).to_evidence()
-            for v in found
-            if positions[v.message_index] >= opening
+        found = [
+            v.model_copy(update={"message_index": positions[v.message_index]})
+            for v in self.data.domain.desk.violations(seen, self.data.base)
         ]
+        whole = self.data.domain.transcript_check
+        if whole is not None:
+            found = sorted([*found, *whole(messages)], key=lambda v: v.message_index)
+        return [v.to_evidence() for v in found if v.message_index >= opening]
 
 
 def _recorded(verdicts: list[NLAssertionCheck] | None) -> Judge | None:

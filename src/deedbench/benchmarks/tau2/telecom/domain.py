@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from deedbench.benchmarks.tau2.domain import Tau2Domain
+from deedbench.benchmarks.tau2.telecom.device_actions import check_device_actions
 from deedbench.benchmarks.tau2.telecom.sync import sync_telecom
 from deedbench.benchmarks.tau2.telecom.tools import TelecomTools
 from deedbench.benchmarks.tau2.telecom.user_tools import TelecomUserTools
@@ -43,7 +44,8 @@ before a change in general (roaming is enabled "at no cost", a payment request i
 sent, a line resumed after payment): only a refuel's price is to be confirmed, and
 `consent` would require a yes before every write, so it is left out. Nor does the
 policy limit a conversation to one customer (`one_user`) or a change to once per
-order; and a transfer does not end a τ² episode, so `after_transfer` does not apply."""
+order; and a transfer does not end a τ² episode, so `after_transfer` does not apply.
+Beside these, `device_actions.check_device_actions` reads the customer's phone calls."""
 
 
 TELECOM = Tau2Domain(
@@ -56,6 +58,7 @@ TELECOM = Tau2Domain(
     sync=sync_telecom,
     procedure=TELECOM_PROCEDURE,
     procedure_rules=TELECOM_PROCEDURE_RULES,
+    transcript_check=check_device_actions,
 )
 """τ²'s telecom: dual control, the desk over the network's database and the customer
 over their own phone, kept in step after every call (`sync_telecom`)."""

@@ -42,8 +42,15 @@ class TelecomTools(Toolkit):
     # --- the lists -------------------------------------------------------------------------
 
     def _list(self, name: str) -> list[Record]:
-        found: list[Record] = self.db.value(name)
+        """One of the lists as the episode sees it, shared: a tool that changes a record
+        of it first takes its own copy (`_own`), so the lists are copied record by record."""
+        found: list[Record] = self.db.peek(name)
         return found
+
+    def _own(self, name: str, record: Record) -> Record:
+        """This episode's own copy of `record`, found in the list `name`, to change."""
+        owned: Record = self.db.own_item(name, record)
+        return owned
 
     # --- customers -------------------------------------------------------------------------
 
@@ -169,6 +176,7 @@ class TelecomTools(Toolkit):
         line = self._get_target_line(customer_id, line_id)
         if line["status"] != LineStatus.ACTIVE:
             raise ValueError("Line must be active to suspend")
+        line = self._own("lines", line)
         line["status"] = LineStatus.SUSPENDED
         line["suspension_start_date"] = TODAY
         return {
@@ -187,6 +195,7 @@ class TelecomTools(Toolkit):
         line = self._get_target_line(customer_id, line_id)
         if line["status"] not in [LineStatus.SUSPENDED, LineStatus.PENDING_ACTIVATION]:
             raise ValueError("Line must be suspended to resume")
+        line = self._own("lines", line)
         line["status"] = LineStatus.ACTIVE
         line["suspension_start_date"] = None
         return {"message": "Line resumed successfully", "line": Dump(line)}
@@ -222,7 +231,7 @@ class TelecomTools(Toolkit):
             raise ValueError("A bill is already awaiting payment for this customer")
         if bill_id not in customer["bill_ids"]:
             raise ValueError(f"Bill {bill_id} not found for customer {customer_id}")
-        bill = self._get_bill_by_id(bill_id)
+        bill = self._own("bills", self._get_bill_by_id(bill_id))
         bill["status"] = BillStatus.AWAITING_PAYMENT
         return f"Payment request sent to the customer for bill {bill['bill_id']}"
 
@@ -235,7 +244,7 @@ class TelecomTools(Toolkit):
         return found
 
     def _set_bill_to_paid(self, bill_id: str) -> str:
-        bill = self._get_bill_by_id(bill_id)
+        bill = self._own("bills", self._get_bill_by_id(bill_id))
         bill["status"] = BillStatus.PAID
         return f"Bill {bill_id} set to paid"
 
@@ -266,8 +275,11 @@ class TelecomTools(Toolkit):
                 due_date=next_month + timedelta(days=14),
                 status=BillStatus.DRAFT,
             ).model_dump()
-            self._list("bills").append(draft)
+            self.db.append_item("bills", draft)
+            customer = self._own("customers", customer)
             customer["bill_ids"].append(new_bill_id)
+        else:
+            draft = self._own("bills", draft)
         item = LineItem(
             description=description,
             amount=amount,
@@ -301,7 +313,7 @@ class TelecomTools(Toolkit):
 
     def set_data_usage(self, customer_id: str, line_id: str, data_used_gb: float) -> str:
         """Set a line's data used (a task's set-up; not a tool)."""
-        line = self._get_target_line(customer_id, line_id)
+        line = self._own("lines", self._get_target_line(customer_id, line_id))
         line["data_used_gb"] = data_used_gb
         return f"Data usage set to {data_used_gb} GB for line {line_id}"
 
@@ -316,6 +328,7 @@ class TelecomTools(Toolkit):
         line = self._get_target_line(customer_id, line_id)
         if line["roaming_enabled"]:
             return "Roaming was already enabled"
+        line = self._own("lines", line)
         line["roaming_enabled"] = True
         return "Roaming enabled successfully"
 
@@ -330,6 +343,7 @@ class TelecomTools(Toolkit):
         line = self._get_target_line(customer_id, line_id)
         if not line["roaming_enabled"]:
             return "Roaming was already disabled"
+        line = self._own("lines", line)
         line["roaming_enabled"] = False
         return "Roaming disabled successfully"
 
@@ -360,6 +374,7 @@ class TelecomTools(Toolkit):
             raise ValueError("Plan not found for this line")
         price = plan["data_refueling_price_per_gb"]
         charge = gb_amount * price
+        line = self._own("lines", line)
         line["data_refueling_gb"] += gb_amount
         self._apply_one_time_charge(
             customer_id, charge, f"Data refueling: {gb_amount} GB at ${price}/GB"
@@ -415,8 +430,10 @@ class TelecomTools(Toolkit):
         )
         bill["line_items"].append(item.model_dump())
         bill["total_due"] += amount
-        self._list("bills").append(bill)
+        self.db.append_item("bills", bill)
+        customer = self._own("customers", customer)
         customer["bill_ids"].append(new_bill_id)
+        line = self._own("lines", line)
         line["status"] = LineStatus.SUSPENDED
         line["suspension_start_date"] = TODAY
         if contract_ended:

@@ -7,15 +7,18 @@ and later calls then fail on it. The same happens here: fields are written as
 given, and a nested settings object that is no longer a model (`_get`, `_put`)
 fails on attribute access with Python's own message, as τ²'s does.
 
-One τ² quirk is kept on purpose: connecting a VPN gives the phone τ²'s class-wide
-default VPN details object itself, and ``break_vpn`` degrades that object, so every
-VPN connected later in the same process (any episode) is poor. `TelecomUserTools`
-keeps that default at class level too (`reset_vpn_default` restores it).
+One τ² quirk is kept within an episode and stopped at its edge: connecting a VPN
+gives τ²'s phone the class-wide default VPN details object itself, and ``break_vpn``
+degrades that object, so in τ² every VPN connected later *in the same process* is
+poor, whichever simulation connects it: a τ² run's telecom results depend on the
+order its simulations ran in. Here each episode has its own default (in its world's
+session), degraded as τ²'s is within the episode, fresh for the next one: what a τ²
+process running that one simulation does.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from deedbench.benchmarks.tau2.telecom.user_schema import (
     APNNames,
@@ -106,16 +109,15 @@ class TelecomUserTools(Toolkit):
     schema = TelecomUserDB
     tables = frozenset()
 
-    _vpn_shared: ClassVar[Record] = _vpn_default()
-    """τ²'s class-wide default VPN details, which a broken VPN degrades for good."""
+    _DEFAULT = "telecom_vpn_default"
+    """Session key: this episode's default VPN details (τ²'s class-wide object)."""
     _SHARED = "telecom_vpn_details_shared"
-    """Session key: the phone's VPN details are that class-wide object."""
+    """Session key: the phone's VPN details are that default object."""
 
-    @classmethod
-    def reset_vpn_default(cls) -> None:
-        """Restore the class-wide default VPN details (as a fresh τ² process has them)."""
-        cls._vpn_shared.clear()
-        cls._vpn_shared.update(_vpn_default())
+    @property
+    def _vpn_default(self) -> Record:
+        found: Record = self.db.session.setdefault(self._DEFAULT, _vpn_default())
+        return found
 
     @property
     def device(self) -> Record:
@@ -562,7 +564,7 @@ class TelecomUserTools(Toolkit):
         if device["vpn_connected"]:
             return "VPN already connected."
         device["vpn_connected"] = True
-        device["vpn_details"] = dict(self._vpn_shared)
+        device["vpn_details"] = dict(self._vpn_default)
         self.db.session[self._SHARED] = True
         return f"VPN connected successfully.\nStatus Bar: {self._check_status_bar()}"
 
@@ -585,11 +587,11 @@ class TelecomUserTools(Toolkit):
         return True
 
     def break_vpn(self) -> str:
-        """Connect the VPN and make it slow (τ²: through its class-wide default details)."""
+        """Connect the VPN and make it slow (τ²: through its default details, for the episode)."""
         TelecomUserTools.connect_vpn(self)
         _put(self.device["vpn_details"], "server_performance", PerformanceLevel.POOR)
         if self.db.session.get(self._SHARED):
-            self._vpn_shared["server_performance"] = PerformanceLevel.POOR
+            self._vpn_default["server_performance"] = PerformanceLevel.POOR
         return "VPN connection broken."
 
     # --- apps ------------------------------------------------------------------------------
