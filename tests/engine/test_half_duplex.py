@@ -103,12 +103,30 @@ def test_user_tool_calls_are_answered_to_the_user_and_hidden_from_the_agent() ->
     assert transcript.steps == 5  # every message passed is a step, the results too
 
 
-def test_text_with_tool_calls_is_the_senders_error() -> None:
+def test_text_with_tool_calls_is_the_senders_error_only_when_enforced() -> None:
+    """τ²'s --enforce-communication-protocol; without it (τ²'s default) the calls run."""
     both = Message(role="assistant", content="hi", tool_calls=[ToolCall.decoded("c", "ping", {})])
-    transcript, _ = episode([both], Script(said("help")))
-    assert transcript.termination == Termination.AGENT_ERROR
-    empty, _ = episode([], Script(said("")))
-    assert empty.termination == Termination.USER_ERROR
+    strict, _ = episode([both], Script(said("help")), enforce_protocol=True)
+    assert strict.termination == Termination.AGENT_ERROR
+    assert strict.error == "the agent sent both text and tool calls"
+    stop = Message(role="assistant", content="done ###STOP###")
+    lenient, _ = episode([both, stop], Script(said("help")))
+    assert lenient.termination == Termination.AGENT_FINISHED
+    assert [m.content for m in lenient.messages if m.role == "tool"] == ["pong"]
+    user_both = Message(role="user", content="hm", tool_calls=[ToolCall.decoded("u", "ping", {})])
+    mixed, _ = episode([], Script(user_both), enforce_protocol=True)
+    assert mixed.termination == Termination.USER_ERROR
+
+
+def test_an_empty_message_is_an_infrastructure_error_in_either_mode() -> None:
+    """τ²'s messages raise on being empty whatever the flag: its runner retries the
+    simulation and then records infrastructure_error."""
+    for enforced in (False, True):
+        empty, _ = episode([], Script(said("")), enforce_protocol=enforced)
+        assert empty.termination == Termination.INFRASTRUCTURE_ERROR
+        assert empty.error == "the user sent an empty message"
+        silent, _ = episode([Message(role="assistant", content=" ")], Script(said("help")))
+        assert silent.termination == Termination.INFRASTRUCTURE_ERROR
 
 
 def test_failed_calls_are_counted_in_all_not_in_a_row() -> None:

@@ -3,8 +3,14 @@
 Where the user has tools of their own (τ²'s dual control: a phone the agent asks
 them to operate), the conversation follows τ²'s protocol, which this loop keeps:
 
-- every message is text or tool calls, never both and never empty; a message that
-  breaks this ends the episode as its sender's error (`AGENT_ERROR`, `USER_ERROR`);
+- a message is never empty: an empty one ends the episode as an infrastructure error
+  (τ²'s messages raise on being empty, and its runner retries the simulation, then
+  records ``infrastructure_error``; here it is kept out of every rate and run again
+  on resume);
+- a message with both text and tool calls is, with `HalfDuplex.enforce_protocol`
+  (τ²'s ``--enforce-communication-protocol``), its sender's error (`AGENT_ERROR`,
+  `USER_ERROR`); without it, as in τ² by default, its calls are run and its text goes
+  nowhere;
 - a message with tool calls goes to the environment, which runs every call for its
   sender (`HalfDuplex.agent_tools` or `user_tools`) and answers the sender alone;
 - a text message goes to the other party; an agent message `is_agent_stop` ends the
@@ -51,6 +57,8 @@ class HalfDuplex:
     """A tool whose call is the agent's stop (τ²'s solo ``done``): the message is recorded
     as `stop_text` instead, with no calls."""
     stop_text: str = "###STOP###"
+    enforce_protocol: bool = False
+    """Whether a message with both text and tool calls ends the episode (see above)."""
 
 
 def _next(message: Message) -> Party:
@@ -64,12 +72,15 @@ def _next(message: Message) -> Party:
     return "agent"  # only the system prompt: the agent opens (solo mode)
 
 
-def _malformed(message: Message) -> str | None:
+def _malformed(message: Message, rules: HalfDuplex) -> tuple[Termination, str] | None:
+    """How a message that breaks the protocol ends the episode (None: it does not)."""
     text = bool(message.content.strip())
-    if message.tool_calls and text:
-        return "sent both text and tool calls"
+    sender = "user" if message.role == "user" else "agent"
     if not message.tool_calls and not text:
-        return "sent an empty message"
+        return Termination.INFRASTRUCTURE_ERROR, f"the {sender} sent an empty message"
+    if message.tool_calls and text and rules.enforce_protocol:
+        error = Termination.USER_ERROR if sender == "user" else Termination.AGENT_ERROR
+        return error, f"the {sender} sent both text and tool calls"
     return None
 
 
@@ -102,9 +113,9 @@ async def run_half_duplex(
                     return Termination.USER_STOPPED, steps, None
                 messages.append(reply)
                 party = "user_tools" if reply.tool_calls else "agent"
-                problem = _malformed(reply)
+                problem = _malformed(reply, rules)
                 if problem is not None:
-                    ended, detail = Termination.USER_ERROR, f"the user {problem}"
+                    ended, detail = problem
                 elif not reply.tool_calls and getattr(user, "finished", False):
                     ended = Termination.USER_STOPPED
             elif party == "agent":
@@ -117,11 +128,11 @@ async def run_half_duplex(
                     turn = turn.model_copy(update={"content": rules.stop_text, "tool_calls": []})
                 messages.append(turn)
                 party = "agent_tools" if turn.tool_calls else "user"
-                problem = _malformed(turn)
+                problem = _malformed(turn, rules)
                 if rules.is_agent_stop(turn):
                     ended = Termination.AGENT_FINISHED
                 if problem is not None:
-                    ended, detail = Termination.AGENT_ERROR, f"the agent {problem}"
+                    ended, detail = problem
                 elif turn.truncated_by == "length" and not turn.tool_calls:
                     ended = Termination.OUTPUT_TRUNCATED
                 elif turn.truncated_by == "content_filter" and not turn.tool_calls:

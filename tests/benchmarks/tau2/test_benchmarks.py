@@ -131,6 +131,36 @@ def test_options_are_checked() -> None:
     assert solo.tasks and all(t.ticket for t in solo.tasks.values())
     with pytest.raises(BenchmarkError, match="retrieval"):
         _bench("tau2-banking", retrieval="openai_embeddings")
+    for bad in ("0", "١", "-3", "ten"):
+        with pytest.raises(BenchmarkError, match="max_steps"):
+            _bench("tau2-airline", max_steps=bad)
+    with pytest.raises(BenchmarkError, match="enforce_protocol"):
+        _bench("tau2-airline", enforce_protocol="maybe")
+
+
+def test_tau2s_limits_and_protocol_flag_reach_the_episode() -> None:
+    """-T max_steps, max_errors and enforce_protocol are τ²'s --max-steps, --max-errors
+    and --enforce-communication-protocol."""
+    bench = _bench("tau2-airline", max_steps="3", max_errors="2", enforce_protocol="true")
+    setup = bench.setup(bench.samples()[0], "default", 0)
+    assert setup.max_steps == 3 and setup.half_duplex is not None
+    assert setup.half_duplex.max_errors == 2 and setup.half_duplex.enforce_protocol
+    sample = next(s for s in bench.samples() if len(bench.tasks[s.id].gold) > 2)
+
+    async def play() -> tuple[str, Score]:
+        setup = bench.setup(sample, "default", 0)
+        context = AgentContext(sample.id, "default", 0, 0)
+        transcript = await run_episode(bench.baselines()["oracle"](), setup, context)
+        return str(transcript.termination), bench.score(sample, transcript)
+
+    ending, score = asyncio.run(play())
+    assert ending == "max_steps"
+    # τ² evaluates no component of an episode it did not let finish: none is reported
+    assert score.values["reward"] == 0.0 and "db" not in score.values
+    assert not {"env_assertion", "action", "communicate"} & score.values.keys()
+    default = _bench("tau2-airline").setup(bench.samples()[0], "default", 0)
+    assert default.max_steps == 200 and default.half_duplex is not None
+    assert default.half_duplex.max_errors == 10 and not default.half_duplex.enforce_protocol
 
 
 def test_a_run_from_the_command_line(tmp_path: Path) -> None:

@@ -121,6 +121,37 @@ JUDGE_OPTION = Option(
     "one, the tasks judged on NL assertions are reported as needing a judge",
 )
 
+
+def _positive(text: str) -> int:
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        raise ValueError("a whole number of at least 1 (ASCII digits)")
+    return int(text)
+
+
+LIMIT_OPTIONS = (
+    Option(
+        "max_steps",
+        f"τ²'s --max-steps: messages passed before the episode ends ({MAX_STEPS} by default)",
+        type=int,
+        default=MAX_STEPS,
+        parse=_positive,
+    ),
+    Option(
+        "max_errors",
+        f"τ²'s --max-errors: failed tool calls in all before it ends ({MAX_ERRORS} by default)",
+        type=int,
+        default=MAX_ERRORS,
+        parse=_positive,
+    ),
+    Option(
+        "enforce_protocol",
+        "τ²'s --enforce-communication-protocol: a message with both text and tool calls ends "
+        "the episode as its sender's error (off by default, as in τ²: the calls are run)",
+        type=bool,
+        default=False,
+    ),
+)
+
 MODES = ("conversation", "solo")
 MODE_OPTION = Option(
     "mode",
@@ -340,11 +371,12 @@ class Tau2Benchmark(Benchmark):
             messages=[system, *opening],
             toolbox=toolbox,
             user=None if self.solo else self._user(task, sample, condition, seed, user_toolbox),
-            max_steps=MAX_STEPS,
+            max_steps=self.values["max_steps"],
             half_duplex=HalfDuplex(
                 is_agent_stop=lambda m: AGENT_STOP in m.content,
                 user_tools=user_toolbox,
-                max_errors=MAX_ERRORS,
+                max_errors=self.values["max_errors"],
+                enforce_protocol=self.values["enforce_protocol"],
                 solo=self.solo,
                 stop_tool=DONE_TOOL.name if self.solo else None,
                 stop_text=AGENT_STOP,
@@ -421,4 +453,4 @@ def tau2_options(
         "(default: $TAU2_DATA_DIR)",
         type=Path,
     )
-    return (data, split_option(splits), USER_OPTION, JUDGE_OPTION, *extra)
+    return (data, split_option(splits), USER_OPTION, JUDGE_OPTION, *LIMIT_OPTIONS, *extra)

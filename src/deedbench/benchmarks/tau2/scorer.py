@@ -46,7 +46,11 @@ is none of τ²'s and scores 0 as τ²'s premature ends do."""
 
 
 def reward_values(reward: Tau2Reward) -> dict[str, float]:
-    """τ²'s reward and each component's verdict, whether or not the basis counts it."""
+    """τ²'s reward and each component's verdict, whether or not the basis counts it. An
+    episode τ² evaluated no component of (an ending other than a stop, a task without
+    criteria: no basis) has the reward alone, never components reported as passed."""
+    if reward.reward_basis is None:
+        return {"reward": reward.reward}
     db = reward.db_check.db_reward if reward.db_check is not None else 1.0
     env = 1.0
     for check in reward.env_assertions or []:
