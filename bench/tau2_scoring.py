@@ -8,8 +8,8 @@ call there; its database files are parsed once and deep-copied per construction
 (as ../shared/tau2/offline/gold_eval.py does), which favours τ²: its own runs parse
 them on every construction. deedbench's side is timed warm (each task's start state
 made once, as a run makes it; the median of 5 evaluations of each trajectory) and cold
-(the first evaluation of a task, which makes it). Both sides' verdicts are compared as well: a speed figure on different answers
-would be no figure.
+(the first evaluation of a task, which makes it). Both sides' verdicts are compared as
+well: a speed figure on different answers would be no figure.
 
     DEEDBENCH_TAU2_VENV=/work/tau2-ref/venv python bench/tau2_scoring.py \
         [--domains airline retail telecom] [--tasks 20]
