@@ -61,22 +61,37 @@ def rescore(
         list[Path],
         typer.Option(
             "--data",
-            help="The τ-bench data folder; repeat it to take each file from the first folder "
-            "that has it (e.g. older users, current flights).",
+            help="The τ-bench data: a clone (root, tau_bench/envs/<domain>, its data/) or a "
+            "converted folder; repeat it to take each file from the first folder that has it "
+            "(e.g. older users, current flights).",
         ),
     ],
     as_json: Annotated[bool, typer.Option("--json", help="Print the full report as JSON.")] = False,
 ) -> None:
     """Replay τ-bench results: its reward recomputed and checked, procedure verdicts added."""
+    from deedbench.benchmarks.taubench.layout import tables_folder
     from deedbench.benchmarks.taubench.rescore import domain_for, rescore_file
 
     if kind != "taubench":
         raise fail(f"unknown result format {kind!r}. Valid formats: taubench")
-    report = rescore_file(file, data, domain_for(data))  # BenchmarkError: exit 2
+    hint = _text_of(file)
+    data = [tables_folder(folder, hint) for folder in data]  # BenchmarkError: exit 2
+    report = rescore_file(file, data, domain_for(data))
     if as_json:
         sys.stdout.write(report.model_dump_json(indent=2) + "\n")
         return
     _print_rescore(report)
+
+
+def _text_of(file: Path) -> str:
+    """The first record's system prompt, where a clone's domain is told by its policy;
+    unreadable, the rescore itself says why."""
+    try:
+        records = json.loads(file.read_text(encoding="utf-8"))
+        first = records[0]["traj"][0]
+        return str(first["content"]) if first.get("role") == "system" else ""
+    except (OSError, ValueError, RecursionError, LookupError, TypeError, AttributeError):
+        return ""
 
 
 def _print_rescore(report: RescoreReport) -> None:

@@ -19,6 +19,7 @@ import pytest
 from deedbench.benchmarks import retail
 from deedbench.benchmarks.retail import RETAIL_PROCEDURE, load_retail_data
 from deedbench.benchmarks.taubench import TaubenchRetailBenchmark
+from deedbench.benchmarks.taubench.layout import locate
 from deedbench.benchmarks.taubench.tasks import load_taubench_tasks, parse_selection
 from deedbench.engine import BenchmarkError
 
@@ -132,7 +133,7 @@ def test_parse_selection_refuses_a_backwards_range(text: str) -> None:
 @needs_data
 def test_every_dev_task_loads_with_its_gold_actions_and_customer() -> None:
     raw = raw_tasks("dev")
-    tasks = load_taubench_tasks(RETAIL, "dev", users(), None, retail.RETAIL)
+    tasks = load_taubench_tasks(locate(RETAIL, "retail"), "dev", users(), None, retail.RETAIL)
     assert [t.id for t in tasks] == [f"task-{i}" for i in range(len(raw))] and len(raw) == 20
     for task, source in zip(tasks, raw, strict=True):
         assert [a.model_dump() for a in task.actions] == source["actions"]

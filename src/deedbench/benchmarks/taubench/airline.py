@@ -20,7 +20,8 @@ class TaubenchAirlineBenchmark(TaubenchBenchmark):
     option_specs: ClassVar[tuple[Option, ...]] = (
         Option(
             "data",
-            "a τ-bench airline folder: users/flights/reservations, tasks_<split>.json, policy",
+            "a tau-bench clone (its root, tau_bench/envs/airline or its data/) or a converted "
+            "folder: users/flights/reservations, tasks_<split>.json, policy",
             type=Path,
         ),
         *OPTIONS,

@@ -1,9 +1,10 @@
 """τ-bench's own tasks on deedbench's engine, for any of its domains (`--data DIR`).
 
 The world, tools, scoring and baselines are the desk's over the domain; only the
-data comes from DIR: the domain's tables, tasks_<split>.json and the policy
-(policy.md or wiki.md). reward_tau reproduces τ-bench's reward exactly; the
-procedure verdicts and the canonical outcome are deedbench's additions. One
+data comes from DIR: the domain's tables, tasks and policy, in a tau-bench clone as
+its users have it or a converted copy (`layout`). reward_tau reproduces τ-bench's
+reward exactly; the procedure verdicts and the canonical outcome are deedbench's
+additions. One
 module per benchmark (`retail.py`, `airline.py`) names it and sets its domain.
 
 An episode runs as τ-bench's tool-calling agent runs one (`TauToolBox`): tools take
@@ -17,6 +18,7 @@ and reward_tau stay τ-bench's.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cached_property
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -31,6 +33,7 @@ from deedbench.benchmarks.servicedesk import (
     replay_transcript,
 )
 from deedbench.benchmarks.servicedesk.benchmark import USER_OPTION
+from deedbench.benchmarks.taubench.layout import LAYOUTS, TaubenchFiles, locate
 from deedbench.benchmarks.taubench.tasks import load_taubench_tasks, parse_selection
 from deedbench.engine import BenchmarkError, Option, ToolBox
 from deedbench.scoring.procedure import (
@@ -87,21 +90,20 @@ class TaubenchBenchmark(ServiceDeskBenchmark):
     def toolbox(self, world: DeskWorld) -> ToolBox:
         return TauToolBox(self.domain.tools, world, taubench_loop=self.taubench_loop)
 
-    @property
-    def directory(self) -> Path:
+    @cached_property
+    def files(self) -> TaubenchFiles:
+        """Where `--data` keeps the domain's tables, tasks and policy (`layout.LAYOUTS`)."""
         if self.values["data"] is None:
-            raise BenchmarkError(
-                f"{self.name} needs --data DIR (a τ-bench {self.domain.name} data folder)"
-            )
+            raise BenchmarkError(f"{self.name} needs --data DIR: " + "; ".join(LAYOUTS))
         path: Path = self.values["data"]
-        return path
+        return locate(path, self.domain.name)
 
     def load_base(self) -> Tables:
-        return self.domain.load(self.directory)
+        return self.domain.load(self.files.tables)
 
     def load_tasks(self) -> list[DeskTask]:
         return load_taubench_tasks(
-            self.directory,
+            self.files,
             self.values["split"],
             self.base["users"],
             self.values["tasks"],
@@ -109,11 +111,11 @@ class TaubenchBenchmark(ServiceDeskBenchmark):
         )
 
     def load_policy(self) -> str:
-        for name in ("policy.md", "wiki.md"):
-            path = self.directory / name
-            if path.exists():
-                return path.read_text(encoding="utf-8")
-        raise BenchmarkError(f"{self.directory}: no policy.md (or wiki.md) with the policy text")
+        if self.files.policy is None:
+            raise BenchmarkError(
+                f"{self.files.tables}: no policy.md (or wiki.md) with the policy text"
+            )
+        return self.files.policy.read_text(encoding="utf-8")
 
     def validate(self) -> list[TaubenchTaskCheck]:  # type: ignore[override]
         """Gold actions that fail, and gold action lists that break a procedure rule

@@ -20,7 +20,8 @@ class TaubenchRetailBenchmark(TaubenchBenchmark):
     option_specs: ClassVar[tuple[Option, ...]] = (
         Option(
             "data",
-            "a τ-bench retail folder: users/orders/products, tasks_<split>.json, policy",
+            "a tau-bench clone (its root, tau_bench/envs/retail or its data/) or a converted "
+            "folder: users/orders/products, tasks_<split>.json, policy",
             type=Path,
         ),
         *OPTIONS,

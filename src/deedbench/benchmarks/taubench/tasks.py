@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -30,6 +29,7 @@ from deedbench.benchmarks.servicedesk import (
     UserInstructions,
     Want,
 )
+from deedbench.benchmarks.taubench.layout import TaubenchFiles, read_python_tasks
 from deedbench.engine import BenchmarkError
 
 __all__ = ["load_taubench_tasks", "parse_selection", "taubench_task"]
@@ -122,7 +122,7 @@ def taubench_task(
 
 
 def load_taubench_tasks(
-    directory: Path,
+    files: TaubenchFiles,
     split: str,
     users: dict[str, Any],
     selection: list[int] | None,
@@ -130,18 +130,14 @@ def load_taubench_tasks(
 ) -> list[DeskTask]:
     """The domain's write tools among a task's gold calls become the changes the
     customer asks for."""
-    candidates = [directory / f"tasks_{split}.json", directory / "tasks.json"]
-    file = next((c for c in candidates if c.exists()), None)
-    if file is None:
-        raise BenchmarkError(
-            f"{directory}: no tasks file for split {split!r} (looked for "
-            + ", ".join(c.name for c in candidates)
-            + ")"
-        )
-    try:
-        raw = json.loads(file.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise BenchmarkError(f"{file}: not valid JSON: {exc}") from None
+    file = files.tasks_file(split)
+    if files.clone:
+        raw: Any = read_python_tasks(file, split)
+    else:
+        try:
+            raw = json.loads(file.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise BenchmarkError(f"{file}: not valid JSON: {exc}") from None
     if not isinstance(raw, list):
         raise BenchmarkError(f"{file}: expected a list of tasks")
     indexes = selection if selection is not None else list(range(len(raw)))
