@@ -315,3 +315,34 @@ def test_agent_recovers_after_tool_error() -> None:
     assert script.seen[2][-1] == error_2
     assert result.messages[7].error is False
     assert result.state.lines == ["hello"]
+
+
+class _Stopper:
+    """Says `lines` in turn, `finished` after one holding ###STOP###."""
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        self.lines = list(lines)
+        self.finished = False
+
+    async def reply(self, messages: Sequence[Message]) -> Message:
+        line = self.lines.pop(0)
+        self.finished = "###STOP###" in line
+        return Message(role="user", content=line)
+
+
+@pytest.mark.parametrize("opening_stops", [True, False])
+def test_a_stop_in_the_opening_message_ends_it_only_when_the_setup_says_so(
+    opening_stops: bool,
+) -> None:
+    """τ-bench's agent answers the opening message whatever it holds (`opening_stops`)."""
+    episode = EpisodeSetup(
+        messages=[Message(role="system", content="sys")],
+        toolbox=ToolBox([write], Notebook()),
+        user=_Stopper(["hi ###STOP###", "bye ###STOP###"]),
+        opening_stops=opening_stops,
+    )
+    result = play(Script(["hello"]), episode)
+    assert result.termination is Termination.USER_STOPPED
+    assert roles(result) == (
+        ["system", "user"] if opening_stops else ["system", "user", "assistant", "user"]
+    )

@@ -24,6 +24,9 @@ class EpisodeSetup:
     user: User | None = None
     max_steps: int = 30
     max_tool_errors: int | None = 10  # consecutive failed calls that end it; None: no limit
+    opening_stops: bool = True
+    """Whether a stop in the user's opening message ends the episode before the agent
+    speaks (τ-bench never looks at the opening message: its agent answers it)."""
     half_duplex: HalfDuplex | None = None
     """τ²'s protocol, where the user may have tools of their own (`half_duplex.py`);
     `max_steps` then counts every message passed, `max_tool_errors` is unused."""
@@ -89,17 +92,17 @@ async def converse(agent: Agent, setup: EpisodeSetup, context: AgentContext) -> 
     def end(reason: Termination, error: str | None = None) -> EpisodeTranscript:
         return EpisodeTranscript(messages, reason, steps, error, toolbox.state)
 
-    async def user_turn(user: User) -> bool:
+    async def user_turn(user: User, can_stop: bool = True) -> bool:
         """Let the user speak; False when the conversation is over."""
         reply = await user.reply(messages)
         if reply is not None:
             messages.append(reply)
-        return reply is not None and not getattr(user, "finished", False)
+        return reply is not None and not (can_stop and getattr(user, "finished", False))
 
     user = setup.user
     opens = not any(m.role == "user" for m in messages)  # with a user, the user opens
     try:
-        if user is not None and opens and not await user_turn(user):
+        if user is not None and opens and not await user_turn(user, setup.opening_stops):
             return end(Termination.USER_STOPPED)
         while True:
             if steps >= setup.max_steps:

@@ -624,7 +624,8 @@ def conversation(domain: str, world: Slice, rng: random.Random) -> Conversation:
             turns.append(reply(said if rng.random() < 0.5 else "Thanks for waiting."))
     replies = sum(1 for t in turns if not t.get("tool_calls") or _is_respond(t))
     stop_at = rng.randrange(1, replies + 2) if replies and rng.random() < 0.75 else None
-    lines = ["Hi, I need help with my account."]
+    opening = f"Hi. {STOP}" if rng.random() < 0.08 else "Hi, I need help with my account."
+    lines = [opening]  # τ-bench never looks at the opening for a stop: its agent answers
     for index in range(1, replies + 2):
         lines.append(f"Thanks. {STOP}" if index == stop_at else rng.choice(["ok", "yes", "sure"]))
     return Conversation(task, turns, lines)

@@ -75,6 +75,8 @@ class ServiceDeskBenchmark(Benchmark):
     }
     max_tool_errors: int | None = 10
     """Consecutive failed tool calls that end an episode (None: no limit)."""
+    opening_stops: ClassVar[bool] = True
+    """Whether a stop in the customer's opening message ends the episode (`EpisodeSetup`)."""
     report = ReportSpec(
         metrics=[
             MetricSpec(
@@ -221,6 +223,7 @@ class ServiceDeskBenchmark(Benchmark):
             user=user,
             max_steps=30,
             max_tool_errors=self.max_tool_errors,
+            opening_stops=self.opening_stops,
         )
 
     def toolbox(self, world: DeskWorld) -> ToolBox:

@@ -81,6 +81,7 @@ class TaubenchBenchmark(ServiceDeskBenchmark):
     `option_specs` (``data`` and `OPTIONS`)."""
 
     data_option = "data"
+    opening_stops = False  # τ-bench's agent answers the opening message whatever it says
 
     def __init__(self, options: Mapping[str, str] | None = None) -> None:
         super().__init__(options)
