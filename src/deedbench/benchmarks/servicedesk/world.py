@@ -218,10 +218,8 @@ class DeskWorld:
         """The whole merged database as plain dicts, in the base's order (shared records;
         do not mutate)."""
         return {
-            name: dict(self.items(name))
-            if name in self._tables
-            else self._values.get(name, self._inherited.get(name, entry))
-            for name, entry in self.base.items()
+            name: dict(self.items(name)) if name in self._tables else self.peek(name)
+            for name in self.base
         }
 
 

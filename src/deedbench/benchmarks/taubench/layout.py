@@ -97,10 +97,9 @@ def tables_folder(path: Path, policy_hint: str = "") -> Path:
                 f"--data {envs}/<domain>"
             )
         return locate(path, found[0]).tables
-    for domain in DOMAINS:
-        for env in (path, path.parent):
-            if env.name == domain and (env / "wiki.md").is_file() and _is_env(env, path):
-                return locate(path, domain).tables
+    for domain in DOMAINS:  # a domain's folder, or its data/, in a clone or converted
+        if domain in (path.name, path.parent.name if path.name == "data" else None):
+            return locate(path, domain).tables
     return path
 
 
