@@ -262,6 +262,18 @@ def test_empty_turn(server: FakeModelServer) -> None:
     assert message.content == ""
     assert message.tool_calls == []
     assert message.usage is not None and message.usage.calls == 1
+    assert message.content_null  # JSON null, which τ-bench's loop hands on as a reply
+
+
+def test_null_text_is_told_from_empty_text_and_from_a_call(server: FakeModelServer) -> None:
+    server.script(Reply(text=""), Reply(refusal="No."), Reply(tool_calls=[("search", {})]))
+    agent = make_agent(server)
+    empty, refused, called = ask(agent), ask(agent), ask(agent)
+
+    assert not empty.content_null and empty.content == ""
+    assert refused.content_null and "No." in refused.content
+    assert not called.content_null and called.tool_calls
+    assert "content_null" not in empty.model_dump()  # stored only where it is true
 
 
 def test_reasoning_content_is_kept(server: FakeModelServer) -> None:

@@ -28,6 +28,14 @@ def test_compat_needs_every_output_in_some_reply() -> None:
     replies = ["status: pending", "total: 933.28"]
     assert outputs_compat(["pending", "933.28"], replies)
     assert not outputs_compat(["pending", "933.28", "refunded"], replies)
+
+
+def test_compat_fails_where_it_reaches_a_null_reply_as_tau_bench_raises() -> None:
+    # τ-bench looks for each output in the replies in order; `None.lower()` raises.
+    assert outputs_compat(["933.28"], ["total: 933.28", None])  # found before the None
+    assert not outputs_compat(["933.28"], [None, "total: 933.28"])
+    assert not outputs_compat(["pending", "933.28"], ["pending", None, "933.28"])
+    assert outputs_compat([], [None])  # a task without outputs never reads its replies
     assert not outputs_compat(["pending"], [])
 
 

@@ -90,6 +90,7 @@ class OpenAIAgent(ModelAgent):
             role="assistant",
             content=content,
             tool_calls=calls,
+            content_null=message.get("content") is None and not calls,
             reasoning=message.get("reasoning_content") or message.get("reasoning"),
             truncated_by=_TRUNCATED_BY.get(choice.get("finish_reason")),
             usage=Usage(

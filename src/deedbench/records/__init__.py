@@ -7,7 +7,7 @@ It imports nothing of deedbench but `errors` and `secrets`, so the engine, scori
 the reports and the benchmarks all stand on it without standing on each other.
 """
 
-from deedbench.records.messages import Message, Role, ToolCall, Usage
+from deedbench.records.messages import AnsweredCall, Message, Role, ToolCall, Usage, answered_calls
 from deedbench.records.metrics import MetricSpec, ReportSpec
 from deedbench.records.run import (
     FORMAT,
@@ -30,6 +30,7 @@ __all__ = [
     "NO_CHOICE",
     "AgentParams",
     "AgentSettings",
+    "AnsweredCall",
     "EpisodeKey",
     "EpisodeRecord",
     "Evidence",
@@ -46,5 +47,6 @@ __all__ = [
     "Termination",
     "ToolCall",
     "Usage",
+    "answered_calls",
     "episode_seed",
 ]

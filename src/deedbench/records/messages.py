@@ -7,11 +7,13 @@ exactly what a model produced, even when it was not valid JSON.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-__all__ = ["Message", "Role", "ToolCall", "Usage"]
+__all__ = ["AnsweredCall", "Message", "Role", "ToolCall", "Usage", "answered_calls"]
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -106,6 +108,10 @@ class Message(BaseModel):
     Where the user has tools of their own (τ²'s dual control), a user message may carry
     tool calls, and the tool messages answering them say ``requestor="user"``; the agent
     is never shown either (`visible_to_agent`).
+
+    `content_null` marks an assistant turn whose provider sent its text as JSON null
+    rather than a string (a refusal, or nothing at all): `content` holds what can be
+    shown, but τ-bench's loop hands that None on as a reply, and fails on it.
     """
 
     role: Role
@@ -120,6 +126,7 @@ class Message(BaseModel):
     provider_content: list[dict[str, Any]] | None = None
     truncated_by: Literal["length", "content_filter"] | None = None
     requestor: Literal["user"] | None = Field(default=None, exclude_if=lambda v: v is None)
+    content_null: bool = Field(default=False, exclude_if=lambda v: not v)
 
     @property
     def visible_to_agent(self) -> bool:
@@ -128,3 +135,40 @@ class Message(BaseModel):
         if self.role == "user":
             return not self.tool_calls
         return not (self.role == "tool" and self.requestor == "user")
+
+
+@dataclass(slots=True)
+class AnsweredCall:
+    """A tool call of a transcript, where it was made, and the result that answered it
+    (None when none did)."""
+
+    index: int  # of the message that made the call
+    position: int  # among that message's calls
+    call: ToolCall
+    result: Message | None = None
+
+    @property
+    def failed(self) -> bool:
+        """Answered with an error. A call left unanswered (a transcript cut short) did
+        not fail: every reader treats it as done."""
+        return self.result is not None and self.result.error
+
+
+def answered_calls(messages: Sequence[Message]) -> list[AnsweredCall]:
+    """Every tool call of the transcript in order, the agent's and the user's, each with
+    its result. A result answers the earliest call of its side with its id that is still
+    unanswered, not every call with that id: recorded transcripts reuse call ids (49 of
+    τ-bench's own 200 gpt-4o airline records do), and an id is no key."""
+    found: list[AnsweredCall] = []
+    waiting: dict[tuple[bool, str], list[int]] = {}
+    for index, message in enumerate(messages):
+        if message.tool_calls and message.role in ("assistant", "user"):
+            side = message.role == "user"
+            for position, call in enumerate(message.tool_calls):
+                waiting.setdefault((side, call.id), []).append(len(found))
+                found.append(AnsweredCall(index=index, position=position, call=call))
+        elif message.role == "tool":
+            queue = waiting.get((message.requestor == "user", message.tool_call_id or ""))
+            if queue:
+                found[queue.pop(0)].result = message
+    return found

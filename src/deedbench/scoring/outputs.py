@@ -19,9 +19,20 @@ __all__ = ["missing_outputs", "outputs_compat", "outputs_strict"]
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\w)")
 
 
-def outputs_compat(outputs: Sequence[str], replies: Sequence[str]) -> bool:
-    cleaned = [reply.lower().replace(",", "") for reply in replies]
-    return all(any(output.lower() in reply for reply in cleaned) for output in outputs)
+def outputs_compat(outputs: Sequence[str], replies: Sequence[str | None]) -> bool:
+    """τ-bench's rule, as its loop runs it: each output is looked for in the replies in
+    order, and a reply that is None (sent as JSON null) fails the check where it is
+    reached, since ``None.lower()`` raises and τ-bench's run scores 0."""
+    for output in outputs:
+        wanted = output.lower()
+        for reply in replies:
+            if reply is None:
+                return False
+            if wanted in reply.lower().replace(",", ""):
+                break
+        else:
+            return False
+    return True
 
 
 def _as_number(text: str) -> float | None:

@@ -34,12 +34,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from deedbench.records import Evidence, Message, ToolCall
+from deedbench.records import Evidence, Message, ToolCall, answered_calls
 from deedbench.scoring.affirmation import classify_reply
 
 __all__ = [
@@ -189,30 +189,19 @@ def _call_text(call: ToolCall) -> str:
 
 
 def paired_calls(messages: Sequence[Message]) -> list[PairedCall]:
-    """Every call with its result. A result answers the earliest call with its id that
-    is still unanswered: recorded transcripts reuse call ids (τ-bench's do)."""
-    found: list[PairedCall] = []
-    waiting: dict[str, list[int]] = {}
-    results: dict[int, Message] = {}
-    for index, message in enumerate(messages):
-        if message.role == "assistant":
-            for position, call in enumerate(message.tool_calls):
-                waiting.setdefault(call.id, []).append(len(found))
-                found.append(
-                    PairedCall(
-                        index=index,
-                        position=position,
-                        call=call,
-                        args=call.args or {},
-                        ok=True,
-                        result=None,
-                    )
-                )
-        elif message.role == "tool" and waiting.get(message.tool_call_id or ""):
-            results[waiting[message.tool_call_id or ""].pop(0)] = message
-    for number, result in results.items():
-        found[number] = replace(found[number], ok=not result.error, result=result.content)
-    return found
+    """Every call of the agent with its result (`answered_calls`: by order, not by id)."""
+    return [
+        PairedCall(
+            index=a.index,
+            position=a.position,
+            call=a.call,
+            args=a.call.args or {},
+            ok=not a.failed,
+            result=None if a.result is None else a.result.content,
+        )
+        for a in answered_calls(messages)
+        if messages[a.index].role == "assistant"
+    ]
 
 
 def _key_ids(call: PairedCall, spec: ProcedureSpec) -> list[str]:

@@ -135,16 +135,18 @@ def world_slice(
     extra_users: int,
     extra_flights: int = 20,
     every_product: bool = True,
+    gold_replies: float = 0.0,
 ) -> Slice:
     """`tasks` test tasks with their customers' records, `extra_users` more customers with
     theirs, every product (or only those the kept orders hold, and a few more), and
     (airline) the flights the tasks' customers and gold actions name plus `extra_flights`
     more. A kept record may name one the slice lacks: the tools treat it as unknown, on
-    both sides alike."""
+    both sides alike. A share `gold_replies` of the tasks get a gold ``respond`` action,
+    which τ-bench's outputs check counts as the agent's reply."""
     folder = TAUBENCH / domain
     tables = {name: json.loads((folder / f"{name}.json").read_text()) for name in FILES[domain]}
     all_tasks = json.loads((folder / "tasks_test.json").read_text())
-    chosen = rng.sample(all_tasks, tasks)
+    chosen = [_with_gold_reply(t, rng, gold_replies) for t in rng.sample(all_tasks, tasks)]
     task_users = {t["user_id"] for t in chosen}
     users = task_users | set(rng.sample(sorted(tables["users"]), extra_users))
     kept_users = {u: tables["users"][u] for u in sorted(users) if u in tables["users"]}
@@ -180,6 +182,20 @@ def world_slice(
         "users": kept_users,
     }
     return Slice(domain, kept, chosen)
+
+
+def _with_gold_reply(task: dict[str, Any], rng: random.Random, share: float) -> dict[str, Any]:
+    """The task, or (at rate `share`) a copy with a ``respond`` among its gold actions,
+    stating one of its outputs or not."""
+    if rng.random() >= share:
+        return task
+    outputs = task["outputs"]
+    content = f"The answer is {rng.choice(outputs)}." if outputs and rng.random() < 0.7 else "Done."
+    actions = list(task["actions"])
+    actions.insert(
+        rng.randrange(len(actions) + 1), {"name": "respond", "kwargs": {"content": content}}
+    )
+    return {**task, "actions": actions}
 
 
 # --- argument values --------------------------------------------------------------------------
@@ -552,27 +568,42 @@ class Conversation:
     lines: list[str]
 
 
-def conversation(domain: str, world: Slice, rng: random.Random) -> Conversation:
+def conversation(
+    domain: str, world: Slice, rng: random.Random, *, null_replies: float = 0.01
+) -> Conversation:
     """A conversation on one of the slice's tasks: the gold actions, right or bent, among
     replies, reads and malformed turns; it ends with the user's stop, a transfer, a run
-    τ-bench cannot carry on, or not at all (the step limit)."""
+    τ-bench cannot carry on, or not at all (the step limit). A share `null_replies` of the
+    turns are replies whose text is JSON null."""
     task = rng.choice(world.tasks)
     values = Values(world, rng)
     values.focus = task["user_id"] if task["user_id"] in world.tables["users"] else values.focus
     gold = [a for a in task["actions"] if a["name"] != "respond"]
     turns: list[dict[str, Any]] = []
     number = 0
+    used: list[str] = []
+    replied: list[str] = []  # ids of respond calls
 
     def tool_call(name: str, arguments: str) -> dict[str, Any]:
+        """A call, now and then under an id used before (a respond call's, most often):
+        gpt-4o reuses ids, and τ-bench pairs nothing by them."""
         nonlocal number
         number += 1
+        call_id = f"call_{number}"
+        if replied and rng.random() < 0.3:
+            call_id = rng.choice(replied)
+        elif used and rng.random() < 0.1:
+            call_id = rng.choice(used)
+        used.append(call_id)
+        if name == "respond":
+            replied.append(call_id)
         return {
-            "id": f"call_{number}",
+            "id": call_id,
             "type": "function",
             "function": {"name": name, "arguments": arguments},
         }
 
-    def reply(text: str) -> dict[str, Any]:
+    def reply(text: str | None) -> dict[str, Any]:
         return {"role": "assistant", "content": text}
 
     def with_calls(*calls: dict[str, Any], text: str | None = None) -> dict[str, Any]:
@@ -609,8 +640,8 @@ def conversation(domain: str, world: Slice, rng: random.Random) -> Conversation:
                 ]
             )
             turns.append(reply(text))
-        elif roll < 0.86:
-            content = rng.choice([said, 7, None])
+        elif roll < 0.87:
+            content = rng.choice([said, said, 7, None])
             arguments = json.dumps({"content": content} if content is not None else {})
             turns.append(with_calls(tool_call("respond", arguments), text=said))
         elif roll < 0.89:
@@ -620,6 +651,8 @@ def conversation(domain: str, world: Slice, rng: random.Random) -> Conversation:
             broken = rng.choice(['{"order_id": "#W1"', "[1, 2]", "null", "", "5", '"text"'])
             name, _ = call(domain, values)
             turns.append(with_calls(tool_call(name, broken)))
+        elif roll < 0.91 + null_replies:  # text as JSON null: τ-bench hands the user None
+            turns.append(reply(None))
         else:
             turns.append(reply(said if rng.random() < 0.5 else "Thanks for waiting."))
     replies = sum(1 for t in turns if not t.get("tool_calls") or _is_respond(t))

@@ -66,15 +66,25 @@ def _no_model(**kwargs: Any) -> Any:
 
 
 class ScriptedUser:
-    """τ-bench's user interface, answering from a list: the first line opens."""
+    """τ-bench's user interface, answering from a list: the first line opens.
 
-    def __init__(self, lines: Sequence[str]) -> None:
+    It refuses a reply that is not text, as a model-played user's API call does, unless
+    `takes_null` (τ-bench's human user prints whatever it gets). While τ-bench scores
+    (`scoring`), its gold replay hands the user each gold ``respond``: the answer is
+    "ok." and uses no line, so a stop never comes from the scoring itself.
+    """
+
+    def __init__(self, lines: Sequence[str], *, takes_null: bool = False) -> None:
         self.lines = list(lines)
         self.said = 0
+        self.takes_null = takes_null
+        self.scoring = False
+        self.last = ""
 
     def _next(self) -> str:
         line = self.lines[self.said] if self.said < len(self.lines) else "ok."
         self.said += 1
+        self.last = line
         return line
 
     def reset(self, instruction: str | None = None) -> str:
@@ -82,7 +92,9 @@ class ScriptedUser:
         return self._next()
 
     def step(self, content: str) -> str:
-        if not isinstance(content, str):  # what a model-played user's API call would reject
+        if self.scoring:
+            return "ok."
+        if not isinstance(content, str) and not (content is None and self.takes_null):
             raise TypeError(f"the user got {type(content).__name__} content")
         return self._next()
 
@@ -91,7 +103,12 @@ class ScriptedUser:
 
 
 def environment(
-    domain: str, load: Callable[[], dict[str, Any]], task: dict[str, Any], lines: Sequence[str]
+    domain: str,
+    load: Callable[[], dict[str, Any]],
+    task: dict[str, Any],
+    lines: Sequence[str],
+    *,
+    takes_null: bool = False,
 ) -> Any:
     """τ-bench's Env for one task, over data from `load`, with a scripted user."""
     t = tau()
@@ -106,7 +123,18 @@ def environment(
         task_index=0,
     )
     env.terminate_tools = ["transfer_to_human_agents"]
-    env.user = ScriptedUser(lines)
+    user = ScriptedUser(lines, takes_null=takes_null)
+    env.user = user
+    scores = env.calculate_reward
+
+    def calculate_reward() -> Any:  # τ-bench's own, told to the user while it runs
+        user.scoring = True
+        try:
+            return scores()
+        finally:
+            user.scoring = False
+
+    env.calculate_reward = calculate_reward
     return env
 
 
@@ -127,11 +155,14 @@ def step(env: Any, name: str, kwargs: dict[str, Any]) -> str | Crash:
 
 @dataclass
 class Solved:
-    """What τ-bench's run gives for one task: reward, messages, info (run.py's record)."""
+    """What τ-bench's run gives for one task: reward, messages, info (run.py's record).
+    A run that raised keeps, in `partial`, the messages it had when it raised: the agent's
+    messages so far, the one it was taking and the user's answer to it."""
 
     reward: float
     traj: list[dict[str, Any]]
     info: dict[str, Any]
+    partial: list[dict[str, Any]] | None = None
 
 
 def solve(env: Any, turns: Sequence[dict[str, Any]], *, react: bool = False) -> Solved:
@@ -139,7 +170,8 @@ def solve(env: Any, turns: Sequence[dict[str, Any]], *, react: bool = False) -> 
     recorded as τ-bench's run.py records it (a run that raises: reward 0, no messages)."""
     t = tau()
     module = t.react if react else t.calling
-    with _scripted(module, turns):
+    seen: dict[str, Any] = {}
+    with _scripted(module, turns, seen):
         if react:
             agent = t.react.ChatReActAgent(
                 tools_info=[tool.get_info() for tool in env.tools_map.values()],
@@ -155,7 +187,9 @@ def solve(env: Any, turns: Sequence[dict[str, Any]], *, react: bool = False) -> 
         try:
             result = agent.solve(env=env, task_index=0)
         except Exception as exc:
-            return Solved(0.0, [], {"error": str(exc)})
+            partial = [*seen.get("messages", []), seen["answer"]] if "answer" in seen else []
+            partial.append({"role": "user", "content": env.user.last})
+            return Solved(0.0, [], {"error": str(exc)}, json.loads(json.dumps(partial)))
     return Solved(result.reward, result.messages, result.info)
 
 
@@ -178,11 +212,15 @@ FILLER = {"role": "assistant", "content": "Is there anything else I can do for y
 
 
 @contextmanager
-def _scripted(module: Any, turns: Sequence[dict[str, Any]]) -> Iterator[None]:
+def _scripted(module: Any, turns: Sequence[dict[str, Any]], seen: dict[str, Any]) -> Iterator[None]:
+    """The agent's `completion` answers from `turns`; `seen` keeps the messages it was
+    last given and its answer."""
     queue = list(turns)
 
     def completion(**kwargs: Any) -> _Response:
-        return _Response(queue.pop(0) if queue else FILLER)
+        answer = queue.pop(0) if queue else FILLER
+        seen.update(messages=kwargs["messages"], answer=answer)
+        return _Response(answer)
 
     original = module.completion
     module.completion = completion

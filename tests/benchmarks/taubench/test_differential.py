@@ -9,6 +9,9 @@ database, every reward.
   model messages, gives a reward; deedbench's `taubench-*` benchmark, driven by the
   same messages, gives the same `reward_tau`; and rescoring τ-bench's own record of the
   run reproduces it. The same scripts as τ-bench's ReAct agent's text, rescored, too.
+  The scripts hold τ-bench's edges: call ids used again (a respond call's above all),
+  replies whose text is JSON null, an opening message with the stop token, and tasks
+  with a gold ``respond`` action (which τ-bench's gold replay counts as a reply).
 
 Seeds are fixed; `--differential N` runs N of each per domain (the default is below).
 A slice of each world (every record the chosen tasks need, and more) keeps hashing cheap.
@@ -20,6 +23,7 @@ import asyncio
 import json
 import random
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +54,8 @@ pytestmark = [
 SEQUENCES = 300
 CONVERSATIONS = 150
 REACT = 50
+NULLS = 40
+NONE_LOWER = "'NoneType' object has no attribute 'lower'"  # τ-bench's outputs check
 TOOLS = {"retail": RETAIL_TOOLS, "airline": AIRLINE_TOOLS}
 BENCHMARKS = {"retail": TaubenchRetailBenchmark, "airline": TaubenchAirlineBenchmark}
 DOMAINS = {"retail": RETAIL, "airline": AIRLINE}
@@ -66,7 +72,8 @@ def world(request: pytest.FixtureRequest) -> Slice:
     """The tasks' customers and a dozen more; for the tool calls alone, fewer flights."""
     domain: str = request.param
     tasks = 25 if domain == "retail" else 10  # airline's flights make its hash the slow part
-    return world_slice(domain, random.Random(f"slice-{domain}"), tasks=tasks, extra_users=6)
+    rng = random.Random(f"slice-{domain}")
+    return world_slice(domain, rng, tasks=tasks, extra_users=6, gold_replies=0.3)
 
 
 @pytest.fixture(scope="module")
@@ -155,7 +162,9 @@ class _Script:
             ToolCall(id=c["id"], name=c["function"]["name"], arguments=c["function"]["arguments"])
             for c in turn.get("tool_calls") or []
         ]
-        return Message(role="assistant", content=turn.get("content") or "", tool_calls=calls)
+        text = turn.get("content")
+        null = text is None and not calls
+        return Message(role="assistant", content=text or "", tool_calls=calls, content_null=null)
 
 
 def test_conversations_get_tau_bench_reward_live_and_rescored(
@@ -233,3 +242,154 @@ def test_react_records_are_rescored_as_tau_bench_scored_them(
     assert not differing, "\n".join(differing[:15])
     assert report.reproduced == report.rescored > 0
     assert report.observations > 0 and report.observations_differ == 0
+
+
+def test_null_replies_are_rescored_as_tau_bench_scored_them(
+    world: Slice, data_folder: Path, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """A user that takes a reply sent as JSON null (τ-bench's human user prints it): the run
+    goes on, and τ-bench's reward raises where its outputs check reaches that reply
+    (``None.lower()``), which its run.py records as reward 0. Rescoring gives τ-bench's
+    reward for the runs that finished, and 0 for those whose reward raised (rescored from
+    the messages the run had when it raised)."""
+    records: list[dict[str, Any]] = []
+    raised = carried_on = 0
+    fields = ("user_id", "actions", "instruction", "outputs")
+    told = [t for t in world.tasks if t["outputs"]]  # where the outputs check can raise
+    for number in range(count(request, NULLS)):
+        rng = random.Random(f"{world.domain}-null-{number}")
+        on = replace(world, tasks=told) if told and number % 2 else world
+        script = conversation(world.domain, on, rng, null_replies=0.2)
+        env = environment(world.domain, world.load, script.task, script.lines, takes_null=True)
+        solved = solve(env, script.turns)
+        record: dict[str, Any] = {"task_id": script.task["index"], "trial": number}
+        if NONE_LOWER in solved.info.get("error", ""):
+            raised += 1
+            assert solved.partial is not None
+            task = {k: script.task[k] for k in fields}
+            records.append(
+                {**record, "reward": 0.0, "info": {"task": task}, "traj": solved.partial}
+            )
+            continue
+        if any(
+            m["role"] == "assistant" and m.get("content") is None and not m.get("tool_calls")
+            for m in solved.traj
+        ):
+            carried_on += 1
+        records.append(
+            {**record, "reward": solved.reward, "info": solved.info, "traj": solved.traj}
+        )
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(records))
+    report = rescore_file(path, [data_folder], DOMAINS[world.domain])
+    differing = [f"record {v.index}: {v.differs} {v.error or ''}" for v in report.differing]
+    assert not differing, "\n".join(differing[:15])
+    assert report.reproduced == report.rescored
+    assert carried_on > 0 and (raised > 0 or not told), (raised, carried_on)
+
+
+# --- τ-bench's edges, one scripted case each -------------------------------------------------
+
+
+def _edge(
+    name: str, task: dict[str, Any]
+) -> tuple[dict[str, Any], list[dict[str, Any]], list[str], bool]:
+    """One edge on `task` (one with outputs and no transfer): the task as both sides load
+    it, the model's messages, the user's lines, and whether the user takes a null reply.
+    Every case does the task's gold actions, one call a turn, then its own ending."""
+    gold = [a for a in task["actions"] if a["name"] != "respond"]
+    told = "Here it is: " + ", ".join(task["outputs"])
+
+    def call(
+        n: int, tool: str, kwargs: dict[str, Any], call_id: str | None = None
+    ) -> dict[str, Any]:
+        function = {"name": tool, "arguments": json.dumps(kwargs)}
+        return {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": call_id or f"call_{n}", "type": "function", "function": function}
+            ],
+        }
+
+    turns = [call(n, a["name"], a["kwargs"]) for n, a in enumerate(gold)]
+    lines = ["Hi, I need help with my account."]
+    takes_null = False
+    if name == "reused_id":  # the outputs only in a respond call; a failing call takes its id
+        turns += [
+            call(90, "respond", {"content": told}, "call_same"),
+            call(91, "no_such_tool", {}, "call_same"),
+            {"role": "assistant", "content": "Anything else?"},
+        ]
+        lines += ["ok", f"Thanks. {STOP}"]
+    elif name == "null_reply":  # the user's API refuses None: τ-bench's run fails there
+        turns += [{"role": "assistant", "content": told}, {"role": "assistant", "content": None}]
+        lines += ["ok", f"Thanks. {STOP}"]
+    elif name in ("null_before_outputs", "null_after_outputs"):  # a user that takes None
+        replies = [{"role": "assistant", "content": None}, {"role": "assistant", "content": told}]
+        turns += replies if name == "null_before_outputs" else replies[::-1]
+        lines += ["ok", f"Thanks. {STOP}"]
+        takes_null = True
+    elif name == "gold_respond":  # the outputs only in the task's gold respond action
+        task = {
+            **task,
+            "actions": [*task["actions"], {"name": "respond", "kwargs": {"content": told}}],
+        }
+        turns.append({"role": "assistant", "content": "All done."})
+        lines.append(f"Thanks. {STOP}")
+    elif name == "opening_stop":  # τ-bench's agent answers the opening, stop or not
+        lines = [f"Hi. {STOP}"]
+        turns.append({"role": "assistant", "content": told})
+        lines.append(f"Thanks. {STOP}")
+    return task, turns, lines, takes_null
+
+
+EDGES = {  # the case, and τ-bench's reward on it
+    "reused_id": 1.0,
+    "null_reply": 0.0,
+    "null_before_outputs": 0.0,
+    "null_after_outputs": 1.0,
+    "gold_respond": 1.0,
+    "opening_stop": 1.0,
+}
+
+
+@pytest.mark.parametrize("edge", list(EDGES))
+def test_tau_bench_edges_score_as_tau_bench_scores_them(
+    world: Slice, edge: str, tmp_path: Path
+) -> None:
+    """Each edge through τ-bench's own tool-calling loop, deedbench's live episode (where
+    its user is τ-bench's, which refuses None) and the rescore of τ-bench's record (or of
+    the messages its run had when its reward raised)."""
+    chosen = next(
+        t
+        for t in world.tasks
+        if t["outputs"] and all(a["name"] != "transfer_to_human_agents" for a in t["actions"])
+    )
+    task, turns, lines, takes_null = _edge(edge, chosen)
+    edited = replace(world, tasks=[task])
+    folder = edited.write(tmp_path / "data")
+    env = environment(world.domain, world.load, task, lines, takes_null=takes_null)
+    solved = solve(env, turns)
+    assert solved.reward == EDGES[edge], solved.info.get("error")
+    if not takes_null:
+        bench = BENCHMARKS[world.domain]({"data": str(folder), "split": "test"})
+        sample = next(iter(bench.samples()))
+        setup = bench.setup(sample, "default", 0)
+        setup.user = _Lines(lines)
+        context = AgentContext(sample.id, "default", 1, 0)
+        transcript = asyncio.run(run_episode(_Script(turns), setup, context))
+        assert bench.score(sample, transcript).values["reward_tau"] == solved.reward
+    fields = ("user_id", "actions", "instruction", "outputs")
+    record: dict[str, Any] = {"task_id": task["index"], "trial": 0, "reward": solved.reward}
+    if NONE_LOWER in solved.info.get("error", ""):
+        assert solved.partial
+        record |= {"info": {"task": {k: task[k] for k in fields}}, "traj": solved.partial}
+    elif solved.traj:
+        record |= {"info": solved.info, "traj": solved.traj}
+    else:
+        return  # τ-bench's run failed and kept nothing to rescore
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps([record]))
+    report = rescore_file(path, [folder], DOMAINS[world.domain])
+    assert report.rescored == report.reproduced == 1, report.differing

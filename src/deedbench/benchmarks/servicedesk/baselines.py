@@ -20,6 +20,7 @@ from deedbench.benchmarks.servicedesk.task import FORBIDDEN, INFO, TRANSFER, Act
 from deedbench.benchmarks.servicedesk.tau_toolbox import TRANSFER_TOOL
 from deedbench.benchmarks.servicedesk.user import action_done
 from deedbench.engine import AgentContext, Message, ToolCall
+from deedbench.records import answered_calls
 from deedbench.scoring.affirmation import classify_reply
 
 __all__ = ["IdleAgent", "OracleAgent"]
@@ -57,8 +58,7 @@ class OracleAgent:
     ) -> Message:
         task = self.tasks(context.sample_id)
         ins = task.instructions
-        failed = {m.tool_call_id for m in messages if m.role == "tool" and m.error}
-        calls = [c for m in messages for c in m.tool_calls if c.id not in failed]
+        calls = [a.call for a in answered_calls(messages) if not a.failed]
         said = " ".join(m.content for m in messages if m.role == "user")
         identity = self.domain.identity(ins)
         looked_up = any(c.name in self.domain.procedure.auth_tools for c in calls)

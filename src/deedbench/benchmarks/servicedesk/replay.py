@@ -83,9 +83,10 @@ def replay_turns(
     """Take every assistant turn of a recorded conversation on a fresh world, in order,
     until one ends the episode. Returns the world, the conversation as an episode would
     have recorded it (each turn followed by the results the replay gave; recorded tool
-    messages are replaced by them), and what each turn gave."""
+    messages are replaced by them), and what each turn gave. A reply recorded as JSON
+    null does not end it: the record shows its run went on."""
     world = DeskWorld(base)
-    box = TauToolBox(tools, world, taubench_loop=taubench_loop)
+    box = TauToolBox(tools, world, taubench_loop=taubench_loop, user_takes_null=True)
     transcript: list[Message] = []
     outcomes = []
     for message in messages:

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from deedbench.benchmarks.servicedesk.domain import Domain
 from deedbench.benchmarks.servicedesk.replay import replay
 from deedbench.benchmarks.servicedesk.task import DeskTask
-from deedbench.benchmarks.servicedesk.tau_toolbox import agent_replies
+from deedbench.benchmarks.servicedesk.tau_toolbox import agent_replies, tau_replies
 from deedbench.benchmarks.servicedesk.world import DeskWorld, Tables
 from deedbench.engine import EpisodeTranscript, Sample, Termination
 from deedbench.scoring import Evidence, Score
@@ -73,7 +73,7 @@ class DeskScorer:
                 Evidence(rule="outcome", excerpt="the task needed a transfer to a human")
             )
         replies = agent_replies(transcript.messages)
-        compat = outputs_compat(task.outputs, replies)
+        compat = outputs_compat(task.outputs, tau_replies(transcript.messages, task.actions))
         missing = missing_outputs(task.outputs, replies)
         for output in missing:
             evidence.append(Evidence(rule="outputs", excerpt=f"never stated: {output!r}"))
@@ -97,11 +97,35 @@ class DeskScorer:
         }
         done = transcript.termination in TAU_ENDINGS
         if not done:
+            last = next((m for m in reversed(transcript.messages) if m.role == "assistant"), None)
+            null = last is not None and last.content_null and not last.tool_calls
+            why = (
+                "the agent's last message came with its text as JSON null, which τ-bench's "
+                "agent sends its user as a reply, and its run fails there"
+                if null and transcript.termination == Termination.INVALID_ACTION
+                else "only the customer's stop or a transfer ends one"
+            )
             evidence.append(
                 Evidence(
                     rule="reward_tau",
                     excerpt=f"the episode ended by {transcript.termination}, which τ-bench "
-                    "scores 0: only the customer's stop or a transfer ends one",
+                    f"scores 0: {why}",
+                )
+            )
+        if compat and not outputs_compat(task.outputs, replies):
+            evidence.append(
+                Evidence(
+                    rule="outputs",
+                    excerpt="τ-bench's rule finds an output only in the task's gold respond "
+                    "actions, which its gold replay counts as the agent's replies",
+                )
+            )
+        elif task.outputs and not compat and outputs_compat(task.outputs, replies):
+            evidence.append(
+                Evidence(
+                    rule="outputs",
+                    excerpt="τ-bench's outputs check reaches a reply sent as JSON null "
+                    "before it finds every output, and fails there (None.lower())",
                 )
             )
         values["reward_tau"] = float(done) * values["outcome_tau"] * values["outputs_compat"]

@@ -12,7 +12,12 @@ environment runs the action on whatever arguments came:
   arguments or not;
 - arguments that are not a JSON object, a reply without text, or a tool that
   returns something other than text make τ-bench's run fail: the episode ends
-  (`Termination.INVALID_ACTION`) and scores 0 under τ-bench's reward.
+  (`Termination.INVALID_ACTION`) and scores 0 under τ-bench's reward;
+- so does a message whose text came as JSON null with no tool call (`content_null`):
+  τ-bench's agent sends None to its user as a reply, and a model-played user's API
+  refuses it. A recorded run that went on past one (its user took the None) is
+  replayed with ``user_takes_null``; its reward then fails in τ-bench's outputs
+  check instead, where that reply is reached (`tau_replies`).
 
 `TauToolBox` does the same by default. With ``taubench_loop=False`` it keeps
 τ-bench's tools and observations but follows deedbench's own loop: every call of
@@ -27,7 +32,9 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from deedbench.benchmarks.servicedesk.task import Action
 from deedbench.engine import Message, Termination, Tool, ToolBox, ToolCall, TurnOutcome
+from deedbench.records import answered_calls
 
 __all__ = [
     "RESPOND",
@@ -36,6 +43,7 @@ __all__ = [
     "agent_replies",
     "conversation",
     "reply_content",
+    "tau_replies",
 ]
 
 RESPOND = "respond"
@@ -52,12 +60,22 @@ class _Fails(Exception):
 class TauToolBox(ToolBox):
     """The tools of one τ-bench episode, run as τ-bench's environment runs them."""
 
-    def __init__(self, tools: Iterable[Tool], state: Any, *, taubench_loop: bool = True) -> None:
+    def __init__(
+        self,
+        tools: Iterable[Tool],
+        state: Any,
+        *,
+        taubench_loop: bool = True,
+        user_takes_null: bool = False,
+    ) -> None:
         super().__init__(tools, state)
         self.taubench_loop = taubench_loop
+        self.user_takes_null = user_takes_null
 
     def take_turn(self, turn: Message) -> TurnOutcome:
         if not turn.tool_calls:
+            if self.taubench_loop and turn.content_null and not self.user_takes_null:
+                return TurnOutcome(turn, ends=Termination.INVALID_ACTION)
             return TurnOutcome(turn, hands_over=True)
         calls = turn.tool_calls
         if self.taubench_loop and len(calls) > 1:
@@ -144,19 +162,29 @@ def conversation(messages: Sequence[Message]) -> list[Message]:
 
     A reply is the text of an agent turn without tool calls, or a ``respond`` call
     the toolbox took as one (τ-bench's `respond` action). Text that came with a tool
-    call is not a reply: the user never sees it, and τ-bench does not count it.
+    call is not a reply: the user never sees it, and τ-bench does not count it. A
+    reply sent as JSON null keeps its `content_null`.
     """
-    taken = {m.tool_call_id for m in messages if m.role == "tool" and m.tool_name == RESPOND}
-    taken -= {m.tool_call_id for m in messages if m.role == "tool" and m.error}
+    taken = {
+        (a.index, a.position)
+        for a in answered_calls(messages)
+        if a.result is not None and a.result.tool_name == RESPOND and not a.result.error
+    }
     seen: list[Message] = []
-    for message in messages:
+    for index, message in enumerate(messages):
         if message.role == "user":
             seen.append(message)
         elif message.role == "assistant" and not message.tool_calls:
-            seen.append(Message(role="assistant", content=message.content))
+            seen.append(
+                Message(
+                    role="assistant",
+                    content=message.content,
+                    content_null=message.content_null,
+                )
+            )
         elif message.role == "assistant":
-            for call in message.tool_calls:
-                content = reply_content(call) if call.id in taken else None
+            for position, call in enumerate(message.tool_calls):
+                content = reply_content(call) if (index, position) in taken else None
                 if content is not None:
                     seen.append(Message(role="assistant", content=content))
     return seen
@@ -165,3 +193,20 @@ def conversation(messages: Sequence[Message]) -> list[Message]:
 def agent_replies(messages: Sequence[Message]) -> list[str]:
     """What the agent told the user, in order (see `conversation`)."""
     return [m.content for m in conversation(messages) if m.role == "assistant"]
+
+
+def tau_replies(messages: Sequence[Message], gold: Sequence[Action]) -> list[str | None]:
+    """The replies τ-bench's outputs check reads, in its order: the agent's (None for one
+    sent as JSON null), then the ``respond`` actions among the task's gold actions, which
+    τ-bench's gold replay takes as the agent's own (`Env.calculate_reward` steps them
+    into the same list). A reply that is not text is None: τ-bench's check fails on it."""
+    replies: list[str | None] = [
+        None if m.content_null else m.content
+        for m in conversation(messages)
+        if m.role == "assistant"
+    ]
+    for action in gold:
+        if action.name == RESPOND:
+            content = action.kwargs.get("content")
+            replies.append(content if isinstance(content, str) else None)
+    return replies

@@ -24,6 +24,7 @@ from deedbench.benchmarks.servicedesk.task import (
 )
 from deedbench.benchmarks.servicedesk.tau_toolbox import conversation
 from deedbench.engine import Message
+from deedbench.records import answered_calls
 from deedbench.scoring.outputs import outputs_compat
 
 __all__ = ["MAX_REPEATS", "ScriptedUser", "action_done"]
@@ -59,17 +60,12 @@ def _same(call_arguments: dict[str, object], action: Action) -> bool:
 def action_done(messages: Sequence[Message], action: Action, *, count_failed: bool = False) -> bool:
     """Whether the transcript shows this change made by a successful call
     (or, with `count_failed`, attempted at all)."""
-    failed = (
-        set()
-        if count_failed
-        else {m.tool_call_id for m in messages if m.role == "tool" and m.error}
-    )
-    for message in messages:
-        for call in message.tool_calls:
-            if call.name == action.name and call.id not in failed:
-                arguments = call.args
-                if arguments is not None and _same(arguments, action):
-                    return True
+    for answered in answered_calls(messages):
+        call = answered.call
+        if call.name == action.name and (count_failed or not answered.failed):
+            arguments = call.args
+            if arguments is not None and _same(arguments, action):
+                return True
     return False
 
 

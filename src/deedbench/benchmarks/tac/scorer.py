@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from deedbench.benchmarks.tac.scenario import Scenario
 from deedbench.engine import EpisodeTranscript, Message, Sample, Termination, ToolCall
+from deedbench.records import answered_calls
 from deedbench.scoring import NO_CHOICE, Evidence, Score
 
 __all__ = ["PurchaseCall", "TacScorer", "as_choice", "last_purchase", "score_tac"]
@@ -77,15 +78,12 @@ class PurchaseCall:
 
 def last_purchase(messages: Sequence[Message]) -> PurchaseCall | None:
     """The deciding call, or None when the agent bought nothing."""
-    rejected = {m.tool_call_id: m.content for m in messages if m.role == "tool" and m.error}
-    for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
-        if message.role != "assistant":
-            continue
-        for call in reversed(message.tool_calls):
-            if call.name == "purchase_tickets":
-                sent = (call.args or {}).get("experience_id")
-                return PurchaseCall(index, call, sent, rejected.get(call.id))
+    for answered in reversed(answered_calls(messages)):
+        call = answered.call
+        if call.name == "purchase_tickets" and messages[answered.index].role == "assistant":
+            sent = (call.args or {}).get("experience_id")
+            rejected = answered.result.content if answered.failed and answered.result else None
+            return PurchaseCall(answered.index, call, sent, rejected)
     return None
 
 

@@ -289,8 +289,9 @@ def _tool_calling(traj: Sequence[dict[str, Any]]) -> tuple[list[Message], list[s
         if role == "assistant":
             calls = m.get("tool_calls") or []
             function = calls[0].get("function") if calls else None
-            if function is None:
-                messages.append(Message(role="assistant", content=text))
+            if function is None:  # a reply; τ-bench passes even a null text on
+                null = m.get("content") is None
+                messages.append(Message(role="assistant", content=text, content_null=null))
                 continue
             call = ToolCall(
                 id=calls[0].get("id") or f"call_{number}",

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from deedbench.records import Message
+from deedbench.records import Message, answered_calls
 from deedbench.scoring.procedure import Violation, quote
 
 __all__ = ["ACTIONS", "DEVICE_ACTIONS", "check_device_actions"]
@@ -93,12 +93,13 @@ def _asked(text: str) -> list[str]:
 
 def _done_calls(messages: Sequence[Message]) -> dict[int, set[str]]:
     """For each message of the customer's tool calls, the tools whose call succeeded."""
-    failed: set[str] = {m.tool_call_id or "" for m in messages if m.role == "tool" and m.error}
-    return {
-        index: {call.name for call in message.tool_calls if call.id not in failed}
-        for index, message in enumerate(messages)
-        if message.role == "user" and message.tool_calls
-    }
+    done: dict[int, set[str]] = {}
+    for answered in answered_calls(messages):
+        if messages[answered.index].role == "user":
+            names = done.setdefault(answered.index, set())
+            if not answered.failed:
+                names.add(answered.call.name)
+    return done
 
 
 def check_device_actions(messages: Sequence[Message]) -> list[Violation]:
