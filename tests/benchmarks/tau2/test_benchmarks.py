@@ -113,6 +113,10 @@ def test_data_is_found_as_users_have_it(tmp_path: Path, monkeypatch: pytest.Monk
     domain = CHECKOUT / "data" / "tau2" / "domains" / "airline"
     for given in (CHECKOUT, CHECKOUT / "data", domain):
         assert _bench("tau2-airline", data=str(given)).folder == domain
+    telecom = CHECKOUT / "data" / "tau2" / "domains" / "telecom"
+    for given in (CHECKOUT, telecom):  # τ²'s telecom-workflow reads telecom's folder
+        workflow = _bench("tau2-telecom", data=str(given), policy="workflow")
+        assert workflow.folder == telecom and "workflow" in workflow.policy.lower()
     monkeypatch.setenv("TAU2_DATA_DIR", str(CHECKOUT / "data"))
     found = load_benchmark("tau2-airline")
     assert isinstance(found, Tau2Benchmark) and found.folder == domain

@@ -279,7 +279,7 @@ class Tau2Benchmark(Benchmark):
     def folder(self) -> Path:
         marker = "tasks" if self.domain.tau2_name == "banking_knowledge" else "tasks.json"
         given: Path | None = self.values.get("data")
-        return domain_folder(given, self.domain.tau2_name, marker, self.name)
+        return domain_folder(given, self.domain.folder_name, marker, self.name)
 
     @cached_property
     def data(self) -> Tau2Data:

@@ -45,6 +45,9 @@ class Tau2Domain:
     """τ²'s name for it (``banking_knowledge``), as its result files say."""
     toolkit: type[Toolkit]
     procedure: ProcedureSpec
+    data_name: str = ""
+    """The name of its folder in τ²'s data, where not `tau2_name` (``telecom-workflow``
+    reads ``telecom``'s)."""
     user_toolkit: type[Toolkit] | None = None
     shares_db: bool = False
     """Whether the customer's tools act on the desk's database (banking) rather than a
@@ -61,6 +64,10 @@ class Tau2Domain:
     """What a task's environment needs to know of the task before anything runs in it
     (τ³'s banking: which read-only calls its log keeps), done for the live episode and
     every replay alike."""
+
+    @property
+    def folder_name(self) -> str:
+        return self.data_name or self.tau2_name
 
     @cached_property
     def desk(self) -> Domain:

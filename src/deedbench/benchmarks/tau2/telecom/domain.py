@@ -63,6 +63,8 @@ TELECOM = Tau2Domain(
 """τ²'s telecom: dual control, the desk over the network's database and the customer
 over their own phone, kept in step after every call (`sync_telecom`)."""
 
-TELECOM_WORKFLOW = replace(TELECOM, name="telecom-workflow", tau2_name="telecom-workflow")
+TELECOM_WORKFLOW = replace(
+    TELECOM, name="telecom-workflow", tau2_name="telecom-workflow", data_name="telecom"
+)
 """τ²'s ``telecom-workflow``: the same tools, databases and tasks, the agent's technical
 support given as a workflow instead of a manual (`policy.policy` with ``"workflow"``)."""
