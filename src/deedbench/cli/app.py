@@ -15,13 +15,14 @@ from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 from typer.core import TyperGroup
 
-from deedbench.errors import BenchmarkError, DeedbenchError
+from deedbench.errors import BenchmarkError, DeedbenchError, RunAborted
 from deedbench.printable import printable, safe
 
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-    from deedbench.engine import RunConfig, RunStore
+    from deedbench.agents import Providers
+    from deedbench.engine import Agent, RunConfig, RunStore
     from deedbench.reports.cost import PriceTable
 
 __all__ = [
@@ -301,6 +302,43 @@ def load_prices(path: Path | None) -> PriceTable:
         raise fail(f"{path}: not a price table: JSON nested too deeply") from None
     except OSError as exc:
         raise fail(f"{path}: cannot be read: {exc.strerror or exc}") from None
+
+
+def judge_agent(
+    spec: str,
+    base_url: str | None,
+    api_key_env: str | None,
+    temperature: float | None,
+    providers: Providers,
+) -> Agent:
+    """A judge as a model agent from the registry, so it shares the cache, retries,
+    rate limits and usage accounting of every agent; a spec that is no model is exit 2."""
+    from deedbench.agents import (
+        AgentSettings,
+        GenerationParams,
+        is_model_spec,
+        resolve_agent,
+        settings_for,
+    )
+
+    prefix, _, rest = spec.partition("/")
+    if not is_model_spec(spec) and not (prefix == "python" and ":" in rest):
+        raise fail(
+            f"--judge takes a model: openai/MODEL, openai-compatible/MODEL (with --base-url), "
+            f"anthropic/MODEL, or python/MODULE:ATTRIBUTE; got {spec!r}"
+        )
+    settings = settings_for(
+        spec,
+        AgentSettings(
+            base_url=base_url,
+            api_key_env=api_key_env,
+            params=GenerationParams(temperature=temperature),
+        ),
+    )
+    try:  # a judge is no baseline; an AgentSpecError is exit 2
+        return resolve_agent(spec, None, settings, providers)
+    except RunAborted as exc:
+        raise fail(str(exc), code=1) from None
 
 
 def data_option(benchmark: str) -> str:

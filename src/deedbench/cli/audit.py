@@ -26,6 +26,7 @@ from deedbench.cli.app import (
     console,
     existing_store,
     fail,
+    judge_agent,
     load_prices,
     open_store,
     progress_bar,
@@ -111,23 +112,11 @@ def _resolve_judge(
     temperature: float | None,
     providers: Providers,
 ) -> Judge:
-    """The judge as a model agent from the registry, so it shares the cache, retries,
-    rate limits and usage accounting of every agent."""
-    from deedbench.agents import (
-        AgentSettings,
-        GenerationParams,
-        is_model_spec,
-        resolve_agent,
-        settings_for,
-    )
+    """The judge (`judge_agent`) with the spec and settings the audit records."""
+    from deedbench.agents import AgentSettings, GenerationParams, is_model_spec, settings_for
     from deedbench.audit import Judge
 
-    prefix, _, rest = spec.partition("/")
-    if not is_model_spec(spec) and not (prefix == "python" and ":" in rest):
-        raise fail(
-            f"--judge takes a model: openai/MODEL, openai-compatible/MODEL (with --base-url), "
-            f"anthropic/MODEL, or python/MODULE:ATTRIBUTE; got {spec!r}"
-        )
+    agent = judge_agent(spec, base_url, api_key_env, temperature, providers)
     settings = settings_for(
         spec,
         AgentSettings(
@@ -136,10 +125,6 @@ def _resolve_judge(
             params=GenerationParams(temperature=temperature),
         ),
     )
-    try:  # a judge is no baseline; an AgentSpecError is exit 2
-        agent = resolve_agent(spec, None, settings, providers)
-    except RunAborted as exc:
-        raise fail(str(exc), code=1) from None
     return Judge(agent, spec, settings.model_dump() if is_model_spec(spec) else {})
 
 

@@ -1,4 +1,5 @@
-"""`deedbench import inspect`: Inspect AI logs into the run store, for `report` and `compare`."""
+"""`deedbench import inspect` and `import tau2`: Inspect AI logs and τ²'s result files into
+the run store, for `report`, `compare`, HTML, the viewer and `audit`."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ from typing import Annotated
 import typer
 
 from deedbench.cli.app import (
+    ApiKeyEnvOption,
+    BaseUrlOption,
     CommandGroup,
+    PricesOption,
     StoreOption,
     app,
     check_run_id,
@@ -20,7 +24,7 @@ from deedbench.cli.app import (
 )
 from deedbench.printable import safe
 
-__all__ = ["import_app", "import_inspect"]
+__all__ = ["import_app", "import_inspect", "import_tau2"]
 
 import_app = typer.Typer(
     cls=CommandGroup,
@@ -90,3 +94,77 @@ def import_inspect(
         console.print(
             f"  report: {shlex.join(command)}", soft_wrap=True, highlight=False, markup=False
         )
+
+
+@import_app.command("tau2")
+def import_tau2(
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="A τ² result file (its JSON, or the folder of results.json and simulations/)."
+        ),
+    ],
+    data: Annotated[
+        Path | None,
+        typer.Option(
+            "--data",
+            help="τ²'s data: a tau2-bench checkout, its data folder or the domain's "
+            "(default $TAU2_DATA_DIR).",
+        ),
+    ] = None,
+    fresh_tasks: Annotated[
+        bool,
+        typer.Option("--fresh-tasks", help="Score on the data's current tasks, not the file's."),
+    ] = False,
+    judge: Annotated[
+        str | None,
+        typer.Option(
+            "--judge", help="A model judging the NL assertions the file records no verdicts for."
+        ),
+    ] = None,
+    base_url: BaseUrlOption = None,
+    api_key_env: ApiKeyEnvOption = None,
+    prices: PricesOption = None,
+    run_id: Annotated[str | None, typer.Option("--run-id", help="Name the run.")] = None,
+    store: StoreOption = None,
+) -> None:
+    """Import a τ² result file as a run: each simulation rescored (τ²'s reward and its
+    components, checked against the file's) with the procedure verdicts beside it."""
+    from deedbench.cli.validate import rescore_tau2
+    from deedbench.interop.tau2_import import run_from_results
+
+    if run_id is not None:
+        check_run_id(run_id)
+    found = rescore_tau2(
+        file,
+        data,
+        fresh_tasks=fresh_tasks,
+        judge=judge,
+        base_url=base_url,
+        api_key_env=api_key_env,
+        prices=prices,
+        progress=True,
+    )
+    config, records = run_from_results(
+        found.results, found.rescorer, found.rescored, found.report, file, run_id
+    )
+    path = resolve_store(store)
+    with open_store(path) as runs_store:
+        if runs_store.get_run(config.run_id):
+            raise fail(
+                f"run {config.run_id!r} is already in {path} (this file was imported before?); "
+                "pass --run-id to import it again under another name"
+            )
+        runs_store.create_run(config)
+        for record in records:
+            runs_store.add(config.run_id, record)
+    scored = sum(1 for r in records if r.status == "scored")
+    command = ["deedbench", "report", config.run_id]
+    if store is not None:
+        command += ["--store", str(path)]
+    console.print(
+        f"imported run [bold]{safe(config.run_id)}[/bold]: {safe(config.agent)}, "
+        f"{safe(config.benchmark)}; {scored} scored, {len(records) - scored} errors",
+        highlight=False,
+    )
+    console.print(f"  report: {shlex.join(command)}", soft_wrap=True, highlight=False, markup=False)

@@ -1,21 +1,41 @@
-"""`deedbench validate` and `deedbench rescore`: check task data, replay τ-bench results."""
+"""`deedbench validate` and `deedbench rescore`: check task data, replay τ-bench and τ² results."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from deedbench.cli.app import app, console, data_option, fail, parse_pairs
+from deedbench.cli.app import (
+    ApiKeyEnvOption,
+    BaseUrlOption,
+    PricesOption,
+    app,
+    console,
+    data_option,
+    fail,
+    judge_agent,
+    load_prices,
+    parse_pairs,
+)
 from deedbench.printable import safe
 
 if TYPE_CHECKING:
+    from deedbench.benchmarks.tau2.rescore import (
+        Judged,
+        Rescored,
+        Tau2Rescorer,
+        Tau2RescoreReport,
+    )
+    from deedbench.benchmarks.tau2.results import Tau2Results
     from deedbench.benchmarks.taubench.rescore import RescoreReport
 
-__all__ = ["rescore", "validate"]
+__all__ = ["RescoredFile", "rescore", "rescore_tau2", "validate"]
 
 
 @app.command()
@@ -53,34 +73,216 @@ def validate(
         raise typer.Exit(1)
 
 
+RESCORE_KINDS = ("taubench", "tau2")
+
+
 @app.command()
 def rescore(
-    kind: Annotated[str, typer.Argument(help="The result format: taubench.")],
-    file: Annotated[Path, typer.Argument(help="A τ-bench result file (JSON list of records).")],
-    data: Annotated[
-        list[Path],
-        typer.Option(
-            "--data",
-            help="The τ-bench data: a clone (root, tau_bench/envs/<domain>, its data/) or a "
-            "converted folder; repeat it to take each file from the first folder that has it "
-            "(e.g. older users, current flights).",
+    kind: Annotated[str, typer.Argument(help="The result format: taubench or tau2.")],
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="A τ-bench result file (JSON list of records), or a τ² result file (its "
+            "JSON, or the folder of results.json and simulations/)."
         ),
     ],
+    data: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--data",
+            help="τ-bench: a clone (root, tau_bench/envs/<domain>, its data/) or a converted "
+            "folder, repeatable, each file from the first folder that has it (older users, "
+            "current flights). τ²: a tau2-bench checkout, its data folder or the domain's "
+            "(default $TAU2_DATA_DIR).",
+        ),
+    ] = None,
+    fresh_tasks: Annotated[
+        bool,
+        typer.Option(
+            "--fresh-tasks",
+            help="τ²: score on the data's current tasks of the same ids, not the file's "
+            "(as tau2 evaluate-trajs --fresh-tasks).",
+        ),
+    ] = False,
+    judge: Annotated[
+        str | None,
+        typer.Option(
+            "--judge",
+            help="τ²: a model judging the NL assertions the file records no verdicts for "
+            "(any model spec, at temperature 0; τ²'s own is openai/gpt-4.1-2025-04-14).",
+        ),
+    ] = None,
+    base_url: BaseUrlOption = None,
+    api_key_env: ApiKeyEnvOption = None,
+    prices: PricesOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the full report as JSON.")] = False,
 ) -> None:
-    """Replay τ-bench results: its reward recomputed and checked, procedure verdicts added."""
+    """Replay τ-bench's or τ²'s own results: their reward recomputed and checked against
+    the file's, procedure verdicts added."""
+    if kind not in RESCORE_KINDS:
+        raise fail(f"unknown result format {kind!r}. Valid formats: {', '.join(RESCORE_KINDS)}")
+    if kind == "tau2":
+        if data is not None and len(data) > 1:
+            raise fail("rescore tau2 takes one --data folder")
+        found_file = rescore_tau2(
+            file,
+            data[0] if data else None,
+            fresh_tasks=fresh_tasks,
+            judge=judge,
+            base_url=base_url,
+            api_key_env=api_key_env,
+            prices=prices,
+            progress=not as_json,
+        )
+        if as_json:
+            sys.stdout.write(found_file.report.model_dump_json(indent=2) + "\n")
+        return
+    given = [name for name, on in (("--fresh-tasks", fresh_tasks), ("--judge", judge)) if on]
+    if given:
+        raise fail(f"{' and '.join(given)}: τ² only (rescore tau2)")
+    if not data:
+        raise fail("rescore taubench needs --data: τ-bench's data (a clone or a converted folder)")
     from deedbench.benchmarks.taubench.layout import tables_folder
     from deedbench.benchmarks.taubench.rescore import domain_for, rescore_file
 
-    if kind != "taubench":
-        raise fail(f"unknown result format {kind!r}. Valid formats: taubench")
     hint = _text_of(file)
-    data = [tables_folder(folder, hint) for folder in data]  # BenchmarkError: exit 2
-    report = rescore_file(file, data, domain_for(data))
+    folders = [tables_folder(folder, hint) for folder in data]  # BenchmarkError: exit 2
+    found = rescore_file(file, folders, domain_for(folders))
     if as_json:
-        sys.stdout.write(report.model_dump_json(indent=2) + "\n")
+        sys.stdout.write(found.model_dump_json(indent=2) + "\n")
         return
-    _print_rescore(report)
+    _print_rescore(found)
+
+
+def rescore_tau2(
+    file: Path,
+    data: Path | None,
+    *,
+    fresh_tasks: bool,
+    judge: str | None,
+    base_url: str | None,
+    api_key_env: str | None,
+    prices: Path | None,
+    progress: bool,
+) -> RescoredFile:
+    """A τ² result file rescored (and printed, with `progress`); the judge, if one is
+    given, asked first about what the file records no verdicts for."""
+    from deedbench.benchmarks.tau2.rescore import Tau2Rescorer, rescore_with
+    from deedbench.benchmarks.tau2.results import read_results
+
+    results = read_results(file)  # BenchmarkError: exit 2
+    rescorer = Tau2Rescorer(results, data, fresh_tasks=fresh_tasks)
+    judged = None
+    if judge is not None:
+        judged = asyncio.run(_judged(rescorer, judge, base_url, api_key_env))
+    report, rescored = rescore_with(rescorer, judged)
+    if progress:
+        _print_tau2_rescore(report)
+        if judged is not None:
+            _print_judge_cost(judge or "", judged, prices)
+    return RescoredFile(results, rescorer, report, rescored)
+
+
+@dataclass
+class RescoredFile:
+    """A τ² result file, what rescored it, and what it found."""
+
+    results: Tau2Results
+    rescorer: Tau2Rescorer
+    report: Tau2RescoreReport
+    rescored: list[Rescored]
+
+
+async def _judged(
+    rescorer: Tau2Rescorer, spec: str, base_url: str | None, api_key_env: str | None
+) -> Judged:
+    from deedbench.agents import Providers
+    from deedbench.benchmarks.tau2.rescore import judge_simulations
+
+    providers = Providers()
+    try:
+        model = judge_agent(spec, base_url, api_key_env, 0.0, providers)
+        return await judge_simulations(rescorer, model)
+    finally:
+        await providers.aclose()
+
+
+def _print_judge_cost(spec: str, judged: Judged, prices: Path | None) -> None:
+    from deedbench.reports.cost import call_costs
+
+    spent = call_costs([("judge", spec, usage) for usage in judged.usage], load_prices(prices))
+    known = [c.cost_usd for c in spent if c.cost_usd is not None]
+    cost = f"${sum(known):.4f}" if len(known) == len(spent) else "no price for this model"
+    tokens = sum(u.input_tokens + u.output_tokens for u in judged.usage)
+    console.print(
+        f"judge {safe(spec)}: {len(judged.verdicts)} simulations judged, "
+        f"{len(judged.failures)} failed; {tokens} tokens, {cost}",
+        highlight=False,
+    )
+
+
+def _print_tau2_rescore(report: Tau2RescoreReport) -> None:
+    """The counts, what differs and where, pass^k both ways, then the procedure."""
+
+    def shown(text: str) -> None:
+        console.print(text, highlight=False)
+
+    tasks = "the file's tasks" if report.tasks_from == "file" else "the data's current tasks"
+    shown(
+        f"{report.simulations} simulations of τ² {safe(report.domain)} ({report.benchmark}), "
+        f"scored on {tasks}: {report.rescored} rescored, {report.needs_judge} need a judge, "
+        f"{report.infrastructure_errors} infrastructure errors (in no metric, as in τ²), "
+        f"{report.not_rescored} not rescored"
+    )
+    if report.tasks_kept_from_file:
+        shown(
+            f"  tasks the data lacks, kept from the file: {', '.join(report.tasks_kept_from_file)}"
+        )
+    for note in report.notes:
+        shown(f"note: {safe(note)}")
+    shown(
+        f"reproduced (the reward and every component equal the file's reward_info): "
+        f"{report.reproduced} of {report.rescored}"
+    )
+    if report.nl_from_file or report.nl_from_judge:
+        shown(
+            f"NL assertions: verdicts from the file for {report.nl_from_file}, from the judge "
+            f"for {report.nl_from_judge} (the file's own verdicts are taken as they are)"
+        )
+    if report.replayed_with_differences:
+        shown(
+            f"note: {report.replayed_with_differences} simulations recorded tool outputs the "
+            "tools now give differently; replayed leniently, as τ² re-grades old files "
+            "(strict_replay=False)"
+        )
+    for verdict in report.differing[:20]:
+        shown(
+            f"  [red]differs[/red]: {safe(verdict.id)} (task {safe(verdict.task_id)}, trial "
+            f"{verdict.trial}): {', '.join(verdict.differs)}; recorded reward "
+            f"{verdict.recorded_reward}, recomputed {verdict.reward}"
+        )
+    if len(report.differing) > 20:
+        shown(f"  ... and {len(report.differing) - 20} more (--json lists every simulation)")
+    for verdict in report.verdicts:
+        if verdict.status in ("needs_judge", "not_rescored"):
+            why = f": {safe(verdict.error)}" if verdict.error else ""
+            shown(f"  {verdict.status}: {safe(verdict.id)} (task {safe(verdict.task_id)}){why}")
+    shown(
+        f"pass^k as τ²'s leaderboard computes it ({report.num_trials} trials per task): "
+        f"recomputed {_ks(report.pass_hat_k)}; the file's rewards {_ks(report.recorded_pass_hat_k)}"
+    )
+    shown(
+        f"{report.passing} passing (recorded reward 1), of which "
+        f"{report.passing_with_violations} broke a procedure rule"
+    )
+    for rule, count in report.rules.items():
+        shown(f"  {safe(rule)}: {count} passing simulations")
+
+
+def _ks(values: dict[int, float]) -> str:
+    if not values:
+        return "none"
+    return ", ".join(f"pass^{k} {100 * v:.1f}%" for k, v in values.items())
 
 
 def _text_of(file: Path) -> str:

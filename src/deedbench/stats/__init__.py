@@ -17,7 +17,7 @@ from deedbench.stats.paired import (
     mcnemar_exact,
     paired_bootstrap_difference,
 )
-from deedbench.stats.passk import PassK, pass_hat_k
+from deedbench.stats.passk import PassK, pass_hat_k, tau2_pass_hat_k
 from deedbench.stats.rates import ChanceTest, Rate, chance_test, rate
 
 __all__ = [
@@ -40,4 +40,5 @@ __all__ = [
     "rate",
     "read_covariate_csv",
     "spearman_with_bootstrap",
+    "tau2_pass_hat_k",
 ]

@@ -1,7 +1,9 @@
 """pass^k: the chance that k independent trials of a task all succeed, averaged over tasks.
 
-For a task with c successes in n trials the unbiased estimate is C(c, k) / C(n, k);
-tasks with fewer than k trials are left out of that k.
+For a task with c successes in n trials the unbiased estimate is C(c, k) / C(n, k).
+Two conventions for tasks with fewer trials than others: deedbench's (`pass_hat_k`)
+leaves a task out of the k it has too few trials for; τ²'s leaderboard
+(`tau2_pass_hat_k`) stops at the fewest trials any task has, and counts every task.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from math import comb
 
 from pydantic import BaseModel
 
-__all__ = ["PassK", "pass_hat_k"]
+__all__ = ["PassK", "pass_hat_k", "tau2_pass_hat_k"]
 
 
 class PassK(BaseModel):
@@ -29,3 +31,24 @@ def pass_hat_k(outcomes: Mapping[str, Sequence[bool]]) -> list[PassK]:
         value = sum(comb(sum(v), k) / comb(len(v), k) for v in eligible)
         result.append(PassK(k=k, value=value / len(eligible), tasks=len(eligible)))
     return result
+
+
+def tau2_pass_hat_k(outcomes: Mapping[str, Sequence[bool]], num_trials: int) -> dict[int, float]:
+    """pass^k as τ²'s ``compute_metrics`` gives it, to the last bit: k = 1 .. the run's
+    `num_trials`, or the fewest trials any task has if that is fewer; each the mean over
+    every task, summed as pandas sums a column (numpy's, over the tasks sorted by id),
+    since τ²'s leaderboard compares submitted figures with its own for equality."""
+    import numpy as np
+
+    if not outcomes:
+        return {}
+    tasks = sorted(outcomes)
+    most = min(num_trials, min(len(outcomes[t]) for t in tasks))
+    found = {}
+    for k in range(1, most + 1):
+        values = np.array(
+            [comb(sum(outcomes[t]), k) / comb(len(outcomes[t]), k) for t in tasks],
+            dtype=np.float64,
+        )
+        found[k] = float(values.sum() / len(tasks))
+    return found

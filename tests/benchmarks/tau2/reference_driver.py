@@ -19,6 +19,16 @@ hashes of both databases after it, or only after the named tools' calls), then
 ``tau2 run`` scores it; the NL judge's verdicts come from the case (litellm is the
 import-only stand-in of ../shared/tau2/offline/stubs).
 
+With ``"results": {"path": ..., "format": "json" | "dir", "num_trials": n,
+"solo": bool, "retrieval_config": ...}`` in the spec, the evaluated cases are also
+saved as one τ² result file with τ²'s own ``Results.save`` (a case's ``"trial"``, and
+``"termination"``; a case with ``"infrastructure_error": true`` is recorded as one,
+unscored), and the file is re-graded by τ²'s own re-grader
+(``compute_simulation_rewards``, what ``tau2 evaluate-trajs`` runs, on the tasks in
+the file and, ``--fresh-tasks``, on the current ones), and its metrics computed
+(``compute_metrics``): the output is then ``{"cases": [...], "regraded": {...},
+"regraded_fresh": {...}, "pass_hat_ks": {...}}``.
+
 Usage: python reference_driver.py CASES.json OUT.json
 """
 
@@ -181,6 +191,96 @@ def run_case(domain: str, env_kwargs: dict[str, Any], case: dict[str, Any]) -> d
     )
     out["seconds"] = time.perf_counter() - clock
     out["reward_info"] = json.loads(reward.model_dump_json())
+    simulation.reward_info = reward
+    simulation.trial = case.get("trial", 0)
+    _SIMULATIONS.append((task, simulation, list(_VERDICTS)))
+    return out
+
+
+_SIMULATIONS: list[tuple[Any, Any, list[bool]]] = []
+
+
+def _older(content: str) -> str:
+    """A tool's output as an older version of the tool might have written it."""
+    try:
+        value = json.loads(content)
+    except json.JSONDecodeError:
+        return content + " (as recorded)"
+    if isinstance(value, dict):
+        return json.dumps({**value, "recorded_by": "an older tool"})
+    return content + " " if not isinstance(value, str) else json.dumps(value + " (as recorded)")
+
+
+def _results_file(domain: str, env_kwargs: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
+    """The evaluated cases as one τ² result file, re-graded by τ²'s own re-grader."""
+    from pathlib import Path
+
+    from tau2.data_model.simulation import AgentInfo, Info, Results, UserInfo
+    from tau2.metrics.agent_metrics import compute_metrics
+    from tau2.scripts import evaluate_trajectories as regrader
+
+    tasks: dict[str, Any] = {}
+    simulations = []
+    verdicts: dict[str, list[bool]] = {}
+    for task, simulation, nl in _SIMULATIONS:
+        tasks.setdefault(task.id, task)
+        simulations.append(simulation)
+        verdicts[simulation.id] = nl
+    for case in spec.get("infrastructure_errors", []):
+        simulations.append(
+            SimulationRun(
+                id=case["id"],
+                task_id=case["task_id"],
+                start_time="",
+                end_time="",
+                duration=0.0,
+                termination_reason=TerminationReason.INFRASTRUCTURE_ERROR,
+                messages=[],
+                trial=case.get("trial", 0),
+            )
+        )
+    solo = bool(spec.get("solo"))
+    env = registry.get_env_constructor(domain)(solo_mode=solo, **env_kwargs)
+    info = Info(
+        git_commit="fc0055dc4e0a316c3f83133267fbd6faaa770992",
+        num_trials=spec.get("num_trials", 1),
+        max_steps=200,
+        max_errors=10,
+        user_info=UserInfo(
+            implementation="dummy_user" if solo else "user_simulator", llm="scripted"
+        ),
+        agent_info=AgentInfo(
+            implementation="llm_agent_solo" if solo else "llm_agent", llm="scripted"
+        ),
+        environment_info=env.get_info(),
+        retrieval_config=spec.get("retrieval_config"),
+    )
+    for simulation in simulations:  # a file older than the tools: outputs that read otherwise
+        if simulation.id in spec.get("garble", []):
+            for message in simulation.messages:
+                if message.role == "tool" and message.content:
+                    message.content = _older(message.content)
+    results = Results(info=info, tasks=list(tasks.values()), simulations=simulations)
+    path = Path(spec["path"])
+    results.save(path, format=spec.get("format", "json"))
+    if domain == "banking_knowledge":  # τ²'s re-grader builds alltools, which needs OpenAI
+        original = regrader._build_eval_env_kwargs
+
+        def offline(name: str, task: Any) -> Any:
+            return {**(original(name, task) or {}), **env_kwargs}
+
+        regrader._build_eval_env_kwargs = offline
+    loaded = Results.load(path)
+    out: dict[str, Any] = {}
+    for key, fresh in (("regraded", False), ("regraded_fresh", True))[: 1 + spec.get("fresh", 0)]:
+        out[key] = {}
+        for simulation in loaded.simulations:  # one at a time: the judge says what the case did
+            _VERDICTS[:] = verdicts.get(simulation.id, [])
+            one = loaded.model_copy(update={"simulations": [simulation]})
+            [graded] = regrader.compute_simulation_rewards(one, fresh_tasks=fresh).simulations
+            info = graded.reward_info
+            out[key][graded.id] = json.loads(info.model_dump_json()) if info else None
+    out["pass_hat_ks"] = {str(k): v for k, v in compute_metrics(loaded).pass_hat_ks.items()}
     return out
 
 
@@ -204,8 +304,12 @@ def main() -> None:
                     "trace": traceback.format_exc(limit=5),
                 }
             )
+    output: Any = results
+    if "results" in spec:
+        output = {"cases": results}
+        output.update(_results_file(spec["domain"], spec.get("env_kwargs", {}), spec["results"]))
     with open(target, "w", encoding="utf-8") as handle:
-        json.dump(results, handle)
+        json.dump(output, handle)
 
 
 if __name__ == "__main__":

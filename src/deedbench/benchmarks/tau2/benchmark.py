@@ -64,6 +64,7 @@ __all__ = [
     "Tau2Benchmark",
     "agent_system_prompt",
     "split_option",
+    "task_sample",
     "tau2_options",
 ]
 
@@ -310,19 +311,7 @@ class Tau2Benchmark(Benchmark):
     # --- episodes -------------------------------------------------------------------------
 
     def samples(self) -> list[Sample]:
-        return [
-            Sample(
-                id=task.id,
-                input=str(task.user_scenario),
-                metadata={
-                    "task": task.id,
-                    "reward_basis": "+".join(task.reward_basis),
-                    "needs_judge": task.needs_judge,
-                    "tau2_domain": self.domain.tau2_name,
-                },
-            )
-            for task in self.tasks.values()
-        ]
+        return [task_sample(task, self.domain) for task in self.tasks.values()]
 
     def task(self, sample_id: str) -> Tau2Task:
         return self.tasks[sample_id]
@@ -441,6 +430,20 @@ class Tau2Benchmark(Benchmark):
 
     def validate(self) -> list[Tau2TaskCheck]:
         return validate_tasks(self.data, list(self.tasks.values()), solo=self.solo)
+
+
+def task_sample(task: Tau2Task, domain: Tau2Domain) -> Sample:
+    """A task as the sample of a run (a live one, or one made from a τ² result file)."""
+    return Sample(
+        id=task.id,
+        input=str(task.user_scenario),
+        metadata={
+            "task": task.id,
+            "reward_basis": "+".join(task.reward_basis),
+            "needs_judge": task.needs_judge,
+            "tau2_domain": domain.tau2_name,
+        },
+    )
 
 
 def tau2_options(

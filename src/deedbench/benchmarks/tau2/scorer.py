@@ -85,11 +85,25 @@ class Tau2Scorer:
         self.solo = solo
 
     def score(self, sample: Sample, transcript: EpisodeTranscript) -> Score:
-        task = self.tasks[sample.id]
         ending = TAU2_TERMINATIONS.get(transcript.termination, str(transcript.termination))
+        verdicts = transcript.annotations.get(NL_VERDICTS)
+        return self.score_task(self.tasks[sample.id], transcript.messages, ending, verdicts)
+
+    def score_task(
+        self,
+        task: Tau2Task,
+        messages: list[Message],
+        ending: str,
+        verdicts: list[NLAssertionCheck] | None = None,
+        *,
+        strict: bool = True,
+    ) -> Score:
+        """Any task's verdict on `messages` (the system prompt first, as an episode records
+        it), ended by τ²'s reason `ending`, with the judge's `verdicts` if there are any;
+        `strict` as `evaluate`'s (lenient for result files, as τ² re-grades them)."""
         evidence: list[Evidence] = []
         details: dict[str, Any] = {"termination": ending}
-        violations = self._violations(transcript.messages, 1 + len(task.history()))
+        violations = self._violations(messages, 1 + len(task.history()))
         for violation in violations:
             evidence.append(violation)
         procedure = {"procedure_ok": float(not violations), "violations": float(len(violations))}
@@ -97,10 +111,11 @@ class Tau2Scorer:
             found = evaluate(
                 self.data,
                 task,
-                transcript.messages,
+                messages,
                 ending,
                 solo=self.solo,
-                judge=_recorded(transcript.annotations.get(NL_VERDICTS)),
+                judge=_recorded(verdicts),
+                strict=strict,
             )
         except NeedsJudge as exc:
             evidence.append(Evidence(rule="needs_judge", excerpt=str(exc)))

@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from deedbench.benchmarks.tau2.data import read_data
 from deedbench.engine import BenchmarkError, Message, ToolCall
+from deedbench.records import Usage
 
 __all__ = [
     "REWARD_TYPES",
@@ -217,8 +218,20 @@ def messages_from_tau2(items: list[dict[str, Any]]) -> list[Message]:
             )
             names[call.id] = call.name
             calls.append(call)
-        found.append(Message(role=role, content=content, tool_calls=calls))
+        found.append(Message(role=role, content=content, tool_calls=calls, usage=_usage(item)))
     return found
+
+
+def _usage(item: dict[str, Any]) -> Usage | None:
+    """A model's message's tokens, as τ² records them (``prompt_tokens``,
+    ``completion_tokens``), for one call."""
+    usage = item.get("usage")
+    if not isinstance(usage, dict):
+        return None
+    prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
+    if not (isinstance(prompt, int) and isinstance(completion, int)):
+        return None
+    return Usage(input_tokens=prompt, output_tokens=completion, calls=1)
 
 
 def load_tasks(folder: Path, domain: str, split: str | None, benchmark: str) -> list[Tau2Task]:
