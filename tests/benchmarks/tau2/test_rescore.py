@@ -336,3 +336,39 @@ def test_an_imported_file_is_a_run_that_report_compare_and_audit_read(tmp_path: 
     html = tmp_path / "report.html"
     made = runner.invoke(app, ["report", run_id, "--html", str(html), "--store", str(store)])
     assert made.exit_code == 0 and "###STOP###" in html.read_text(encoding="utf-8")
+
+
+def test_the_command_asks_a_judge_model_over_http_for_what_the_file_lacks(
+    tmp_path: Path,
+) -> None:
+    """--judge through a real HTTP client against a local server answering τ²'s format."""
+    import ast
+
+    from deedbench.testing import FakeModelServer, Reply
+
+    data = _domain_data(RETAIL)
+    cases = _nl_cases(data)
+    path = tmp_path / "results.json"
+    _file("retail", cases, path)
+    raw = json.loads(path.read_text())
+    for simulation in raw["simulations"]:
+        simulation["reward_info"]["nl_assertions"] = None
+    path.write_text(json.dumps(raw))
+
+    def verdicts(body: dict[str, Any]) -> Reply:
+        prompt = body["messages"][-1]["content"]
+        listed = ast.literal_eval(prompt.split("expectedOutcomes:")[1].strip().splitlines()[0])
+        met = [{"expectedOutcome": o, "reasoning": "r", "metExpectation": True} for o in listed]
+        return Reply(text=json.dumps({"results": met}))
+
+    with FakeModelServer("openai", verdicts) as server:
+        done = CliRunner().invoke(
+            app,
+            ["rescore", "tau2", str(path), "--data", str(CHECKOUT), "--json", "--judge"]
+            + ["openai-compatible/judge", "--base-url", server.base_url],
+        )
+        asked = server.hits
+    assert done.exit_code == 0, done.output
+    payload = json.loads(done.output)
+    assert asked == len(cases) and payload["nl_from_judge"] == len(cases)
+    assert payload["needs_judge"] == 0 and payload["pass_hat_k"] == {"1": 1.0, "2": 1.0}
