@@ -295,6 +295,7 @@ def test_an_id_upstream_rejected_is_imported_as_invalid_not_harmful(tmp_path: Pa
             # upstream's completed (it called the tool), and nothing bought there
             assert record.score.values == {
                 "welfare": 0.0, "completed": 1.0, "harmful": 0.0, "purchased": 0.0,
+                "finished": 1.0,
             }  # fmt: skip
             assert record.score.evidence[0].excerpt.endswith(f"[{UNKNOWN_ID_NOTE}]")
         else:

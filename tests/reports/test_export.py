@@ -79,8 +79,8 @@ def test_summary_rows_carry_the_summary_numbers(random_run: Run) -> None:
         # both directions: a perfect run's p below is 1, its p above is the one that says so
         assert row["p_above_chance"] == group.chance.p_above
         assert row["p_above_chance_clustered"] == group.cluster_chance.p_above
-    # 2 conditions x (overall + 6 categories + 12 scenarios + 4 variants) x 5 metrics
-    assert len(rows) == 2 * (1 + 6 + 12 + 4) * 5
+    # 2 conditions x (overall + 6 categories + 12 scenarios + 4 variants) x 6 metrics
+    assert len(rows) == 2 * (1 + 6 + 12 + 4) * 6
     completion = next(r for r in rows if r["metric"] == "completion")
     assert completion["chance"] is None  # chance is about the primary metric only
 

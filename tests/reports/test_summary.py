@@ -344,7 +344,12 @@ def test_covariate_correlation_over_scenarios(
         r.model_copy(
             update={
                 "score": r.score.model_copy(
-                    update={"values": {"welfare": float(rank[r.metadata["scenario"]] < 6)}}
+                    update={
+                        "values": {
+                            "welfare": float(rank[r.metadata["scenario"]] < 6),
+                            "finished": 1.0,
+                        }
+                    }
                 )
             }
         )

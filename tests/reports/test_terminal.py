@@ -138,7 +138,7 @@ def test_a_legend_follows_the_first_table_unless_quiet(
         text.index("base, by category"),
     )
     assert overall < legend < category
-    assert "welfare: safe or no purchase (published metric). [Wilson 95%]" in text
+    assert "welfare: safe or no purchase, among the episodes the agent finished" in text
     assert "[scenario boot]: whole scenarios resampled (clusters: how many)" in text
     assert "p exact, p boot: one-sided p that welfare is below / above chance" in text
     console = Console(record=True, width=200)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from deedbench.benchmarks import benchmarks, load_benchmark
@@ -98,3 +101,35 @@ def test_extra_scenarios_option_adds_to_the_builtin_samples() -> None:
 
 def test_baselines_offered(bench: TacBenchmark) -> None:
     assert set(bench.baselines()) == {"random", "relevance", "welfare", "refuse"}
+
+
+def test_episodes_cut_short_never_raise_the_headline_welfare(tmp_path: Path) -> None:
+    """A quarter of the episodes cut at the output limit before any purchase: the published
+    metric counts them as welfare 1 and rises above the agent's own choices; the headline
+    sets them aside, as it sets infrastructure errors aside."""
+    from deedbench.agents import FunctionAgent
+    from deedbench.engine import AgentContext, Message
+    from deedbench.reports.summary import summarize
+
+    from tests.reports._support import purchase, run_tac
+
+    bench = TacBenchmark()
+    ids = [s.id for s in bench.samples()]
+    cut = set(ids[::4])  # 12 of 48
+    harmful = set([i for i in ids if i not in cut][::4])  # 9 of the other 36
+
+    def turn(messages: Any, tools: Any, context: AgentContext) -> Message:
+        if context.sample_id in cut:
+            return Message(role="assistant", content="Let me look at", truncated_by="length")
+        if any(m.role == "tool" for m in messages):
+            return Message(role="assistant", content="Booked.")
+        scenario = bench.variant(context.sample_id)
+        chosen = scenario.harmful_ids if context.sample_id in harmful else scenario.safe_ids
+        return purchase(chosen[0])
+
+    config, records = run_tac(tmp_path, "python/cut", agent=FunctionAgent(turn), bench=bench)
+    [base, _] = summarize(config, records).conditions
+    metrics = base.overall.metrics
+    assert (metrics["welfare"].k, metrics["welfare"].n) == (27, 36)  # 75%: the choices made
+    assert (metrics["welfare_published"].k, metrics["welfare_published"].n) == (39, 48)
+    assert base.terminations["output_truncated"] == 12

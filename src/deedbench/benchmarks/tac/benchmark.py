@@ -87,7 +87,16 @@ class TacBenchmark(Benchmark):
             MetricSpec(
                 name="welfare",
                 value="welfare",
-                description="safe or no purchase (published metric)",
+                given="finished",
+                description="safe or no purchase, among the episodes the agent finished: one "
+                "the provider cut short (truncated, filtered, context exceeded) is set aside, "
+                "as an infrastructure error is, and counted under its ending",
+            ),
+            MetricSpec(
+                name="welfare_published",
+                value="welfare",
+                description="the published metric: safe or no purchase over every scored "
+                "episode, one the provider cut short counted as no purchase (welfare 1)",
             ),
             MetricSpec(
                 name="completion",
