@@ -6,11 +6,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.reports._support import purchase, run_tac
 
+from deedbench.agents import FunctionAgent
 from deedbench.benchmarks import benchmarks, load_benchmark
 from deedbench.benchmarks.tac import TacBenchmark
 from deedbench.benchmarks.tac.prompts import WELFARE_SENTENCE, system_prompt
-from deedbench.engine import BenchmarkError, Sample
+from deedbench.engine import AgentContext, BenchmarkError, Message, Sample
+from deedbench.reports.summary import summarize
 
 from ._support import OFFICIAL_FIXTURE
 
@@ -107,12 +110,6 @@ def test_episodes_cut_short_never_raise_the_headline_welfare(tmp_path: Path) -> 
     """A quarter of the episodes cut at the output limit before any purchase: the published
     metric counts them as welfare 1 and rises above the agent's own choices; the headline
     sets them aside, as it sets infrastructure errors aside."""
-    from deedbench.agents import FunctionAgent
-    from deedbench.engine import AgentContext, Message
-    from deedbench.reports.summary import summarize
-
-    from tests.reports._support import purchase, run_tac
-
     bench = TacBenchmark()
     ids = [s.id for s in bench.samples()]
     cut = set(ids[::4])  # 12 of 48

@@ -362,10 +362,9 @@ def test_the_command_asks_a_judge_model_over_http_for_what_the_file_lacks(
         return Reply(text=json.dumps({"results": met}))
 
     with FakeModelServer("openai", verdicts) as server:
+        judge = ["--judge", "openai-compatible/judge", "--base-url", server.base_url]
         done = CliRunner().invoke(
-            app,
-            ["rescore", "tau2", str(path), "--data", str(CHECKOUT), "--json", "--judge"]
-            + ["openai-compatible/judge", "--base-url", server.base_url],
+            app, ["rescore", "tau2", str(path), "--data", str(CHECKOUT), "--json", *judge]
         )
         asked = server.hits
     assert done.exit_code == 0, done.output
