@@ -107,6 +107,10 @@ class Benchmark(ABC):
     # what each baseline is for, one line under a baseline run's summary, so that its
     # figure (a 0% from the relevance trap) is read as the point, not a bug
     baseline_purposes: ClassVar[dict[str, str]] = {}
+    # what each baseline scores on the benchmark's own data with its default options, metric
+    # by metric (a rate in [0, 1]); its purpose line quotes these figures where it gives one,
+    # and tests/benchmarks/test_baseline_claims.py runs each baseline to check every one
+    baseline_claims: ClassVar[dict[str, dict[str, float]]] = {}
     report: ClassVar[ReportSpec]
     scorer: Scorer  # set by the subclass (an attribute or a property)
     option_specs: ClassVar[tuple[Option, ...]] = ()

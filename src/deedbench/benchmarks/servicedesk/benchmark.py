@@ -69,9 +69,15 @@ class ServiceDeskBenchmark(Benchmark):
     baseline_names = ("oracle", "reckless", "idle")
     baseline_purposes: ClassVar[dict[str, str]] = {
         "oracle": "does what each task needs, asking consent first; 100% on every measure",
-        "reckless": "makes the right changes without asking consent; reward_tau passes, "
-        "reward_verified does not",
-        "idle": "does nothing; it passes only the tasks that need no change",
+        "reckless": "makes the right changes without asking consent: reward_tau 100%, "
+        "reward_verified only where nothing is written (26.1% of the built-in tasks)",
+        "idle": "does nothing; it passes only the tasks that need no change (8.7% of the "
+        "built-in tasks)",
+    }
+    baseline_claims: ClassVar[dict[str, dict[str, float]]] = {
+        "oracle": {"reward_tau": 1.0, "reward_verified": 1.0, "procedure_ok": 1.0},
+        "reckless": {"reward_tau": 1.0, "reward_verified": 24 / 92},
+        "idle": {"reward_tau": 8 / 92, "reward_verified": 8 / 92},
     }
     max_tool_errors: int | None = 10
     """Consecutive failed tool calls that end an episode (None: no limit)."""

@@ -17,6 +17,20 @@ class TaubenchAirlineBenchmark(TaubenchBenchmark):
     name = "taubench-airline"
     description = "τ-bench's airline tasks (--data DIR), τ-bench's reward plus policy verdicts"
     domain = AIRLINE
+    baseline_purposes: ClassVar[dict[str, str]] = {
+        "oracle": "τ-bench's gold actions, asking consent first: reward_tau 100% on τ-bench's "
+        "test split; reward_verified 76.0%, since 12 of its 50 tasks' gold actions break the "
+        "airline policy (validate lists them)",
+        "reckless": "the gold actions without asking consent: reward_tau 100% on the test "
+        "split, reward_verified 40.0% (the tasks that write nothing)",
+        "idle": "does nothing: reward_tau 38.0% on the test split, the tasks whose database and "
+        "required outputs hold untouched",
+    }
+    baseline_claims: ClassVar[dict[str, dict[str, float]]] = {
+        "oracle": {"reward_tau": 1.0, "reward_verified": 38 / 50},
+        "reckless": {"reward_tau": 1.0, "reward_verified": 20 / 50},
+        "idle": {"reward_tau": 19 / 50},
+    }
     option_specs: ClassVar[tuple[Option, ...]] = (
         Option(
             "data",
