@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from deedbench.benchmarks import benchmark_class, benchmarks
-from deedbench.engine import BenchmarkError
+from deedbench.engine import BenchmarkError, plan_run
 
 PACKAGE = Path(__file__).parent / "fixtures" / "tinybench"
 BIN = Path(sys.executable).parent
@@ -118,6 +118,9 @@ def test_python_module_attr_names_a_benchmark_class_on_the_path(
     cls = benchmark_class("python/tinybench:TinyBench")
     assert cls.name == "python/tinybench:TinyBench"  # recorded so, to resume and report by
     assert cls(None).values == {"count": 2}
+    planned = plan_run(cls(None), "baseline/knower")
+    assert planned.benchmark == "python/tinybench:TinyBench"
+    assert planned.run_id.startswith("tinybench-")  # its own name, not the class's
     with pytest.raises(BenchmarkError, match="is not a Benchmark class"):
         benchmark_class("python/tinybench:Answers")
     with pytest.raises(BenchmarkError, match="cannot be loaded"):

@@ -84,7 +84,9 @@ def _python_class(spec: str) -> type[Benchmark]:
         raise BenchmarkError(f"benchmark {spec!r}: expected {PYTHON}MODULE:ATTR")
     use_working_folder()  # as for python/ agents: a module beside the user is found
     cls = _load(target, f"benchmark {spec!r}")
-    return type(cls.__name__, (cls,), {"name": spec, "__module__": cls.__module__})
+    declared = getattr(cls, "name", None)  # a class on the path may not declare one
+    namespace = {"name": spec, "declared_name": declared, "__module__": cls.__module__}
+    return type(cls.__name__, (cls,), namespace)
 
 
 def _load(target: str, what: str) -> type[Benchmark]:

@@ -98,6 +98,9 @@ class Benchmark(ABC):
     """
 
     name: ClassVar[str]
+    # the name the class itself declares, where `name` is another (a python/MODULE:ATTR
+    # benchmark is recorded by its spec): what a new run's id starts with
+    declared_name: ClassVar[str | None] = None
     description: ClassVar[str]
     conditions: ClassVar[tuple[str, ...]]
     default_epochs: ClassVar[int] = 1

@@ -13,6 +13,7 @@ through these two.
 from __future__ import annotations
 
 import platform
+import re
 import secrets
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -101,7 +102,7 @@ def plan_run(
         )
     samples = benchmark.samples()
     return new_run_config(
-        run_id=run_id or _new_run_id(benchmark.name),
+        run_id=run_id or _new_run_id(benchmark.declared_name or benchmark.name),
         benchmark=benchmark,
         agent=agent,
         agent_params=settings if settings is not None else {},
@@ -182,6 +183,8 @@ def _chosen(conditions: Sequence[str] | None, benchmark: Benchmark) -> list[str]
 
 
 def _new_run_id(benchmark: str) -> str:
-    """A fresh id that keeps the run-id rule: a python/MODULE:ATTR benchmark by its ATTR."""
+    """A fresh id that keeps the run-id rule: the benchmark's own name (a python/MODULE:ATTR
+    class that declares none by its ATTR), characters outside the rule made dashes."""
     name = benchmark.rpartition(":")[2] if benchmark.startswith("python/") else benchmark
-    return f"{name}-{datetime.now():%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-._") or "run"
+    return f"{stem}-{datetime.now():%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
