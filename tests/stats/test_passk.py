@@ -80,9 +80,9 @@ def test_taus_convention_stops_at_the_fewest_trials_and_counts_every_task() -> N
     from deedbench.stats import tau2_pass_hat_k
 
     outcomes = {"a": [True, True, False], "b": [True, True, True], "d": [False, True]}
-    found = tau2_pass_hat_k(outcomes, num_trials=4)
+    found = tau2_pass_hat_k(outcomes, num_trials=4, actions={"a": 3, "b": 1, "d": 2})
     assert set(found) == {1, 2}  # task d has 2 trials: τ² stops there, for every task
     assert found[1] == pytest.approx((2 / 3 + 1 + 1 / 2) / 3)
     assert found[2] == pytest.approx((1 / 3 + 1 + 0) / 3)
-    assert set(tau2_pass_hat_k(outcomes, num_trials=1)) == {1}
-    assert tau2_pass_hat_k({}, num_trials=4) == {}
+    assert set(tau2_pass_hat_k(outcomes, num_trials=1, actions={})) == {1}
+    assert tau2_pass_hat_k({}, num_trials=4, actions={}) == {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import sys
 from collections.abc import Iterable
+from functools import partial
 from itertools import islice
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Annotated
@@ -23,11 +24,13 @@ from deedbench.cli.app import (
     load_prices,
     open_store,
     require_run,
+    warn,
 )
 
 if TYPE_CHECKING:
     from deedbench.audit import AuditResult
     from deedbench.engine import EpisodeRecord, RunConfig, RunStore
+    from deedbench.interop.tau2_export import SubmissionDetails
     from deedbench.reports.summary import Covariate, RunSummary, RunTally
 
 __all__ = [
@@ -256,20 +259,49 @@ def show(
 
 @app.command()
 def export(
-    run_id: Annotated[str, typer.Argument(help="The run.")],
-    format: Annotated[str, typer.Option("--format", help="jsonl, csv or inspect.")] = "jsonl",
+    run_ids: Annotated[
+        list[str] | None,
+        typer.Argument(help="The run (tau2-submission: one run per τ² domain)."),
+    ] = None,
+    format: Annotated[
+        str, typer.Option("--format", help="jsonl, csv, inspect, tau2-submission")
+    ] = "jsonl",
     output: Annotated[
         Path | None,
         typer.Option(
             "--output",
             "-o",
-            help="File to write (default: stdout); for inspect, the log folder (default: logs).",
+            help="File to write (default: stdout); for inspect, the log folder (default: "
+            "logs); for tau2-submission, the submission folder (new or empty).",
         ),
     ] = None,
+    model_name: Annotated[
+        str | None,
+        typer.Option(help="tau2-submission: the model's name (default: the agent's model)."),
+    ] = None,
+    model_org: Annotated[
+        str | None,
+        typer.Option(
+            help="tau2-submission: who made the model (default for openai/ and anthropic/ "
+            "agents: OpenAI, Anthropic; required otherwise)."
+        ),
+    ] = None,
+    submitting_org: Annotated[
+        str | None,
+        typer.Option(help="tau2-submission: who ran it (default: --model-org)."),
+    ] = None,
+    contact_email: Annotated[
+        str | None, typer.Option(help="tau2-submission: the contact's email.")
+    ] = None,
+    contact_name: Annotated[
+        str | None, typer.Option(help="tau2-submission: the contact's name.")
+    ] = None,
+    prices: PricesOption = None,
     store: StoreOption = None,
 ) -> None:
     """Write a run's episodes: JSONL (whole records), CSV (a row per episode), or Inspect
-    `.eval` logs (one per condition) that `inspect view` serves."""
+    `.eval` logs (one per condition) that `inspect view` serves; or runs of τ²'s domains
+    as a submission to τ²-bench's leaderboard (tau2-submission)."""
     from deedbench.reports.export import (
         atomic_write,
         columns_of,
@@ -278,9 +310,41 @@ def export(
         write_jsonl,
     )
 
-    formats = ("jsonl", "csv", "inspect")
+    formats = ("jsonl", "csv", "inspect", "tau2-submission")
     if format not in formats:
         raise fail(f"unknown format {format!r}. Valid formats: {', '.join(formats)}")
+    if not run_ids:
+        where = "" if store is None else f" --store {store}"
+        raise fail(f"give a run id; list the store's runs with: deedbench runs{where}")
+    flags = {
+        "--model-name": model_name,
+        "--model-org": model_org,
+        "--submitting-org": submitting_org,
+        "--contact-email": contact_email,
+        "--contact-name": contact_name,
+        "--prices": prices,
+    }
+    if format == "tau2-submission":
+        from deedbench.interop.tau2_export import SubmissionDetails
+
+        details = SubmissionDetails(
+            model_name=model_name,
+            model_org=model_org,
+            submitting_org=submitting_org,
+            contact_email=contact_email,
+            contact_name=contact_name,
+        )
+        _export_tau2(run_ids, output, store, details, prices)
+        return
+    given = [flag for flag, value in flags.items() if value is not None]
+    if given:
+        raise fail(f"{', '.join(given)}: only for --format tau2-submission")
+    if len(run_ids) != 1:
+        raise fail(
+            f"--format {format} writes one run; {len(run_ids)} given (only tau2-submission "
+            "takes several)"
+        )
+    run_id = run_ids[0]
     with open_store(existing_store(store)) as runs:  # records streamed, one at a time
         config = require_run(runs, run_id)
         if format == "inspect":
@@ -302,6 +366,41 @@ def export(
         with atomic_write(output) as handle:  # OutputError: exit 2, naming the file
             count = write(handle)
     console.print(f"wrote {count} episodes to {output}", highlight=False, markup=False)
+
+
+def _export_tau2(
+    run_ids: list[str],
+    folder: Path | None,
+    store: Path | None,
+    details: SubmissionDetails,
+    prices: Path | None,
+) -> None:
+    """The leaderboard's folder from one run per τ² domain; a broken rule is one line,
+    exit 2 (the command group prints the UsageError)."""
+    from deedbench.interop.tau2_export import export_submission
+
+    if folder is None:
+        raise fail("--format tau2-submission needs -o DIR, the submission folder to write")
+    table = load_prices(prices)
+    with open_store(existing_store(store)) as runs:
+        for run_id in run_ids:
+            require_run(runs, run_id)  # its keys registered as secrets before it is read
+        done = export_submission(runs, run_ids, folder, details, table)
+    for message in done.warnings:
+        warn(message)
+    say = partial(console.print, highlight=False, markup=False, soft_wrap=True)
+    say(f"wrote {done.submission} and {len(done.domains)} trajectory file(s):")
+    for domain in done.domains:
+        figures = domain.figures
+        passes = "  ".join(
+            f"pass^{k} {_percent(getattr(figures, f'pass_{k}'))}" for k in range(1, 5)
+        )
+        cost = "unknown" if figures.cost is None else f"${figures.cost:.4f}"
+        say(f"  {domain.domain}: {domain.path}  {passes}  cost/trajectory {cost}")
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}%"
 
 
 def _export_inspect(config: RunConfig, records: Iterable[EpisodeRecord], folder: Path) -> None:

@@ -1,7 +1,9 @@
-"""Inspect AI interoperability: deedbench's benchmarks as Inspect tasks, runs as Inspect
-logs, and logs of the upstream `inspect_evals/tac` task as deedbench runs.
+"""Other tools' formats, both ways. Inspect AI: deedbench's benchmarks as Inspect tasks,
+runs as Inspect logs, and logs of the upstream `inspect_evals/tac` task as deedbench runs.
+τ²: its result files as runs (`tau2_import`), runs as a leaderboard submission
+(`tau2_export`).
 
-Everything here needs the optional `inspect` extra. This module imports nothing of
+The Inspect modules need the optional `inspect` extra. This module imports nothing of
 Inspect, so deedbench without it still starts; `require_inspect()` turns a missing
 install into one clear message.
 """

@@ -33,22 +33,31 @@ def pass_hat_k(outcomes: Mapping[str, Sequence[bool]]) -> list[PassK]:
     return result
 
 
-def tau2_pass_hat_k(outcomes: Mapping[str, Sequence[bool]], num_trials: int) -> dict[int, float]:
+def tau2_pass_hat_k(
+    outcomes: Mapping[str, Sequence[bool]], num_trials: int, actions: Mapping[str, int]
+) -> dict[int, float]:
     """pass^k as τ²'s ``compute_metrics`` gives it, to the last bit: k = 1 .. the run's
     `num_trials`, or the fewest trials any task has if that is fewer; each the mean over
-    every task, summed as pandas sums a column (numpy's, over the tasks sorted by id),
-    since τ²'s leaderboard compares submitted figures with its own for equality."""
+    every task, summed as τ²'s pandas sums its column: each task's C(c, k) / C(n, k) in
+    the order of task ids, then sorted by the task's gold action count (`actions`, τ²'s
+    ``task_num_actions``) with numpy's quicksort, which does not keep ties in order, and
+    added by numpy's pairwise sum. τ²'s leaderboard compares submitted figures with its
+    own for equality, and pass^2 of four trials (sixths) summed in another order can
+    differ in the last bit. numpy's quicksort orders ties by its build (SIMD on x86), as
+    τ²'s own figure does: the two agree where they run alike."""
     import numpy as np
 
     if not outcomes:
         return {}
     tasks = sorted(outcomes)
+    counts = np.array([actions.get(t, 0) for t in tasks], dtype=np.int64)
+    order = counts.argsort(kind="quicksort")
     most = min(num_trials, min(len(outcomes[t]) for t in tasks))
     found = {}
     for k in range(1, most + 1):
         values = np.array(
             [comb(sum(outcomes[t]), k) / comb(len(outcomes[t]), k) for t in tasks],
             dtype=np.float64,
-        )
+        )[order]
         found[k] = float(values.sum() / len(tasks))
     return found

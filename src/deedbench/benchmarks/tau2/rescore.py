@@ -39,6 +39,7 @@ from deedbench.benchmarks.tau2.results import (
     Tau2Results,
     Tau2Simulation,
     simulation_messages,
+    task_num_actions,
 )
 from deedbench.benchmarks.tau2.retail import RETAIL
 from deedbench.benchmarks.tau2.reward import NLAssertionCheck
@@ -206,6 +207,9 @@ class Tau2Rescorer:
             self.kept_from_file = [t for t in recorded if t not in current]
             recorded = {t: current.get(t, task) for t, task in recorded.items()}
         self.tasks = recorded
+        self.actions = {str(raw.get("id")): task_num_actions(raw) for raw in results.tasks}
+        """Each task's gold action count as τ²'s metrics count it (the file's tasks: τ²'s
+        metrics read them, fresh or not)."""
         self.fresh_tasks = fresh_tasks
         self.scorer = Tau2Scorer(self.data, self.tasks, solo=results.info.solo)
         self.policy = Message(role="system", content=results.info.environment_info.policy)
@@ -311,13 +315,16 @@ class Tau2Rescorer:
             nl_from_judge=sum(v.nl_from == "judge" for v in scored),
             replayed_with_differences=sum(bool(v.replay_notes) for v in scored),
             num_trials=num_trials,
-            pass_hat_k=tau2_pass_hat_k(_outcomes(scored, lambda v: v.reward), num_trials),
+            pass_hat_k=tau2_pass_hat_k(
+                _outcomes(scored, lambda v: v.reward), num_trials, self.actions
+            ),
             recorded_pass_hat_k=tau2_pass_hat_k(
                 _outcomes(
                     [v for v in counted if v.recorded_reward is not None],
                     lambda v: v.recorded_reward,
                 ),
                 num_trials,
+                self.actions,
             ),
             passing=len(passing),
             passing_with_violations=len(broke),

@@ -35,6 +35,7 @@ __all__ = [
     "Tau2Simulation",
     "read_results",
     "simulation_messages",
+    "task_num_actions",
     "tau2_messages",
     "write_results",
 ]
@@ -223,6 +224,17 @@ def write_results(
     for simulation in results.simulations:
         target = sims_dir / f"{simulation.id}.json"
         target.write_text(simulation.model_dump_json(indent=2), encoding="utf-8")
+
+
+def task_num_actions(task: dict[str, Any]) -> int:
+    """τ²'s ``task_num_actions`` of a task as its result file holds it: the gold actions of
+    both sides, -1 for a task whose only gold action is a transfer (what τ²'s metrics sort
+    tasks by before taking a mean)."""
+    criteria = task.get("evaluation_criteria") or {}
+    gold = criteria.get("actions") or []
+    if len(gold) == 1 and "transfer" in str(gold[0].get("name", "")).lower():
+        return -1
+    return sum(a.get("requestor", "assistant") in ("assistant", "user") for a in gold)
 
 
 def simulation_messages(simulation: Tau2Simulation) -> list[Message]:
