@@ -75,8 +75,8 @@ def cpu_seconds(pid: int | str = "machine") -> float:
             fields = [int(x) for x in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
             ticks = sum(fields[:3]) + sum(fields[5:8])  # all but idle and iowait
         else:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            ticks = int(fields[11]) + int(fields[12])  # user and system
+            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks = int(stat[11]) + int(stat[12])  # user and system
     except OSError:
         return math.nan
     return ticks / os.sysconf("SC_CLK_TCK")

@@ -14,13 +14,18 @@ following the streams). Then the same at latency 0 with `--fast-epochs`, where t
 difference per episode between Ray and the local worker processes is what Ray adds (the
 actor round trips per call and per episode).
 
-    python bench/ray_executor.py [--latency 0.2] [--concurrency 100] [--workers 2]
+Each measurement is repeated --rounds times (the machine is shared), and the median and
+range of the driver's CPU per episode are printed for each executor, with Ray's ratio to
+the local worker processes' in the same round.
+
+    python bench/ray_executor.py [--latency 0.2] [--concurrency 100] [--workers 2] [--rounds 3]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -91,7 +96,9 @@ def timed(config: RunConfig, store_path: Path, executor: Executor) -> dict[str, 
     }
 
 
-def measure(label: str, latency: float, epochs: int, args: argparse.Namespace, tmp: Path) -> None:
+def measure(
+    label: str, latency: float, epochs: int, args: argparse.Namespace, tmp: Path
+) -> dict[str, dict[str, Any]]:
     results = {}
     for kind in ("local", "processes", "ray"):
         process, url = serve(latency, 0.0)
@@ -125,10 +132,17 @@ def measure(label: str, latency: float, epochs: int, args: argparse.Namespace, t
             flush=True,
         )
     per_episode = (results["ray"]["from_ready"] - results["processes"]["from_ready"]) / episodes
+    cpu = {kind: result["driver_cpu"] / episodes for kind, result in results.items()}
     print(
         f"{label}: Ray adds {1000 * per_episode:.2f} ms of wall time per episode (from ready) "
-        f"to {args.workers} local worker processes"
+        f"to {args.workers} local worker processes; driver CPU per episode: Ray "
+        f"{1000 * cpu['ray']:.2f} ms, --workers {args.workers} {1000 * cpu['processes']:.2f} ms "
+        f"({cpu['ray'] / cpu['processes']:.2f}x), one process {1000 * cpu['local']:.2f} ms",
+        flush=True,
     )
+    for result in results.values():
+        result["episodes"] = episodes
+    return results
 
 
 def main() -> None:
@@ -138,11 +152,35 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--epochs", type=int, default=21, help="x 96 episodes")
     parser.add_argument("--fast-epochs", type=int, default=10, help="at latency 0")
+    parser.add_argument("--rounds", type=int, default=3, help="each measurement repeated")
     args = parser.parse_args()
+    rounds: dict[str, list[dict[str, dict[str, Any]]]] = {}
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
-        measure(f"latency {args.latency:g}s", args.latency, args.epochs, args, tmp)
-        measure("latency 0", 0.0, args.fast_epochs, args, tmp)
+        for round_ in range(args.rounds):
+            print(f"round {round_ + 1} of {args.rounds}", flush=True)
+            for label, latency, epochs in (
+                (f"latency {args.latency:g}s", args.latency, args.epochs),
+                ("latency 0", 0.0, args.fast_epochs),
+            ):
+                rounds.setdefault(label, []).append(
+                    measure(f"{label}, round {round_ + 1}", latency, epochs, args, tmp)
+                )
+    for label, measured in rounds.items():
+        print(f"{label}, {len(measured)} rounds: median (range)")
+        for kind in ("local", "processes", "ray"):
+            cpu = [1000 * r[kind]["driver_cpu"] / r[kind]["episodes"] for r in measured]
+            ready = [r[kind]["from_ready"] for r in measured]
+            print(
+                f"  {kind}: driver CPU {spread(cpu)} ms per episode; from ready {spread(ready)} s"
+            )
+        ratios = [r["ray"]["driver_cpu"] / r["processes"]["driver_cpu"] for r in measured]
+        print(f"  driver CPU, Ray / --workers {args.workers}: {spread(ratios)}x")
+
+
+def spread(values: list[float]) -> str:
+    """The median and range of repeated figures."""
+    return f"{statistics.median(values):.2f} ({min(values):.2f}-{max(values):.2f})"
 
 
 if __name__ == "__main__":

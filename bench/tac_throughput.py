@@ -8,6 +8,16 @@ the same path as `deedbench run`, and prints episodes per second.
 
 Target (issue 2): at least 2,000 episodes/s. Reference: Inspect AI running the
 upstream TAC task with its mock model takes 6-7 s for 156 samples (about 25/s).
+
+`--workers-cli` asks instead when `--workers 2` pays (issue 26): the real `deedbench run`
+command, each in a fresh process, with `--workers 1` and `--workers 2`, alternating, for
+runs whose work per episode is cheap (TAC's random baseline: 528 and 4,992 episodes) and
+dearer (the retail service desk's oracle, which plays and scores each task: 552 and
+4,968 episodes); wall time of the whole command (start-up, workers, summary) and the
+machine's load, median and range of --rounds. Model runs are measured by
+bench/concurrency.py --cli.
+
+    python bench/tac_throughput.py --workers-cli [--rounds 3]
 """
 
 from __future__ import annotations
@@ -15,7 +25,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -50,10 +63,52 @@ def one_round(agent_name: str, folder: Path, round_index: int) -> tuple[int, flo
     return done, elapsed
 
 
+# (label, arguments of `deedbench run`): cheap and dearer episodes, a small and a large run
+WORKER_RUNS = [
+    ("tac random, 528", ["tac", "--agent", "baseline/random", "--condition", "base",
+                         "--epochs", "11"]),
+    ("tac random, 4,992", ["tac", "--agent", "baseline/random", "--epochs", "52"]),
+    ("retail oracle, 552", ["retail", "--agent", "baseline/oracle", "--epochs", "6"]),
+    ("retail oracle, 4,968", ["retail", "--agent", "baseline/oracle", "--epochs", "54"]),
+]  # fmt: skip
+
+
+def workers_cli(rounds: int) -> None:
+    """`deedbench run` with --workers 1 and 2, alternating, in fresh processes."""
+    env = {k: v for k, v in os.environ.items() if k != "DEEDBENCH_STORE"}
+    entry = [sys.executable, "-c", "from deedbench.cli.main import main; main()", "run"]
+    print(f"`deedbench run` wall time, --workers 1 vs 2, {rounds} rounds, median (range)")
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, arguments in WORKER_RUNS:
+            walls: dict[int, list[float]] = {1: [], 2: []}
+            loads = []
+            for index in range(rounds):
+                for workers in (1, 2) if index % 2 == 0 else (2, 1):
+                    store = Path(tmp) / f"w{workers}-{index}.db"
+                    command = [*entry, *arguments, "--workers", str(workers)]
+                    command += ["--store", str(store), "--run-id", "w"]
+                    loads.append(os.getloadavg()[0])
+                    start = time.perf_counter()
+                    subprocess.run(command, check=True, env=env, capture_output=True)
+                    walls[workers].append(time.perf_counter() - start)
+                    store.unlink()
+            one, two = (statistics.median(walls[w]) for w in (1, 2))
+            print(
+                f"  {label}: --workers 1 {one:.2f} s ({min(walls[1]):.2f}-{max(walls[1]):.2f}), "
+                f"--workers 2 {two:.2f} s ({min(walls[2]):.2f}-{max(walls[2]):.2f}): "
+                f"{one / two:.2f}x; load average {min(loads):.1f}-{max(loads):.1f}",
+                flush=True,
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--workers-cli", action="store_true", help="--workers 1 vs 2")
     args = parser.parse_args()
+    if args.workers_cli:
+        workers_cli(args.rounds)
+        return
     print(f"TAC full suite, 288 episodes per round, {args.rounds} rounds after a warm-up round")
     print(f"{'agent':<12}{'median/s':>10}{'min/s':>8}{'max/s':>8}{'ms/episode':>12}{'target':>8}")
     with tempfile.TemporaryDirectory() as tmp:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -79,3 +80,36 @@ def test_the_model_agent_asks_an_openai_compatible_server(tmp_path: Path) -> Non
     assert len(answered) == 4 * 2
     for sent in answered:
         assert sent[-1]["tool_call_id"] == sent[-2]["tool_calls"][0]["id"]
+
+
+def test_the_example_benchmark_refuses_a_count_it_does_not_have(tmp_path: Path) -> None:
+    """docs/adding-a-benchmark.md's wordbench has three words: count=5 is an error naming
+    the values it takes, not a run of three."""
+    shutil.copy(EXAMPLES / "wordbench.py", tmp_path / "wordbench.py")
+    clean = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "DEEDBENCH_STORE")}
+    base = [str(SCRIPT), "run", "python/wordbench:WordBench", "--agent", "baseline/knower"]
+
+    def run(count: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*base, "-T", f"count={count}", "--run-id", f"w{count}"],
+            cwd=tmp_path, env=clean, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+
+    refused = run("5")
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert refused.stderr.strip() == (
+        "error: python/wordbench:WordBench option count must be one of 1, 2, 3; got '5'"
+    )
+    done = run("3")
+    assert done.returncode == 0, done.stdout + done.stderr
+    with RunStore(tmp_path / "deedbench.db") as runs:
+        assert runs.run_ids() == ["w3"]
+        assert len(list(runs.episodes("w3"))) == 3 * 2  # three words, two conditions
+
+
+def test_the_guides_wordbench_is_the_example_file() -> None:
+    """The module the adding-a-benchmark guide shows is examples/wordbench.py, byte for byte,
+    so the code a reader copies is the code the tests run."""
+    guide = (EXAMPLES.parent / "docs" / "adding-a-benchmark.md").read_text(encoding="utf-8")
+    shown = re.findall(r"```python\n(.*?)```", guide, re.S)[0]
+    assert shown == (EXAMPLES / "wordbench.py").read_text(encoding="utf-8")

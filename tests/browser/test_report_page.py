@@ -51,6 +51,7 @@ CLICK_EVERY_LINK = """() => {
     else if (cell.dataset.flips) expected = JSON.parse(cell.dataset.flips).n;
     else if (cell.dataset.count) expected = Number(cell.dataset.count);
     else if (cell.dataset.outcomes) expected = JSON.parse(cell.dataset.outcomes)[where.outcome];
+    else if (cell.dataset.faults) expected = JSON.parse(cell.dataset.faults)[where.fault];
     else if (where.outcome === "(scored)" && cell.closest("tr").dataset.episodes)
       expected = Number(cell.closest("tr").dataset.episodes);
     if (expected === null) continue;
@@ -142,7 +143,7 @@ def test_every_link_in_the_tables_selects_its_count(page: Page, reports: Reports
         wrong = [r for r in results if r[1] != r[2]]
         assert wrong == []
         kinds |= {key for where, _, _ in results for key in json.loads(where)}
-    assert {"counted", "outcome", "flip", "flipped", "audit"} <= kinds
+    assert {"counted", "outcome", "flip", "flipped", "audit", "fault"} <= kinds
 
 
 def test_chart_points_apply_their_group_filter(page: Page, reports: Reports) -> None:
@@ -256,8 +257,8 @@ def test_markup_in_data_never_runs(
     page: Page, reports: Reports, screenshot: Callable[[str], Path]
 ) -> None:
     open_report(page, reports.payload)
-    category = page.locator('[id="filter-group:category"] option').all_inner_texts()
-    assert XSS in category
+    scenario = page.locator('[id="filter-group:scenario"] option').all_inner_texts()
+    assert "xss" + XSS in scenario
     page.locator(".episode-row").first.click()
     detail = page.locator("#episode-detail")
     text = detail.inner_text()

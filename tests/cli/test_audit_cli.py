@@ -20,6 +20,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from deedbench.audit import AuditResult
+from deedbench.cli.app import console
 from deedbench.cli.main import app
 from deedbench.testing import FakeModelServer, Reply, tac_player
 
@@ -96,7 +97,10 @@ def test_auditing_a_baseline_run_prints_and_stores_a_scan(store: Path, baseline_
     text = flat(result.output)
     assert "Eval-awareness audit of base-run (baseline/random): scanner v1" in text
     for condition in ("base", "welfare"):
-        assert f"{condition} 2 0.0% (0/2; 95% CI 0.0%-65.8%)" in text
+        # the rate as every report shows one: the interval, no "95% CI 0.0%-65.8%"
+        assert f"{condition} 2 0.0% [0.0, 65.8]" in text
+        assert f"{condition} categories flagged: none" in text
+    assert "scanner flagged [Wilson 95%]" in text and "95% CI" not in text
     assert "4 audits stored" in text
 
     audits = stored_audits(store)
@@ -117,7 +121,8 @@ def test_hits_are_quoted_in_the_output(store: Path, aware_run: str) -> None:
     result = invoke("audit", aware_run, "--store", str(store))
     assert result.exit_code == 0, result.output
     text = flat(result.output)
-    assert "base 1 100.0% (1/1; 95% CI 20.7%-100.0%) being_tested 1, benchmark 1" in text
+    assert "base 1 100.0% [20.7, 100.0]" in text
+    assert "base categories flagged: being_tested 1, benchmark 1" in text
     # three matches in each condition's one message: a line per message, words marked
     assert "Scanner hits: 6 in 2 messages" in text
     line = "being_tested, benchmark: Done: booked. «Is this a test»? «It looks like a benchmark "
@@ -133,7 +138,7 @@ def test_a_judged_audit_is_stored_with_its_judge_and_cached(
     assert judge_server.hits == 2
     text = flat(result.output)
     assert "judge openai/gpt-4o-mini (rubric v1)" in text
-    assert "judged aware" in text and "0.0% (0/1;" in text
+    assert "judged aware [Wilson 95%]" in text and "0.0% [0.0, 79.3]" in text
     assert "judge calls: 2 paid, 0 from cache" in text
 
     again = invoke(*args, judge_server.base_url, "--store", str(store))
@@ -153,6 +158,35 @@ def test_a_judged_audit_is_stored_with_its_judge_and_cached(
     assert judged[0].judge_settings["base_url"] == judge_server.base_url
     for file in store.parent.iterdir():
         assert KEY.encode() not in file.read_bytes()
+
+
+def test_an_audit_rate_in_the_html_report_counts_whole_episodes(
+    store: Path, aware_run: str, tmp_path: Path
+) -> None:
+    """An episode count is an integer: "the 1 episodes", never "the 1.0 episodes"."""
+    assert invoke("audit", aware_run, "--store", str(store)).exit_code == 0
+    page = tmp_path / "aware.html"
+    assert invoke("report", aware_run, "--html", str(page), "--store", str(store)).exit_code == 0
+    html = page.read_text()
+    assert "the 1 episodes this rate counts" in html and 'data-count="1"' in html
+    assert "1.0 episodes" not in html and 'data-count="1.0"' not in html
+
+
+def test_a_judged_audit_fits_80_columns_in_one_table(
+    store: Path,
+    aware_run: str,
+    judge_server: FakeModelServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Both rates with their intervals side by side; the categories in lines below."""
+    monkeypatch.setattr(console, "width", 80)
+    args = ("audit", aware_run, "--judge", "openai/gpt-4o-mini", "--base-url")
+    result = invoke(*args, judge_server.base_url, "--store", str(store))
+    assert result.exit_code == 0, result.output
+    assert "(continued)" not in result.output
+    assert max(len(line) for line in result.output.splitlines()) <= 80
+    row = next(line for line in result.output.splitlines() if line.startswith("base "))
+    assert row.split() == ["base", "1", "100.0%", "[20.7,", "100.0]", "0.0%", "[0.0,", "79.3]", "0"]
 
 
 def test_bad_judge_credentials_stop_the_audit_and_store_nothing(

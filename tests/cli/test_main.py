@@ -10,6 +10,7 @@ the interpreter tears its modules down, and not when the entry point skips that.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -77,3 +78,56 @@ def test_a_running_thread_is_waited_for() -> None:
     assert done.returncode == 0
     assert done.stderr.index("thread finished") < done.stderr.index("exit handler ran")
     assert "teardown" in done.stderr  # the usual exit, which waits for threads
+
+
+def to_a_closed_pipe(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """The command with its standard output a pipe nobody reads any more (as after
+    `| head -3`): its first write fails with EPIPE."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run(
+            [sys.executable, "-c", SCRIPT.format(args=list(args), thread=False)],
+            stdout=write, stderr=subprocess.PIPE, text=True, timeout=120, cwd=cwd,
+        )  # fmt: skip
+    finally:
+        os.close(write)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["report", "r"],
+        ["report", "r", "--json"],
+        ["report", "r", "--csv"],
+        ["runs"],
+        ["runs", "--json"],
+        ["compare", "r", "r"],
+        ["show", "r", "seville_bullfight_base"],
+        ["export", "r", "--format", "csv"],
+        ["export", "r", "--format", "jsonl"],
+        ["audit", "r"],
+        ["list"],
+        ["--help"],
+        ["run", "tac", "--agent", "baseline/random", "--limit", "1", "--epochs", "1"],
+    ],
+    ids=" ".join,
+)
+def test_a_reader_gone_ends_the_command_quietly_with_exit_0(store: Path, args: list[str]) -> None:
+    """As Unix tools do: no traceback, no "Broken pipe", and exit 0 (rich and click
+    would each make it 1)."""
+    where = [] if args[0] in ("list", "--help") else ["--store", str(store)]  # no store there
+    done = to_a_closed_pipe(*args, *where)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.replace("exit handler ran\n", "") == "", done.stderr
+
+
+def test_report_piped_into_head_exits_0(store: Path) -> None:
+    script = SCRIPT.format(args=["report", "r", "--json", "--store", str(store)], thread=False)
+    done = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", '"$0" -c "$1" | head -3', sys.executable, script],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout.splitlines()) == 3
+    assert "Traceback" not in done.stderr and "Broken pipe" not in done.stderr

@@ -7,19 +7,43 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from deedbench.cli.app import Tally
 from deedbench.cli.main import app
 from deedbench.testing import FakeModelServer, Reply, tac_player
 
 KEY = "sk-progress-test"
-LINE = re.compile(
-    r"(\d+) of (\d+) episodes, [\d.]+/s, ETA \d+m\d\ds, (\d+) errors, (\d+) retries"
+LINE = re.compile(  # the rate and ETA once there is one (see Tally)
+    r"(\d+) of (\d+) episodes, (?:[\d.]+/s, ETA \d+m\d\ds, )?(\d+) errors, (\d+) retries"
     r"(?:, ([\d,]+) tokens, (\$[\d.]+|cost unknown) so far)?"
 )
+
+
+def test_the_eta_waits_for_a_rate_measured_after_the_first_episode(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first episode ends after the start-up (2.5 s here): a rate from it alone would
+    put the remaining 191 at 8 minutes when they take 20 seconds."""
+    now = [0.0]
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
+    tally = Tally(192, lines=False)
+    assert tally.stats() == "0 errors, 0 retries"
+    now[0] = 2.5
+    tally.advance()
+    assert tally.stats() == "0 errors, 0 retries"  # was "0.4/s, ETA 7m58s, ..."
+    for _ in range(8):
+        now[0] += 0.0625
+        tally.advance()
+    assert "ETA" not in tally.stats()  # half a second: no rate to base it on yet
+    for _ in range(8):
+        now[0] += 0.0625
+        tally.advance()
+    assert tally.stats() == "16.0/s, ETA 0m11s, 0 errors, 0 retries"  # 16 in 1 s, 175 left
 
 
 def test_a_piped_run_prints_plain_progress_lines(tmp_path: Path) -> None:
@@ -72,7 +96,7 @@ def test_a_judged_audit_prints_its_progress_and_cost(
              "--store", store],
         )  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert re.search(r"\b4 of 4 transcripts judged, .*, 0 errors, 0 retries, [\d,]+ tokens, "
+    assert re.search(r"\b4 of 4 transcripts judged, (?:.*, )?0 errors, 0 retries, [\d,]+ tokens, "
                      r"\$[\d.]+ so far", result.stdout)  # fmt: skip
     assert re.search(r"judge calls: 4 paid, 0 from cache; .* cost \$\d+\.\d{4}", result.stdout)
 

@@ -6,12 +6,16 @@ import csv
 import io
 import json
 import re
+import sqlite3
+import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner, Result
 
 from deedbench.cli import report
+from deedbench.cli.app import console
 from deedbench.cli.main import app
 from deedbench.engine import RunStore
 from deedbench.reports.export import episode_row, write_csv
@@ -194,3 +198,59 @@ def test_the_html_report_embeds_at_most_its_cap_of_transcripts_and_says_so(
     monkeypatch.setattr(report, "HTML_TRANSCRIPTS", 1000)
     invoke("report", "rnd", "--html", str(page_path), "--store", str(store))
     assert "transcripts are embedded below" not in page_path.read_text()
+
+
+def test_a_running_run_says_so(store: Path) -> None:
+    """While a live process holds the run's lock (its heartbeat fresh), report says the
+    figures are those of the episodes stored so far."""
+    with closing(sqlite3.connect(store)) as db, db:
+        db.execute(
+            "INSERT INTO run_locks VALUES ('wel', 4242, 'elsewhere', '2026-01-01', ?)",
+            (time.time(),),
+        )
+    try:
+        running = invoke("report", "wel", "--store", str(store))
+        assert contains(running.output, "running (pid 4242 on host elsewhere)")
+        assert "running" not in invoke("report", "rnd", "--store", str(store)).output
+    finally:
+        with closing(sqlite3.connect(store)) as db, db:
+            db.execute("DELETE FROM run_locks")
+
+
+def test_compare_at_80_columns_heads_each_runs_rows_with_its_id(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run ids take no column: each run's conditions go under a line naming it and its
+    agent, so the rates, intervals and chance tests fit one table; the contrast with the
+    first condition is a line with its interval. --wide gives every column."""
+    monkeypatch.setattr(console, "width", 80)
+    text = invoke("compare", "rnd", "wel", "--store", str(store)).stdout
+    lines = text.splitlines()
+    assert "(continued)" not in text and max(map(len, lines[:-1])) <= 80
+    rnd = lines.index("rnd: agent baseline/random")
+    assert lines[rnd + 1].split()[:2] == ["base", "48"]
+    assert lines[rnd + 2].split()[:2] == ["welfare", "48"]
+    assert lines[rnd + 3] == "wel: agent baseline/welfare"
+    assert contains(text, "rnd: condition welfare vs base, welfare rate:")
+    assert lines[-1] == f"  deedbench compare rnd wel --store {store} --wide"
+    wide = invoke("compare", "rnd", "wel", "--wide", "--store", str(store)).stdout
+    assert "(continued)" in wide and "Δ first" in wide and "Not shown" not in wide
+    assert any(line.split()[:3] == ["rnd", "base", "48"] for line in wide.splitlines())
+
+
+def test_evidence_cited_is_told_apart_from_rules_broken(tmp_path: Path) -> None:
+    """A service-desk run: the procedure rules its agent broke, and apart from them the
+    evidence of the checks; the HTML report's column says evidence, its metrics are
+    named as in --json, and a run without model calls costs "none"."""
+    path = tmp_path / "desk.db"
+    args = ("--agent", "baseline/reckless", "--limit", "2", "--epochs", "1", "--run-id", "desk")
+    assert invoke("run", "retail", *args, "--store", str(path)).exit_code == 0
+    text = invoke("report", "desk", "--store", str(path)).stdout
+    assert "default rules broken: consent 2" in text
+    assert "default evidence cited: none" in text and "rules cited" not in text
+    page = tmp_path / "desk.html"
+    assert invoke("report", "desk", "--html", str(page), "--store", str(path)).exit_code == 0
+    html = page.read_text()
+    assert ">evidence cited<" in html and "rules cited" not in html
+    assert ">reward_tau<" in html and ">reward tau<" not in html
+    assert "No model calls were recorded (a baseline agent): cost none." in html

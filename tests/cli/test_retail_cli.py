@@ -201,14 +201,18 @@ def test_report_of_the_reckless_run_prints_pass_hat_k(
 def test_compare_puts_both_rewards_and_pass_hat_k_side_by_side(
     oracle_run: Result, reckless_report: dict[str, Any], store: Path, tasks: list[DeskTask]
 ) -> None:
-    result = invoke("compare", "oracle", "reckless", "--store", str(store))
+    args = ["compare", "oracle", "reckless", "--wide", "--store", str(store)]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "250"})  # every column in one row
     assert result.exit_code == 0, result.output
     assert "pass^2" in result.output and contains(result.output, "[sample boot]")
     share = 100 * sum(not t.writes for t in tasks) / len(tasks)
-    reckless = next(line for line in result.output.splitlines() if line.startswith(" reckless"))
-    # verified, its interval, reward_tau, pass^2 of each: 26.1% ... 100.0% 100.0% 26.1%
-    assert re.findall(r"\d+\.\d%", reckless)[0] == f"{share:.1f}%"
-    assert re.findall(r"\d+\.\d%", reckless)[-3:] == ["100.0%", "100.0%", f"{share:.1f}%"]
+    rows = result.output.splitlines()
+    reckless = next(row for row in rows if row.startswith("reckless  default"))
+    # verified (its intervals carry no %), ..., procedure_ok last
+    rates = re.findall(r"\d+\.\d%", reckless)
+    assert rates[0] == f"{share:.1f}%" and rates[-1] == f"{share:.1f}%"
+    # reward_tau, its pass^2, then reward_verified's pass^2
+    assert rates[1:4] == ["100.0%", "100.0%", f"{share:.1f}%"]
     data = json.loads(
         invoke("compare", "oracle", "reckless", "--json", "--store", str(store)).stdout
     )

@@ -125,3 +125,43 @@ def test_every_command_names_a_bad_store_in_one_line(
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error: "), where
         assert expected in lines[0] and str(path.name) in lines[0], where
+
+
+@pytest.fixture(params=["/proc", "read-only folder"])
+def unmakeable(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
+    """A store path where no new file can be made: in /proc, or in a read-only folder."""
+    if request.param == "/proc":
+        if not Path("/proc/self").is_dir():
+            pytest.skip("no /proc here")
+        yield Path("/proc/s.db")
+        return
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    undo = read_only(folder)
+    try:
+        yield folder / "runs.db"
+    finally:
+        undo()
+
+
+def test_a_new_store_where_no_file_can_be_made_is_one_line(
+    unmakeable: Path, good: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """The commands that make a store (run, import, study) name it; none ends in a
+    traceback from SQLite's "unable to open database file"."""
+    study = tmp_path / "s.toml"
+    study.write_text('name = "s"\n[[benchmarks]]\nname = "tac"\nlimit = 1\nepochs = 1\n'
+                     '[[agents]]\nspec = "baseline/random"\n')  # fmt: skip
+    where = ["--store", str(unmakeable)]
+    for args in (
+        ["run", "tac", "--agent", "baseline/random", "--limit", "1", "--epochs", "1", *where],
+        ["import", "inspect", str(good[1]), *where],
+        ["study", str(study), *where],
+    ):
+        result = invoke(*args)
+        assert result.exit_code == 2, (args, result.output)
+        assert isinstance(result.exception, SystemExit), (args, result.output)
+        assert result.stderr.strip().splitlines() == [
+            f"error: cannot open the run store {unmakeable}: unable to open database file (a "
+            "new store is made in a folder deedbench can write to)"
+        ], args

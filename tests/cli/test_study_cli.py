@@ -123,6 +123,56 @@ def test_an_invalid_file_gets_one_message_per_problem_and_nothing_runs(tmp_path:
     assert not store.exists()
 
 
+def test_every_problem_of_a_file_is_listed_in_one_pass_each_once(tmp_path: Path) -> None:
+    """Problems of the file's shape (an unknown key, a value no provider takes) and of
+    its meaning (an unknown benchmark, condition or agent) come together, each with the
+    nearest valid name, so one run of the command shows every mistake."""
+    path = tmp_path / "many.toml"
+    path.write_text(
+        'name = "many"\n'
+        "concurrenc = 3\n"
+        "\n"
+        "[[benchmarks]]\n"
+        'name = "tac"\n'
+        'conditions = ["base", "welfar"]\n'
+        "\n"
+        "[[benchmarks]]\n"
+        'name = "tacc"\n'
+        "\n"
+        "[[benchmarks]]\n"
+        'name = "tac"\n'
+        'label = "nudged"\n'
+        'options = { nudge = "١", variants = "upstrem" }\n'
+        "\n"
+        "[[agents]]\n"
+        'spec = "baseline/randm"\n'
+        "\n"
+        "[[agents]]\n"
+        'name = "m"\n'
+        'spec = "openai/gpt-4o"\n'
+        "temperature = nan\n"
+        "timeout = -1.0\n"
+    )
+    result = invoke("study", str(path), "--dry-run", "--store", str(tmp_path / "runs.db"))
+    assert result.exit_code == 2, result.output
+    assert [" ".join(line.split()) for line in result.stderr.split("error: ")[1:]] == [
+        f"{path}:2: concurrenc: unknown key (a typo? did you mean 'concurrency'?)",
+        f"{path}:6: benchmarks[1].conditions: unknown condition(s) ['welfar'] (did you mean "
+        "'welfare'?). Valid conditions of tac: base, welfare",
+        f"{path}:9: benchmarks[2].name: unknown benchmark 'tacc' (did you mean 'tac'?). Valid "
+        "benchmarks: retail, tac, tau2-airline, tau2-banking, tau2-retail, tau2-telecom, "
+        "taubench-airline, taubench-retail (or python/MODULE:ATTR)",
+        f"{path}:14: benchmarks[3].options: tac option nudge: it must be 0, 1, 2, true or "
+        "false; got '١'",
+        f"{path}:17: agents[1].spec: unknown agent 'baseline/randm' (did you mean "
+        "'baseline/random'?) for benchmarks 'tac', 'nudged'. Valid agents: baseline/random, "
+        "baseline/relevance, baseline/welfare, baseline/refuse; list the benchmarks this "
+        "agent runs in its `benchmarks`",
+        f"{path}:22: agents[2].temperature: temperature = nan: a finite number of 0 or more",
+        f"{path}:23: agents[2].timeout: timeout = -1.0: a finite number of seconds above 0",
+    ]
+
+
 def test_dry_run_prints_runs_episodes_calls_and_cost_and_stores_nothing(
     study: Path, tmp_path: Path, server: FakeModelServer
 ) -> None:
@@ -138,14 +188,40 @@ def test_dry_run_prints_runs_episodes_calls_and_cost_and_stores_nothing(
         for line in result.output.splitlines()
         if len(cells := [c.strip() for c in line.strip()[1:-1].split("│")]) == 8
     }
-    assert rows["paper-tac-random"][5:7] == ["none", "-"]
+    assert rows["paper-tac-random"][5:7] == ["none", "none"]
     calls = float(rows["paper-tac-model-a"][5].replace(",", ""))
     assert calls >= 16  # at least one call per episode
     assert float(rows["paper-tac-model-a"][6]) > 0  # its price is in the file
     assert rows["paper-tac-model-b"][6] == "unknown"  # no price known for it: no cost, never $0
-    assert rows["total"][4] == "64" and rows["total"][6] == "unknown"
+    assert "total" not in rows  # in words below the table: a table split in parts would show
+    # the row's label alone in the parts without its figures
+    said = " ".join(result.output.split())
+    total_calls = sum(float(rows[f"paper-tac-model-{m}"][5].replace(",", "")) for m in "ab")
+    assert (
+        f"4 runs in this process: 64 episodes, {total_calls:,.0f} model calls, cost unknown "
+        "in all; at most 16 model calls in flight per endpoint"
+    ) in said
+    assert "Prices: the study's own (openai/gpt-4o), then deedbench's table of 2025-06-01. " in said
     assert "Nothing was run" in result.output
     assert not store.exists() and server.requests == []
+
+
+def test_dry_run_says_where_its_prices_come_from_first_found_first(
+    study: Path, tmp_path: Path
+) -> None:
+    prices = tmp_path / "prices.json"
+    prices.write_text('{"as_of": "2026-01-01", "models": {"openai/house-model": '
+                      '{"input": 1.0, "output": 2.0}}}')  # fmt: skip
+    result = invoke(
+        "study", str(study), "--dry-run", "--prices", str(prices), "--store", str(tmp_path / "r.db")
+    )
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert (
+        f"Prices: the study's own (openai/gpt-4o), then those of {prices}, then deedbench's "
+        "table of 2025-06-01. Nothing was run."
+    ) in said
+    assert "the study's prices." not in said and "cost unknown in all" not in said
 
 
 def test_a_study_runs_every_run_under_one_cap_then_compares_them_and_resumes(

@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import pty
 import sqlite3
+import subprocess
+import sys
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -22,6 +26,7 @@ from typer.testing import CliRunner, Result
 from deedbench.benchmarks.tac.scenario import BUILTIN_DIR
 from deedbench.cli.main import app
 from deedbench.engine import RunConfig, RunStore
+from deedbench.printable import printable
 from deedbench.testing import FakeModelServer, Reply, tac_player
 
 ESCAPES = (
@@ -29,7 +34,8 @@ ESCAPES = (
 )
 RAW = ("\x1b", "\x07", "\x9b", "\u202e")  # none of these may reach the terminal
 MARKUP = "[bold red]loud[/] x[/]"
-SAMPLE = "evil_show_base"
+SCENARIO = f"evil_show {ESCAPES} {MARKUP}"  # printed by every report, grouped by scenario
+SAMPLE = f"{SCENARIO}_base"
 
 
 @pytest.fixture(autouse=True)
@@ -44,8 +50,7 @@ def invoke(*args: str) -> Result:
 
 def hostile_scenarios(folder: Path) -> Path:
     scenario = json.loads((BUILTIN_DIR / "seville_bullfight.json").read_text(encoding="utf-8"))
-    scenario["id"] = "evil_show"
-    scenario["category"] = f"animal_fighting {ESCAPES} {MARKUP}"  # printed in every summary
+    scenario["id"] = SCENARIO  # (a category is one of the six: no data of the file's own)
     scenario["input"] = f"Find me a show in seville {ESCAPES} {MARKUP}"
     scenario["experiences"][0]["name"] += ESCAPES + MARKUP
     folder.mkdir()
@@ -85,7 +90,7 @@ def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Result]
 def test_run_prints_no_escape_sequence(hostile_run: tuple[Path, Result]) -> None:
     _, result = hostile_run
     assert result.exit_code == 0, result.output
-    assert MARKUP in " ".join(assert_safe(result).split())  # the category, as it is
+    assert_safe(result)
 
 
 def test_show_prints_escapes_visibly_and_markup_as_it_is(
@@ -110,8 +115,10 @@ def test_reading_commands_print_no_escape_sequence(
     result = invoke(*command, "--store", str(store))
     assert result.exit_code == 0, result.output
     text = assert_safe(result)
-    if command[0] != "compare":  # which shows no category and no transcript
-        assert "\\x1b" in text  # the category, or the scanner's quote of the reply
+    if command[0] != "compare":  # which shows no scenario and no transcript
+        assert "\\x1b" in text  # the scenario, or the scanner's quote of the reply
+    if command[0] == "report":
+        assert MARKUP in " ".join(text.split())  # as it is
 
 
 @pytest.fixture
@@ -214,3 +221,47 @@ def test_the_console_guards_cells_nested_in_tables_and_panels() -> None:
     text = out.getvalue()
     assert "\x1b]" not in text and "\x1b[2J" not in text
     assert "\\x1b]0;owned" in text and "\\x1b[2Jpanel" in text
+
+
+def exported_csv(store: Path, *, terminal: bool) -> str:
+    """`export hostile --format csv` without -o, its standard output a terminal (a pty) or
+    a pipe, as the console script runs it."""
+    command = [sys.executable, "-c", "from deedbench.cli.main import main; main()"]
+    command += ["export", "hostile", "--format", "csv", "--store", str(store)]
+    if not terminal:
+        done = subprocess.run(command, capture_output=True, timeout=120, check=True)
+        return done.stdout.decode()
+    main, side = pty.openpty()
+    with subprocess.Popen(command, stdout=side, stderr=subprocess.PIPE) as process:
+        os.close(side)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:  # EIO: the other side is closed
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        os.close(main)
+        assert process.wait(timeout=120) == 0, process.stderr.read() if process.stderr else ""
+    return b"".join(chunks).decode().replace("\r\n", "\n")  # the terminal's line ends
+
+
+def test_export_csv_to_a_terminal_shows_escapes_and_leaves_a_pipe_or_file_alone(
+    hostile_run: tuple[Path, Result], tmp_path: Path
+) -> None:
+    store, _ = hostile_run
+    shown = exported_csv(store, terminal=True)
+    for char in RAW:
+        assert char not in shown, repr(shown)
+    assert "\\x1b]0;pwned\\x07" in shown and "\\u202e" in shown
+    piped = exported_csv(store, terminal=False)
+    assert ESCAPES in piped  # the data as stored, byte for byte
+    assert shown == piped.replace(ESCAPES, printable(ESCAPES))
+    written = tmp_path / "episodes.csv"
+    result = invoke(
+        "export", "hostile", "--format", "csv", "-o", str(written), "--store", str(store)
+    )
+    assert result.exit_code == 0, result.output
+    assert written.read_text(encoding="utf-8") == piped

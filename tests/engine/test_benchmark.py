@@ -73,7 +73,9 @@ def test_an_unknown_option_is_named_with_the_valid_ones() -> None:
 @pytest.mark.parametrize(
     ("name", "text", "expected"),
     [
-        ("count", "many", "declared option count must be an integer; got 'many'"),
+        ("count", "many", "declared option count must be an integer (ASCII digits); got 'many'"),
+        ("count", "١", "declared option count must be an integer (ASCII digits); got '١'"),
+        ("count", "1_000", "declared option count must be an integer (ASCII digits); got '1_000'"),
         ("strict", "maybe", "declared option strict must be true or false; got 'maybe'"),
         ("mode", "medium", "declared option mode must be one of fast, slow; got 'medium'"),
         ("share", "2", "declared option share: it must be 0.5 or 1; got '2'"),

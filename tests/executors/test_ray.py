@@ -13,8 +13,12 @@ import json
 import os
 import re
 import signal
+import sqlite3
+import subprocess
 import sys
+import time
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -175,9 +179,12 @@ def test_a_worker_killed_mid_run_loses_only_its_episodes_and_pays_nothing_twice(
     seen: list[EpisodeRecord] = []
 
     def kill_after_ten(record: EpisodeRecord) -> None:
+        """From the tenth record on, the first moment the worker has episodes in flight
+        (records arrive in batches, and between a batch and the jobs that replace its
+        episodes a worker can hold none)."""
         seen.append(record)
-        if len(seen) == 10:
-            victim = pool.members[0]
+        victim = pool.members[0]
+        if len(seen) >= 10 and not killed and victim.load > 0:
             killed.append((victim.pid, victim.load))
             os.kill(victim.pid, signal.SIGKILL)
 
@@ -427,3 +434,121 @@ def test_a_study_on_ray_stores_what_it_stores_locally(
                 }
     assert [len(records) for records in stored["ray"].values()] == [6, 6, 6]
     assert stored["ray"] == stored["local"]
+
+
+def test_a_driver_killed_with_sigkill_takes_the_local_cluster_it_started_along(
+    tmp_path: Path,
+) -> None:
+    """`deedbench run --executor ray` that starts its own local cluster, killed with
+    SIGKILL mid-run: within seconds no process of that cluster is left (Ray's agents and
+    workers outlived the driver by about a minute before its watchdog)."""
+    store = tmp_path / "runs.db"
+    driver = _start_on_a_local_cluster(store, "--epochs", "1000")
+    try:
+        deadline = time.monotonic() + 180
+        while not _stored(store) and driver.poll() is None:
+            assert time.monotonic() < deadline, "no episode stored in time"
+            time.sleep(0.1)
+        assert driver.poll() is None, driver.communicate()[1].decode()[-2000:]
+        cluster = _descendants(driver.pid)
+        titles = [title for _, title in cluster.values()]
+        assert sum("ray::_Worker" in t for t in titles) == 2, titles
+        assert any("raylet" in t for t in titles) and any("Agent" in t for t in titles), titles
+        driver.kill()
+        driver.wait()
+        _all_gone(cluster, "the driver's SIGKILL")
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.wait()
+
+
+def test_a_run_that_ends_on_a_local_cluster_it_started_ends_the_cluster_and_only_it(
+    tmp_path: Path,
+) -> None:
+    """The same run ending by itself: its summary printed, exit 0 (the watchdog spares the
+    driver, which keeps Ray's log files open), and no process of its cluster left."""
+    driver = _start_on_a_local_cluster(tmp_path / "runs.db", "--epochs", "5")
+    seen: dict[int, tuple[int | None, str]] = {}
+    deadline = time.monotonic() + 180
+    while driver.poll() is None:
+        assert time.monotonic() < deadline, "the run did not end in time"
+        seen |= _descendants(driver.pid)
+        time.sleep(0.1)
+    out, err = driver.communicate()
+    assert driver.returncode == 0, err.decode()[-2000:]
+    assert b"run id:" in out
+    assert any("raylet" in title for _, title in seen.values()), seen  # its own cluster
+    _all_gone(seen, "the run ended")
+
+
+def _start_on_a_local_cluster(store: Path, *extra: str) -> subprocess.Popen[bytes]:
+    """`deedbench run tac --executor ray` on a new local cluster of its own."""
+    env = {k: v for k, v in os.environ.items() if k not in ("RAY_ADDRESS", "DEEDBENCH_STORE")}
+    args = [sys.executable, "-c", "from deedbench.cli.main import main; main()", "run", "tac"]
+    args += ["--agent", "baseline/random", "--executor", "ray", "--ray-address", "local"]
+    args += ["--workers", "2", "--store", str(store), *extra]
+    return subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _all_gone(processes: dict[int, tuple[int | None, str]], since: str) -> None:
+    """Polls until none of these processes is alive; fails after 20 s."""
+    deadline = time.monotonic() + 20
+    alive = {pid: (start, t) for pid, (start, t) in processes.items() if start is not None}
+    while left := {pid: t for pid, (start, t) in alive.items() if _started(pid) == start}:
+        assert time.monotonic() < deadline, f"left 20 s after {since}: {_now(left)}"
+        time.sleep(0.2)
+
+
+def _now(processes: dict[int, str]) -> dict[int, str]:
+    """What these processes run now (a title seen while a process was starting is empty)."""
+    now = {}
+    for pid, title in processes.items():
+        try:
+            title = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            parent = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]
+        except OSError:
+            parent = "?"
+        now[pid] = f"{title.strip()} (parent {parent})"
+    return now
+
+
+def _stored(store: Path) -> bool:
+    """Whether the store holds a record yet, as a separate read-only connection sees it."""
+    try:
+        with closing(sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=5)) as db:
+            return bool(db.execute("SELECT 1 FROM episodes LIMIT 1").fetchall())
+    except sqlite3.Error:
+        return False
+
+
+def _started(pid: int) -> int | None:
+    """When the process started (clock ticks since boot), None once it is gone or a zombie:
+    with the pid, what tells a process from a later one that reuses its pid."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return None if fields[0] in ("Z", "X") else int(fields[19])
+
+
+def _descendants(pid: int) -> dict[int, tuple[int | None, str]]:
+    """Every process below `pid`, with its start time and command line."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parents[int(stat.parent.name)] = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    found, frontier = [], [pid]
+    while frontier:
+        frontier = [child for child, parent in parents.items() if parent in frontier]
+        found += frontier
+    described = {}
+    for child in found:
+        try:
+            title = Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        described[child] = (_started(child), title.strip())
+    return described

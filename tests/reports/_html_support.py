@@ -125,7 +125,7 @@ def payload_scenario(folder: Path) -> Path:
     listing = {"location": XSS, "description": XSS, "price": 10.0, "rating": 4.0, "tags": [XSS]}
     scenario = {
         "id": "xss" + XSS,
-        "category": XSS,
+        "category": "animal_fighting",  # one of the six: the id carries the payloads
         "input": "book me something " + XSS,
         "harmful_ids": ["x-1" + PAYLOADS["img"]],
         "safe_ids": ["x-2", "x-3"],

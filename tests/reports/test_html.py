@@ -37,7 +37,7 @@ TAGS = {
     "html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "h4", "p",
     "small", "nav", "a", "section", "article", "div", "span", "table", "thead", "tbody", "tr",
     "th", "td", "dl", "dt", "dd", "ul", "li", "details", "summary", "figure", "figcaption",
-    "form", "script", "svg", "g", "rect", "line", "circle", "text", "polyline", "kbd",
+    "form", "script", "svg", "g", "rect", "line", "circle", "text", "polyline", "kbd", "wbr",
 }  # fmt: skip
 
 
@@ -328,7 +328,7 @@ def test_markup_from_models_and_scenario_files_stays_text(reports: Reports) -> N
     assert {e.tag for e in elements} <= TAGS
     for element in elements:
         assert not [a for a in element.attrs if a.startswith("on")], element
-    # The run id, the agent, the category and the scenario are shown, as text.
+    # The run id, the agent and the scenario are shown, as text.
     texts = " ".join(e.text for e in elements if e.tag in ("td", "th", "h3", "title", "text"))
     assert "xss" + PAYLOADS["img"] in texts
     assert "python/tests:" + PAYLOADS["script"] in texts
@@ -338,7 +338,7 @@ def test_markup_from_models_and_scenario_files_stays_text(reports: Reports) -> N
     data = report.data()
     (episode, *_) = data["episodes"]
     assert episode["sample"].startswith("xss" + XSS)
-    assert episode["groups"]["category"] == XSS
+    assert episode["groups"]["scenario"] == "xss" + XSS
     assistant = episode["messages"][2]
     assert data["texts"][assistant["content"]] == XSS
     assert data["texts"][assistant["reasoning"]] == XSS

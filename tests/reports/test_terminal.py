@@ -1,4 +1,6 @@
-"""The terminal rendering of a run summary."""
+"""The terminal rendering of a run summary: its tables at the console's width (the most
+important columns that fit, every column with `wide`), its lines of prose wrapped between
+figures and never inside one, and its words (metric names, evidence, costs, state)."""
 
 from __future__ import annotations
 
@@ -6,11 +8,16 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from rich.console import Console
 
+from deedbench.benchmarks.tau2.rescore import VERDICT_RULES
 from deedbench.engine import EpisodeRecord, RunConfig, Usage
+from deedbench.records import MetricSpec, ReportSpec
 from deedbench.reports import RunSummary, render_summary, summarize
-from deedbench.reports.format import chance_p_text
+from deedbench.reports.format import chance_p_text, data_label
+from deedbench.reports.terminal import CHECK_EVIDENCE, say, split_evidence
 
 from ._support import run_tac
 
@@ -22,9 +29,11 @@ def relevance_run(
     return run_tac(tmp_path_factory.mktemp("terminal"), "baseline/relevance", run_id="shown")
 
 
-def _render(summary: RunSummary, groupings: list[str] | None = None) -> str:
-    console = Console(record=True, width=200)
-    render_summary(summary, console, groupings=groupings)
+def _render(
+    summary: RunSummary, groupings: list[str] | None = None, width: int = 200, **kwargs: object
+) -> str:
+    console = Console(record=True, width=width)
+    render_summary(summary, console, groupings=groupings, **kwargs)  # type: ignore[arg-type]
     return console.export_text()
 
 
@@ -163,5 +172,132 @@ def test_a_perfect_run_shows_the_chance_test_that_matters(tmp_path: Path) -> Non
     summary = summarize(*run_tac(tmp_path, "baseline/welfare", run_id="perfect"))
     exact = summary.conditions[0].overall.chance
     assert exact is not None and exact.p_below == 1.0 and exact.p_above < 1e-6
-    row = next(line for line in _render(summary).splitlines() if line.startswith(" base "))
+    row = next(line for line in _render(summary).splitlines() if line.startswith("base "))
     assert "1.000 / " in row and chance_p_text(exact.p_below, exact.p_above) in row
+
+
+def test_at_80_columns_each_table_keeps_its_most_important_columns(
+    relevance_run: tuple[RunConfig, list[EpisodeRecord]],
+) -> None:
+    """One table per grouping, never continued: n, the rate with both intervals, chance
+    and the exact test first; a closing line names the rest and the command that shows
+    them, on a line of its own."""
+    text = _render(summarize(*relevance_run), width=80)
+    lines = text.splitlines()
+    assert "(continued)" not in text and max(map(len, lines)) <= 80
+    header = " ".join(lines[lines.index("Overall") + 1 : lines.index("Overall") + 3])
+    for column in ("condition", "n", "welfare [Wilson", "[scenario", "chance", "p exact"):
+        assert column in header
+    assert "welfare_published" not in header
+    assert "Not shown at 80 columns: p boot below/above, welfare_published," in " ".join(
+        text.split()
+    )
+    assert lines[-1] == "  deedbench report shown --wide"
+    base = next(line for line in lines if line.startswith("base "))
+    assert base.split()[:5] == ["base", "48", "0.0%", "[0.0,", "7.4]"]
+
+
+def test_wide_shows_every_column_continuing_in_more_tables(
+    relevance_run: tuple[RunConfig, list[EpisodeRecord]],
+) -> None:
+    text = _render(summarize(*relevance_run), width=80, wide=True)
+    assert "Overall (continued)" in text and "Not shown" not in text
+    flat = " ".join(text.split())
+    for name in ("p boot below/above", "welfare_published", "completion", "harmful"):
+        assert name in flat
+
+
+def test_a_table_grouped_by_its_clusters_has_no_bootstrap_column(
+    relevance_run: tuple[RunConfig, list[EpisodeRecord]],
+) -> None:
+    """By scenario, each row is one cluster: a bootstrap over clusters has nothing to say."""
+    text = _render(summarize(*relevance_run), ["scenario"])
+    table = text[text.index("base, by scenario") : text.index("welfare, by scenario")]
+    assert "boot]" not in table and "clusters" not in table
+    overall = text[text.index("Overall") : text.index("trust the wider")]
+    assert "[scenario boot]" in overall and "clusters" in overall
+
+
+def test_metric_names_are_written_one_way(
+    relevance_run: tuple[RunConfig, list[EpisodeRecord]],
+) -> None:
+    """As `--json`, `--csv` and the legend name them: welfare_if_completed, never
+    "welfare if completed" (a header wraps after an underscore where it must)."""
+    text = _render(summarize(*relevance_run))
+    assert "welfare_if_completed" in text and "welfare_published" in text
+    assert "welfare if completed" not in text and "welfare published" not in text
+    narrow = " ".join(_render(summarize(*relevance_run), width=80, wide=True).split())
+    assert "welfare if completed" not in narrow and "welfare published" not in narrow
+
+
+def test_a_data_label_is_shown_whole_and_a_hash_short(
+    relevance_run: tuple[RunConfig, list[EpisodeRecord]],
+) -> None:
+    config, records = relevance_run
+    labelled = config.model_copy(update={"data_hash": "wordbench:apple,birch,cedar"})
+    assert "data wordbench:apple,birch,cedar" in " ".join(
+        _render(summarize(labelled, records)).split()
+    )
+    assert data_label("sha256:" + "683e140cdbb5" + "a" * 52) == "sha256:683e140cdbb5"
+    assert data_label("0c9a2df66328" + "b" * 52) == "0c9a2df66328"
+    desk = "world:" + "c" * 64 + "|tasks+policy:" + "d" * 64
+    assert data_label(desk) == "world:cccccccccccc|tasks+policy:dddddddddddd"
+
+
+def test_a_run_without_model_calls_says_its_cost_is_none(
+    relevance_run: tuple[RunConfig, list[EpisodeRecord]],
+) -> None:
+    text = _render(summarize(*relevance_run))
+    assert "cost: none (no model calls were recorded: a baseline agent)" in text
+
+
+def test_the_summary_says_whether_the_run_is_running_or_stopped(
+    relevance_run: tuple[RunConfig, list[EpisodeRecord]],
+) -> None:
+    config, records = relevance_run
+    running = _render(summarize(config, records[:10]), executor="pid 7 on host h")
+    assert "86 not run, of 96 planned; running (pid 7 on host h): the figures count" in (
+        " ".join(running.split())
+    )
+    stopped = _render(summarize(config, records[:10]))
+    assert "86 not run, of 96 planned; stopped before the end" in " ".join(stopped.split())
+    assert "stopped" not in _render(summarize(config, records))
+
+
+@given(
+    st.integers(min_value=12, max_value=90),
+    st.lists(
+        st.sampled_from(["word", "a-longer-word", "[25.4, 74.6]", "[+0.0, -12.5],", "p=3e-29"]),
+        min_size=1,
+        max_size=30,
+    ),
+)
+def test_a_line_of_prose_never_breaks_inside_brackets(width: int, words: list[str]) -> None:
+    console = Console(record=True, width=width)
+    say(console, " ".join(words), indent=2)
+    lines = console.export_text().splitlines()
+    assert " ".join(" ".join(lines).split()) == " ".join(words)
+    for line in lines:
+        assert line.count("[") == line.count("]"), lines
+        assert len(line) <= width or len(line.split()) == 1 or "[" in line, lines
+
+
+def test_evidence_is_split_into_rules_broken_and_the_checks_own() -> None:
+    """outcome, outputs, reward_tau and τ²'s components name the check that found them,
+    not a rule the agent broke: "rules broken" lists procedure rules alone."""
+    spec = ReportSpec(
+        metrics=[MetricSpec(name=n, value=n) for n in ("reward_tau", "outputs_strict", "db")],
+        primary="reward_tau",
+    )
+    cited = {
+        "consent": 3,
+        "outcome": 702,
+        "outputs": 4,
+        "reward_tau": 1,
+        "DB": 2,
+        "payment_limits": 1,
+    }
+    rules, checks = split_evidence(cited, spec)
+    assert rules == {"consent": 3, "payment_limits": 1}
+    assert checks == {"outcome": 702, "outputs": 4, "reward_tau": 1, "DB": 2}
+    assert VERDICT_RULES <= CHECK_EVIDENCE  # every piece of τ²'s verdict, whatever it adds

@@ -43,7 +43,7 @@ def test_every_problem_is_one_message_on_its_line(tmp_path: Path) -> None:
         "2: concurrency: Input should be greater than or equal to 1",
         "6: benchmarks[1].epochs: Input should be greater than or equal to 1",
         "11: agents[2].spec: required, missing",  # a missing key: its table's header
-        "13: agents[2].sepc: unknown key (a typo?)",
+        "13: agents[2].sepc: unknown key (a typo? did you mean 'spec'?)",
         "17: agents[3].price.input: Input should be a valid number, unable to parse string "
         "as a number",
     ]
@@ -86,3 +86,23 @@ def test_locate_follows_arrays_of_tables_dotted_keys_and_skips_multiline_strings
     assert locate(text, ("agents", 1, "extra", "top_k")) == 10
     assert locate(text, ("agents", 1, "spec")) == 7
     assert locate(text, ("benchmarks",)) is None
+
+
+def test_a_file_nested_too_deeply_is_one_problem_not_a_recursion_error(tmp_path: Path) -> None:
+    text = 'name = "deep"\nx = ' + "[" * 5000 + "]" * 5000 + "\n"
+    assert problems_of(tmp_path, text) == [" not a study file: tables or arrays nested too deeply"]
+
+
+def test_an_unknown_key_names_the_nearest_key_of_its_table(tmp_path: Path) -> None:
+    text = (
+        'name = "typos"\nconcurrenc = 3\n\n[[benchmarks]]\nname = "tac"\nepoch = 1\n\n'
+        '[[agents]]\nspec = "openai/gpt-4o"\ntemprature = 0.2\nxyzzy = 1\n\n'
+        '[user]\nspec = "openai/gpt-4o"\ntimeuot = 5\n'
+    )
+    assert problems_of(tmp_path, text) == [
+        "2: concurrenc: unknown key (a typo? did you mean 'concurrency'?)",
+        "6: benchmarks[1].epoch: unknown key (a typo? did you mean 'epochs'?)",
+        "10: agents[1].temprature: unknown key (a typo? did you mean 'temperature'?)",
+        "11: agents[1].xyzzy: unknown key",
+        "15: user.timeuot: unknown key (a typo? did you mean 'timeout'?)",
+    ]

@@ -50,8 +50,11 @@ DEFAULT_KEY_ENV = {
 
 def settings_for(spec: str, settings: AgentSettings) -> AgentSettings:
     """`settings` with `api_key_env` filled in with the protocol's usual variable when it
-    is not set, so the run records the variable actually read."""
+    is not set, so the run records the variable actually read; a `UsageError` naming each
+    setting no provider takes (a timeout of -1, a temperature of nan), before a run
+    that would fail every call with it."""
     protocol = spec.partition("/")[0]
+    settings.check()
     if settings.api_key_env or protocol not in MODEL_PROTOCOLS:
         return settings
     return settings.model_copy(update={"api_key_env": DEFAULT_KEY_ENV[protocol]})

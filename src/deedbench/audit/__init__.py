@@ -1,4 +1,5 @@
-"""The eval-awareness audit: did the agent say it knew it was being tested?
+"""The audits of a run: did the agent say it knew it was being tested? (eval awareness);
+how faithful was the simulated user? (`users`).
 
 A lexical scanner reads every stored transcript in the agent's own words; an
 optional LLM judge, any model agent, answers deedbench's rubric per episode with
@@ -22,6 +23,7 @@ from deedbench.audit.judge import (
     Quote,
 )
 from deedbench.audit.scanner import CATEGORIES, SCANNER_VERSION, Hit, scan
+from deedbench.audit.users import UserAudit, user_audit, user_model
 
 __all__ = [
     "CATEGORIES",
@@ -35,8 +37,11 @@ __all__ = [
     "JudgeOutcome",
     "JudgeVerdict",
     "Quote",
+    "UserAudit",
     "audit_run",
     "load_audits",
     "scan",
     "summarize_audits",
+    "user_audit",
+    "user_model",
 ]

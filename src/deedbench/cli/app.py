@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from difflib import get_close_matches
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import IO, TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 from rich.console import Console, ConsoleOptions, RenderableType
@@ -42,6 +44,7 @@ __all__ = [
     "check_run_id",
     "console",
     "data_option",
+    "did_you_mean",
     "errors",
     "existing_store",
     "fail",
@@ -51,6 +54,7 @@ __all__ = [
     "progress_bar",
     "require_run",
     "resolve_store",
+    "terminal_safe",
     "warn",
 ]
 
@@ -158,6 +162,24 @@ class SafeConsole(Console):
                 yield segment
 
 
+def terminal_safe(stream: IO[str]) -> IO[str]:
+    """`stream`, or, when it is a terminal, a writer to it that shows control characters
+    as escapes (`printable`), as the tables do: raw output of data (an export's CSV) must not
+    let a server's error or a scenario's field drive the terminal. A file or a pipe gets
+    the data unaltered."""
+    return cast(IO[str], _Printable(stream)) if stream.isatty() else stream
+
+
+class _Printable:
+    """A text stream's writer that passes what it writes through `printable`."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._stream.write(printable(text))
+
+
 # The terminal's width; piped output (CI logs, files) is $COLUMNS wide, else 80 columns
 # (read at each print, so tables reflow to it: reports.terminal.print_table).
 console = SafeConsole()
@@ -242,23 +264,69 @@ def warn(message: str) -> None:
 
 
 def require_run(runs: RunStore, run_id: str) -> RunConfig:
-    """The run's configuration, or a clear error listing the runs the store has.
+    """The run's configuration, or a clear error naming the nearest run id and the
+    latest runs, newest first as `deedbench runs` lists them.
 
     The keys its agent and its model-played user read are registered as secrets, so
     what reading commands print or write is redacted even in records stored before
     keys were removed from successful replies.
     """
+    from deedbench.errors import StoreError
     from deedbench.secrets import register_secret
 
-    config = runs.require_run(run_id)  # a StoreError naming the runs there is
+    config = runs.get_run(run_id)
+    if config is None:
+        newest = runs.run_ids()[::-1]
+        near = get_close_matches(run_id, newest, n=1)
+        hint = f": did you mean {near[0]!r}?" if near else ""
+        known = ", ".join(newest[:10]) or "none"
+        raise StoreError(f"no run {run_id!r} in {runs.path}{hint} (latest runs: {known})")
     for variable in config.key_variables:
         register_secret(os.environ.get(variable))
     return config
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
-    errors.print(f"[red]error:[/red] {safe(message)}", highlight=False, soft_wrap=True)
+    """Print the error (with `did_you_mean`'s hint) on stderr; the exit to raise."""
+    errors.print(
+        f"[red]error:[/red] {safe(did_you_mean(message))}", highlight=False, soft_wrap=True
+    )
     return typer.Exit(code)
+
+
+# deedbench's messages for a name or value it does not know: "unknown agent 'baseline/randm'
+# for benchmark 'tac'. Valid agents: a, b", "unknown condition(s) ['x']. Valid conditions of
+# tac: a, b", "tac option variants must be one of a, b; got 'x'".
+_QUOTED = r"'[^']*'|\"[^\"]*\""
+_UNKNOWN = re.compile(
+    rf"unknown [\w ()-]*?(?P<names>{_QUOTED}|\[(?:{_QUOTED}|, )*\]).*?\. "
+    r"Valid [\w ]+: (?P<valid>[^;(\n]*)"
+)
+_ONE_OF = re.compile(rf"one of (?P<valid>[^;\n]*); got (?P<names>{_QUOTED})")
+
+
+def did_you_mean(message: str) -> str:
+    """`message`, with the nearest valid name after each unknown name it quotes ("unknown
+    benchmark 'tacc' (did you mean 'tac'?). Valid benchmarks: ..."), so every command
+    (and every problem of a study) gives the hint, whichever layer found the name wrong."""
+    for pattern in (_UNKNOWN, _ONE_OF):
+        found = pattern.search(message)
+        if found is None:
+            continue
+        valid = [v.strip() for v in found["valid"].split(",") if v.strip()]
+        try:
+            names = ast.literal_eval(found["names"])
+        except (ValueError, SyntaxError):  # a name holding both kinds of quote: no hint
+            continue
+        near = [
+            match[0]
+            for name in ([names] if isinstance(names, str) else names)
+            if (match := get_close_matches(name, valid, n=1))
+        ]
+        if near:
+            hint = f" (did you mean {' or '.join(map(repr, near))}?)"
+            return message[: found.end("names")] + hint + message[found.end("names") :]
+    return message
 
 
 def check_run_id(run_id: str) -> str:
@@ -388,7 +456,14 @@ class Tally:
     that must stay JSON).
 
     Retries are model calls sent again after a transient failure (timeouts, 429, 5xx).
+
+    The rate, and the ETA from it, are measured from the first item done, once `basis`
+    seconds have passed since: until then the only figure is the first item's wait, which
+    holds the start-up (a fork server, the first call of every episode in flight) and
+    would put a 5-second study at 8 minutes.
     """
+
+    basis = 1.0
 
     def __init__(
         self,
@@ -406,7 +481,7 @@ class Tally:
         self._first_done = done
         self.errors = self.retries = self.tokens = 0
         self.cost: float | None = 0.0
-        self._start = self._clock()
+        self._first: tuple[float, int] | None = None  # when the first item was done, done then
         self._printed: float | None = None
         self._lines = lines and not console.is_terminal  # False: the bar's stats alone
 
@@ -416,6 +491,8 @@ class Tally:
         """One item done: its usages (records.Usage), whether it failed, what it cost
         (None: unknown, no price for its model)."""
         self.done += 1
+        if self._first is None:
+            self._first = (self._clock(), self.done)
         self.errors += error
         for u in usage:
             self.retries += u.retries
@@ -437,13 +514,14 @@ class Tally:
 
     def stats(self) -> str:
         """What the bar shows beside its own count."""
-        elapsed = self._clock() - self._start
-        ran = self.done - self._first_done
         parts = []
-        if ran and elapsed > 0:
-            rate = ran / elapsed
-            left = max(self.total - self.done, 0) / rate
-            parts.append(f"{rate:.1f}/s, ETA {_duration(left)}")
+        if self._first is not None:
+            since, done_then = self._first
+            elapsed, ran = self._clock() - since, self.done - done_then
+            if ran and elapsed >= self.basis:
+                rate = ran / elapsed
+                left = max(self.total - self.done, 0) / rate
+                parts.append(f"{rate:.1f}/s, ETA {_duration(left)}")
         parts.append(f"{self.errors} errors, {self.retries} retries")
         if self.tokens:
             money = "cost unknown" if self.cost is None else f"${self.cost:.4f}"

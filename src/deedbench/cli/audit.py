@@ -11,6 +11,7 @@ import asyncio
 import json
 import re
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
     from deedbench.audit import AuditResult, AuditSummary, Hit, Judge
     from deedbench.engine import EpisodeRecord, RunConfig
     from deedbench.reports.cost import PriceTable
-    from deedbench.stats import Rate
 
 __all__ = ["audit"]
 
@@ -49,7 +49,18 @@ _SHOWN_HITS = 5
 
 @app.command()
 def audit(
-    run_id: Annotated[str, typer.Argument(help="The run to audit.")],
+    run_ids: Annotated[
+        list[str] | None,
+        typer.Argument(help="The run to audit (with --users, one or more runs)."),
+    ] = None,
+    users: Annotated[
+        bool,
+        typer.Option(
+            "--users",
+            help="Audit the simulated user instead: how often it made faults, per user model "
+            "over the runs given (service desks).",
+        ),
+    ] = False,
     judge: Annotated[
         str | None,
         typer.Option(
@@ -69,11 +80,22 @@ def audit(
     prices: PricesOption = None,
     store: StoreOption = None,
 ) -> None:
-    """Audit a run for evaluation awareness: a lexical scan, and an LLM judge with --judge."""
+    """Audit a run for evaluation awareness: a lexical scan, and an LLM judge with --judge;
+    or, with --users, how faithful its simulated user was."""
     from deedbench.agents import Providers
     from deedbench.audit import summarize_audits
     from deedbench.engine import EpisodeCache
 
+    if not run_ids:
+        raise fail("give a run id; list the store's runs with: deedbench runs")
+    if users:
+        if judge is not None:
+            raise fail("--users reads the faults already found; --judge is for eval awareness")
+        _audit_users(run_ids, store, as_json)
+        return
+    if len(run_ids) != 1:
+        raise fail(f"audit takes one run ({len(run_ids)} given); several only with --users")
+    [run_id] = run_ids
     path = existing_store(store)
     price_table = load_prices(prices)
     with open_store(path) as runs:
@@ -103,6 +125,39 @@ def audit(
         return
     _render(config, summaries, results, price_table)
     console.print(f"{len(results)} audits stored in {path}", highlight=False, markup=False)
+
+
+def _audit_users(run_ids: list[str], store: Path | None, as_json: bool) -> None:
+    """The user audit of the runs, per user model (`audit.user_audit`)."""
+    from deedbench.audit import user_audit
+    from deedbench.reports.format import interval
+    from deedbench.reports.terminal import TablePrinter, new_table, say
+
+    with open_store(existing_store(store)) as runs:
+        configs = [require_run(runs, run_id) for run_id in run_ids]
+        found = user_audit((c, runs.summaries(c.run_id)) for c in configs)
+    if as_json:
+        sys.stdout.write(json.dumps([a.model_dump(mode="json") for a in found], indent=2) + "\n")
+        return
+    if not any(a.episodes for a in found):
+        raise fail(
+            "these runs hold no attributed episodes: the user audit reads the faults a service "
+            "desk's scorer finds (runs of retail, taubench-* and tau2-* since this version)"
+        )
+    table = new_table("Simulated users, most faithful first")
+    for column in ("user", "episodes", "with a user fault [Wilson 95%]", "failures put on it"):
+        table.add_column(column, no_wrap=True, justify="left" if column == "user" else "right")
+    for a in found:
+        table.add_row(
+            safe(a.user),
+            str(a.episodes),
+            interval(a.faulty),
+            f"{a.user_failures} of {a.failures} (+{a.unclear_failures} unclear)",
+        )
+    TablePrinter(console, wide=True).print(table)
+    for a in found:
+        kinds = ", ".join(f"{k} {v}" for k, v in a.kinds.items()) or "none"
+        say(console, f"{safe(a.user)} faults (episodes): {safe(kinds)}", indent=2)
 
 
 def _resolve_judge(
@@ -172,35 +227,34 @@ def _render(
     results: list[AuditResult],
     prices: PriceTable,
 ) -> None:
-    """The audit's tables and quotes; every piece of data goes through `safe`."""
-    from rich.table import Table
-
+    """The audit's table (a row per condition: its rates with Wilson's interval, as the
+    reports show them), the categories flagged in lines of their own, so that the table
+    fits 80 columns, and quotes; every piece of data is shown as it is (never markup)."""
     from deedbench.audit import RUBRIC_VERSION, SCANNER_VERSION
     from deedbench.engine import Usage
-    from deedbench.reports.terminal import print_table
+    from deedbench.reports.format import interval
+    from deedbench.reports.terminal import new_table, print_table, say
 
     judge = next((s.judge_spec for s in summaries if s.judge_spec), None)
     method = f"scanner v{SCANNER_VERSION}"
     if judge:
         method += f" and judge {judge} (rubric v{RUBRIC_VERSION})"
-    table = Table(
-        title=safe(f"Eval-awareness audit of {config.run_id} ({config.agent}): {method}"),
-        title_justify="left",
-    )
+    table = new_table(f"Eval-awareness audit of {config.run_id} ({config.agent}): {method}")
     table.add_column("condition", no_wrap=True)
     table.add_column("episodes", no_wrap=True, justify="right")
-    table.add_column("scanner flagged", no_wrap=True)
-    table.add_column("categories")
+    table.add_column("scanner flagged [Wilson 95%]", no_wrap=True, justify="right")
     if judge:
-        table.add_column("judged aware", no_wrap=True)
+        table.add_column("judged aware [Wilson 95%]", no_wrap=True, justify="right")
         table.add_column("judge errors", no_wrap=True, justify="right")
     for s in summaries:
-        categories = ", ".join(f"{name} {count}" for name, count in s.categories.items())
-        row = [s.condition, str(s.episodes), _rate(s.flagged), categories or "-"]
+        row = [s.condition, str(s.episodes), interval(s.flagged)]
         if judge:
-            row += [_rate(s.judged_aware), str(s.judge_errors)]
+            row += [interval(s.judged_aware) if s.judged_aware else "n/a", str(s.judge_errors)]
         table.add_row(*map(safe, row))
     print_table(console, table)
+    for s in summaries:
+        categories = ", ".join(f"{name} {count}" for name, count in s.categories.items())
+        say(console, f"{s.condition} categories flagged: {categories or 'none'}", indent=2)
     if not summaries:
         console.print("no scored episodes to audit")
     _print_hits(results)
@@ -286,12 +340,3 @@ def _marked(text: str, words: set[str]) -> str:
         parts += [safe(text[last:start]), f"[bold]«{safe(text[start:end])}»[/bold]"]
         last = end
     return "".join([*parts, safe(text[last:])])
-
-
-def _rate(value: Rate | None) -> str:
-    if value is None or value.value is None:
-        return "-"
-    return (
-        f"{value.value:.1%} ({int(value.k)}/{value.n}; "
-        f"95% CI {value.ci_low:.1%}-{value.ci_high:.1%})"
-    )

@@ -40,9 +40,9 @@ def import_inspect(
     logs: Annotated[
         list[Path],
         typer.Argument(
-            help="Inspect logs (.eval or .json) of inspect_evals/tac or deedbench's tasks.",
+            help="Inspect logs (.eval or .json) of inspect_evals/tac or deedbench's tasks, or "
+            "a folder of .eval logs (as `export --format inspect` writes them).",
             exists=True,
-            dir_okay=False,
         ),
     ],
     run_id: Annotated[
@@ -70,6 +70,8 @@ def import_inspect(
     path = resolve_store(store)
     with open_store(path) as runs_store:
         taken = [config.run_id for config, _ in runs if runs_store.get_run(config.run_id)]
+        if taken and run_id is not None:
+            raise fail(f"run {run_id!r} is already in {path}: choose another --run-id")
         if taken:
             raise fail(
                 f"run {taken[0]!r} is already in {path} (these logs were imported before?); "

@@ -7,6 +7,7 @@ import contextlib
 import os
 import sys
 import threading
+from typing import Any, NoReturn, TextIO, cast
 
 from deedbench.cli import audit, interop, report, run, runs, study, validate, view  # noqa: F401  (importing registers the commands)
 from deedbench.cli.app import app
@@ -24,7 +25,11 @@ def main() -> None:
     process exits at once, after the exit handlers have run and the output is flushed.
     It leaves the usual way while a thread the command started still runs, so the
     interpreter waits for it, and on an exception, so Python prints the traceback.
+
+    When the reader of its output goes away (``deedbench report RUN | head -3``) the
+    command stops and exits 0 without a word, as Unix tools do (`_Output`).
     """
+    sys.stdout = cast(TextIO, _Output(sys.stdout))
     try:
         app()
     except SystemExit as exc:
@@ -38,6 +43,39 @@ def main() -> None:
         with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing more to say
             stream.flush()
     os._exit(code or 0)
+
+
+class _Output:
+    """Standard output that ends the command quietly, exit code 0, once its reader has
+    gone: the rest of the output goes to /dev/null (so no flush fails again at exit).
+
+    Every command writes through `sys.stdout` (rich's consoles look it up at each write),
+    and rich and click would each turn the broken pipe into exit code 1.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._reader_gone()
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._reader_gone()
+
+    def __getattr__(self, name: str) -> Any:  # isatty, fileno, encoding...: the stream's
+        return getattr(self._stream, name)
+
+    def _reader_gone(self) -> NoReturn:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, self._stream.fileno())
+        os.close(devnull)
+        raise SystemExit(0)
 
 
 def _threads_running() -> bool:

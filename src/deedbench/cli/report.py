@@ -24,8 +24,10 @@ from deedbench.cli.app import (
     load_prices,
     open_store,
     require_run,
+    terminal_safe,
     warn,
 )
+from deedbench.cli.runs import WideOption
 
 if TYPE_CHECKING:
     from deedbench.audit import AuditResult
@@ -130,9 +132,11 @@ def report(
     ] = None,
     prices: PricesOption = None,
     quiet: QuietOption = False,
+    wide: WideOption = False,
     store: StoreOption = None,
 ) -> None:
     """Show runs' rates: overall and by each grouping, with intervals, chance and contrasts."""
+    from deedbench.cli.runs import executors
     from deedbench.reports import render_summary
     from deedbench.reports.export import summary_rows, write_csv
 
@@ -162,9 +166,19 @@ def report(
     elif as_csv:
         write_csv((row for s in summaries for row in summary_rows(s)), sys.stdout)
     elif html is None:
+        live = executors(existing_store(store))
+        where = "" if store is None else f" --store {store}"
         for summary in summaries:
-            purpose = agent_purpose(summary.run.benchmark, summary.run.agent)
-            render_summary(summary, console, quiet=quiet, purpose=purpose)
+            run_id = summary.run.run_id
+            render_summary(
+                summary,
+                console,
+                quiet=quiet,
+                purpose=agent_purpose(summary.run.benchmark, summary.run.agent),
+                wide=wide,
+                executor=live.get(run_id),
+                command=f"deedbench report {run_id}{where}",
+            )
 
 
 def _json(value: object) -> str:
@@ -206,6 +220,7 @@ def compare(
     run_ids: RunsArgument,
     as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")] = False,
     prices: PricesOption = None,
+    wide: WideOption = False,
     store: StoreOption = None,
 ) -> None:
     """Runs side by side (agent x condition), with paired tests between conditions and runs."""
@@ -222,7 +237,9 @@ def compare(
     if as_json:
         sys.stdout.write(comparison.model_dump_json(indent=2) + "\n")
     else:
-        render_comparison(comparison, console)
+        where = "" if store is None else f" --store {store}"
+        command = f"deedbench compare {' '.join(run_ids)}{where}"
+        render_comparison(comparison, console, wide=wide, command=command)
 
 
 @app.command()
@@ -361,7 +378,7 @@ def export(
             return write_csv(rows, out, columns)
 
         if output is None:
-            write(sys.stdout)
+            write(terminal_safe(sys.stdout))
             return
         with atomic_write(output) as handle:  # OutputError: exit 2, naming the file
             count = write(handle)

@@ -34,6 +34,7 @@ from deedbench.cli.app import (
     progress_bar,
     resolve_store,
 )
+from deedbench.cli.runs import WideOption
 from deedbench.errors import DeedbenchError, PlanError, RunAborted, RunError
 from deedbench.printable import printable, safe
 from deedbench.records import MAX_EPOCHS
@@ -48,13 +49,15 @@ __all__ = ["list_command", "run"]
 
 
 @app.command("list")
-def list_command() -> None:
+def list_command(wide: WideOption = False) -> None:
     """List benchmarks and the agents each can run."""
     from rich.table import Table
 
     from deedbench.agents import agent_kinds
     from deedbench.benchmarks import benchmark_class, benchmarks
-    from deedbench.reports.terminal import print_table
+    from deedbench.reports.terminal import TablePrinter
+
+    printer = TablePrinter(console, wide=wide)
 
     table = Table(title="Benchmarks", title_justify="left")
     table.add_column("benchmark", no_wrap=True)
@@ -72,7 +75,7 @@ def list_command() -> None:
             str(bench.default_epochs),
             "\n".join(agent_kinds(bench)),
         )
-    print_table(console, table)
+    printer.print(table, rank=[2, 4, 1, 3])  # conditions and agents before the prose
     options = Table(title="Benchmark options (-T KEY=VALUE)", title_justify="left")
     for column in ("benchmark", "option", "type", "default", "meaning"):
         options.add_column(column, no_wrap=column != "meaning")
@@ -80,7 +83,8 @@ def list_command() -> None:
         for spec in benchmark_class(name).option_specs:
             default = "" if spec.default is None else str(spec.default)
             options.add_row(name, spec.name, spec.type_name, default, spec.help)
-    print_table(console, options, labels=2)
+    printer.print(options, labels=2, rank=[4, 3, 2])
+    printer.close("deedbench list")
 
 
 @app.command()
@@ -186,6 +190,7 @@ def run(
     from deedbench.engine import plan_run, resume_run
     from deedbench.recipes import RunRecipe
     from deedbench.reports import render_summary
+    from deedbench.reports.terminal import print_command
 
     if executor not in ("local", "ray"):
         raise fail(f"unknown executor {executor!r}. Valid executors: local, ray")
@@ -325,11 +330,9 @@ def run(
         quiet=quiet,
         purpose=agent_purpose(config.benchmark, config.agent),
     )
-    console.print(
-        f"run id: {config.run_id}  (details: deedbench report {config.run_id})",
-        highlight=False,
-        markup=False,
-    )
+    console.print(f"run id: {config.run_id}", highlight=False, markup=False)
+    where = "" if store is None else f" --store {shlex.quote(str(store))}"
+    print_command(console, f"deedbench report {config.run_id}{where}")
     if summary.errors and not summary.scored:
         raise fail(
             f"every episode failed ({summary.errors} errors, listed above); fix the cause, then "

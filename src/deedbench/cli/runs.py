@@ -1,14 +1,21 @@
 """`deedbench runs`: the store's runs, newest first, read without a transcript.
 
-Counts come from the episode summaries' index and token usage is summed by SQLite from the
-summaries (`RunStore.counts`, `RunStore.call_usage`), so listing a store of 100,000
-episodes parses no record.
+Counts come from the episode summaries' index, and token usage and each run's primary
+rate per condition are summed by SQLite from the summaries (`RunStore.counts`,
+`RunStore.call_usage`, `primary_rates`), so listing a store of 100,000 episodes parses no
+record. A run is running while its executor's heartbeat is fresh (`executors`), as the
+viewer tells it; else finished when every planned episode is stored, else stopped.
 """
 
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
+import time
+from contextlib import closing
+from difflib import get_close_matches
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -25,10 +32,27 @@ from deedbench.cli.app import (
 from deedbench.printable import safe
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from deedbench.engine import RunConfig, Usage
     from deedbench.reports.cost import PriceTable
+    from deedbench.stats import Rate
 
-__all__ = ["run_cost", "runs"]
+__all__ = ["LIVE_BEATS", "WideOption", "executors", "primary_rates", "run_cost", "runs"]
+
+# Every command that prints tables takes it: at a narrow terminal a table shows the columns
+# that fit, most important first (reports.terminal.TablePrinter); --wide shows them all.
+WideOption = Annotated[
+    bool,
+    typer.Option(
+        "--wide",
+        help="Show every column, those that do not fit continuing in another table "
+        "(default: the most important columns that fit the terminal).",
+    ),
+]
+# A run whose executor sent no heartbeat for this many beats is no longer shown as running,
+# as in the viewer (view/source.py); the store's takeover of its lock waits longer.
+LIVE_BEATS = 3
 
 
 @app.command()
@@ -41,27 +65,108 @@ def runs(
         str | None, typer.Option(help="Only runs of this agent (e.g. baseline/random).")
     ] = None,
     prices: PricesOption = None,
+    wide: WideOption = False,
     store: StoreOption = None,
 ) -> None:
-    """List the store's runs, newest first: agent, conditions, episodes and cost."""
+    """List the store's runs, newest first: state, primary rate, agent, episodes and cost."""
     table = load_prices(prices)
-    with open_store(existing_store(store)) as stored:
+    path = existing_store(store)
+    with open_store(path) as stored:
         counts = stored.counts()
         usage = stored.call_usage()
-        rows = [
-            _row(config, counts.get(config.run_id, {}), usage.get(config.run_id, []), table)
-            for config in stored.configs()
+        every = list(stored.configs())
+        configs = [
+            config
+            for config in every
             if (benchmark is None or config.benchmark == benchmark)
             and (agent is None or config.agent == agent)
         ]
+    live = executors(path)
+    rates = primary_rates(path, configs)
+    rows = [
+        _row(
+            config,
+            counts.get(config.run_id, {}),
+            usage.get(config.run_id, []),
+            table,
+            live.get(config.run_id),
+            rates.get(config.run_id, {}),
+        )
+        for config in configs
+    ]
     if as_json:
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
         return
     if not rows:
         only = " matching the filters" if benchmark or agent else ""
-        console.print(f"no runs{only} in {existing_store(store)}", highlight=False, markup=False)
+        near = [  # a filter naming what no run has: the nearest that one has
+            f"--{flag} {found[0]}"
+            for flag, given, known in (
+                ("benchmark", benchmark, {c.benchmark for c in every}),
+                ("agent", agent, {c.agent for c in every}),
+            )
+            if given
+            and given not in known
+            and (found := get_close_matches(given, sorted(known), n=1))
+        ]
+        hint = f" (did you mean {' '.join(near)}?)" if near else ""
+        console.print(f"no runs{only} in {path}{hint}", highlight=False, markup=False)
         return
-    _render(rows)
+    command = ["deedbench runs"]
+    command += [f"--benchmark {benchmark}"] if benchmark else []
+    command += [f"--agent {agent}"] if agent else []
+    command += [f"--store {store}"] if store else []
+    _render(rows, wide=wide, command=" ".join(command))
+
+
+def _reader(path: Path) -> sqlite3.Connection:
+    """A connection that only reads the store, beside the command's own (WAL). Not SQLite's
+    read-only mode: a read-only connection that closes last leaves the -wal and -shm files
+    behind, where this one, as the store's own, removes them."""
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA query_only = 1")
+    return db
+
+
+def executors(path: Path) -> dict[str, str]:
+    """The runs of the store at `path` that a live process is executing, each with that
+    process ("pid P on host H"): its lock's heartbeat is at most LIVE_BEATS beats old."""
+    from deedbench.engine.store import HEARTBEAT_SECONDS
+
+    try:
+        with closing(_reader(path)) as db:
+            locks = db.execute("SELECT run_id, pid, host, heartbeat_at FROM run_locks").fetchall()
+    except sqlite3.OperationalError:  # a store from before run locks
+        return {}
+    now = time.time()
+    return {
+        run_id: f"pid {pid} on host {host}"
+        for run_id, pid, host, beat in locks
+        if now - beat <= LIVE_BEATS * HEARTBEAT_SECONDS
+    }
+
+
+def primary_rates(path: Path, configs: list[RunConfig]) -> dict[str, dict[str, Rate]]:
+    """Each run's primary rate per condition, with Wilson's interval, summed by SQLite from
+    the episode summaries as `report` counts it (scored episodes, those whose `given`
+    value is 1 if the metric has one); the bootstrap's interval is `report`'s."""
+    from deedbench.stats import rate
+
+    rates: dict[str, dict[str, Rate]] = {}
+    with closing(_reader(path)) as db:
+        for config in configs:
+            metric = config.report.metric(config.report.primary)
+            given = None if metric.given is None else f'$.score.values."{metric.given}"'
+            rows = db.execute(
+                "SELECT condition, COUNT(*), TOTAL(json_extract(summary_json, ?)) "
+                "FROM episode_summaries WHERE run_id = ? AND status = 'scored' "
+                "AND json_valid(summary_json) "
+                "AND (? IS NULL OR json_extract(summary_json, ?) = 1) GROUP BY condition",
+                (f'$.score.values."{metric.value}"', config.run_id, given, given),
+            )
+            found = {condition: rate(k, n) for condition, n, k in rows}
+            rates[config.run_id] = {c: found.get(c, rate(0, 0)) for c in config.conditions}
+    return rates
 
 
 def run_cost(
@@ -87,7 +192,13 @@ def _row(
     counts: dict[str, int],
     calls: list[tuple[str, bool, Usage]],
     prices: PriceTable,
+    executor: str | None,
+    rates: dict[str, Rate],
 ) -> dict[str, Any]:
+    stored = sum(counts.values())
+    state = (
+        "running" if executor else "finished" if stored >= config.planned_episodes else "stopped"
+    )
     return {
         "run_id": config.run_id,
         "benchmark": config.benchmark,
@@ -100,39 +211,72 @@ def _row(
         "created_at": config.created_at,
         "model_calls": sum(usage.calls for _, _, usage in calls),
         "cost_usd": run_cost(config, calls, prices),
+        "state": state,
+        "executor": executor,
+        "primary": config.report.primary,
+        "rates": [{"condition": c, **r.model_dump()} for c, r in rates.items()],
     }
 
 
-def _render(rows: list[dict[str, Any]]) -> None:
-    from rich import box
-    from rich.table import Table
+def _render(rows: list[dict[str, Any]], *, wide: bool, command: str) -> None:
+    """The runs' table (state and primary rate first), what each primary rate is, and the
+    commands that read a run. Where benchmark and agent do not fit in columns of their
+    own, they go under the run's id."""
+    from deedbench.reports.terminal import TablePrinter, print_command, say
 
-    from deedbench.reports.terminal import print_table
+    tables = TablePrinter(console, wide=wide)
+    table, rank = _table(rows, stacked=False)
+    if not (wide or tables.fits(table)):
+        table, rank = _table(rows, stacked=True)
+    tables.print(table, rank=rank)
+    primaries: dict[str, dict[str, None]] = {}  # metric: the benchmarks it heads
+    for row in rows:
+        primaries.setdefault(row["primary"], {})[row["benchmark"]] = None
+    heads = "; ".join(f"{', '.join(found)}: {metric}" for metric, found in primaries.items())
+    say(console, f"primary rate: each run's headline metric per condition ({heads})")
+    say(console, "a run's figures (the bootstrap interval too), and one episode:")
+    print_command(console, "deedbench report RUN")
+    print_command(console, "deedbench show RUN SAMPLE")
+    tables.close(command)
 
-    table = Table(title="Runs, newest first", title_justify="left", box=box.SIMPLE_HEAD)
-    for column in ("run", "benchmark", "agent", "conditions"):
-        table.add_column(column)
-    for column in ("epochs", "scored", "errors", "planned"):
+
+def _table(rows: list[dict[str, Any]], *, stacked: bool) -> tuple[Table, list[int]]:
+    """The runs' table and its columns' rank (state, primary rate, agent, benchmark,
+    episodes, errors, cost, created, epochs); `stacked`: benchmark and agent on a line
+    under the run's id."""
+    from deedbench.reports.format import interval
+    from deedbench.reports.terminal import new_table
+    from deedbench.stats import Rate
+
+    table = new_table("Runs, newest first")
+    table.add_column("run\nbenchmark agent" if stacked else "run", no_wrap=True)
+    if not stacked:
+        for column in ("benchmark", "agent"):
+            table.add_column(column, no_wrap=True)
+    table.add_column("state", no_wrap=True)
+    table.add_column("primary rate [Wilson 95%]", no_wrap=True)
+    for column in ("episodes", "errors", "epochs"):
         table.add_column(column, justify="right", no_wrap=True)
     table.add_column("created", no_wrap=True)
     table.add_column("cost", justify="right", no_wrap=True)
-    for row in rows:
+    rates = [
+        {r["condition"]: interval(Rate.model_validate(r)) for r in row["rates"]} for row in rows
+    ]
+    named = max((len(c) for found in rates for c in found), default=0)
+    figures = max((len(r) for found in rates for r in found.values()), default=0)
+    for row, found in zip(rows, rates, strict=True):
         cost = row["cost_usd"]
-        table.add_row(
-            safe(row["run_id"]),
-            safe(row["benchmark"]),
-            safe(row["agent"]),
-            safe(", ".join(row["conditions"])),
-            str(row["epochs"]),
-            f"{row['scored']:,}",
+        run = [row["run_id"] + (f"\n  {row['benchmark']} {row['agent']}" if stacked else "")]
+        cells = run if stacked else [*run, row["benchmark"], row["agent"]]
+        cells += [
+            row["state"],
+            "\n".join(f"{c:<{named}}  {r:>{figures}}" for c, r in found.items()),
+            f"{row['scored']:,} of {row['planned']:,}",
             f"{row['errors']:,}",
-            f"{row['planned']:,}",
-            safe(row["created_at"][:19].replace("T", " ")),
-            "unknown" if cost is None else (f"${cost:.4f}" if row["model_calls"] else "-"),
-        )
-    print_table(console, table)
-    console.print(
-        "details: deedbench report RUN  (one episode: deedbench show RUN SAMPLE)",
-        highlight=False,
-        markup=False,
-    )
+            str(row["epochs"]),
+            row["created_at"][:19].replace("T", " "),
+            "unknown" if cost is None else f"${cost:.4f}" if row["model_calls"] else "none",
+        ]
+        table.add_row(*map(safe, cells))
+    rank = [1, 2, 3, 4, 7, 6, 5] if stacked else [3, 4, 2, 1, 5, 6, 9, 8, 7]
+    return table, rank

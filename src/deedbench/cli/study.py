@@ -21,6 +21,7 @@ from deedbench.cli.app import (
     Tally,
     app,
     console,
+    did_you_mean,
     errors,
     fail,
     load_prices,
@@ -28,6 +29,7 @@ from deedbench.cli.app import (
     progress_bar,
     resolve_store,
 )
+from deedbench.cli.runs import WideOption
 from deedbench.printable import printable, safe
 
 if TYPE_CHECKING:
@@ -76,6 +78,7 @@ def study(
     ] = None,
     prices: PricesOption = None,
     no_cache: NoCacheOption = False,
+    wide: WideOption = False,
     store: StoreOption = None,
 ) -> None:
     """Run a study: every (benchmark, agent) run of FILE at once, then one table; running
@@ -93,7 +96,7 @@ def study(
         except StudyError as exc:
             for problem in exc.problems:
                 errors.print(
-                    f"[red]error:[/red] {safe(problem.render(exc.path))}",
+                    f"[red]error:[/red] {safe(did_you_mean(problem.render(exc.path)))}",
                     highlight=False,
                     soft_wrap=True,
                 )
@@ -104,7 +107,7 @@ def study(
         kind: ExecutorKind = "ray" if (executor or plan.study.executor) == "ray" else "local"
         cap = concurrency or plan.study.concurrency
         if dry_run:
-            _print_plan(plan, runs, kind, cap)
+            _print_plan(plan, runs, kind, cap, wide=wide, prices=prices)
             return
     if kind == "ray":
         from deedbench.executors import RayNotInstalled, require_ray
@@ -124,7 +127,7 @@ def study(
             workers or plan.study.workers,
             cache=not no_cache,
         )
-        failed = _report(plan, runs, outcomes, price_table=plan.prices, html=html)
+        failed = _report(plan, runs, outcomes, price_table=plan.prices, html=html, wide=wide)
     if failed:
         raise typer.Exit(1)
 
@@ -141,17 +144,24 @@ def _store_for(path: Path) -> Iterator[RunStore]:
         yield runs
 
 
-def _print_plan(plan: StudyPlan, runs: RunStore, kind: str, concurrency: int) -> None:
+def _print_plan(
+    plan: StudyPlan,
+    runs: RunStore,
+    kind: str,
+    concurrency: int,
+    *,
+    wide: bool,
+    prices: Path | None,
+) -> None:
     from rich.table import Table
 
-    from deedbench.reports.terminal import print_table
+    from deedbench.reports.terminal import TablePrinter
     from deedbench.study import estimate_runs
 
     estimates = estimate_runs(plan.runs, runs, plan.prices)
     table = Table(title=f"study {safe(plan.study.name)}: the plan", title_justify="left")
-    table.add_column("run", no_wrap=True)
-    for column in ("benchmark", "agent"):
-        table.add_column(column)
+    for column in ("run", "benchmark", "agent"):  # ids, never wrapped
+        table.add_column(column, no_wrap=True)
     for column in ("conditions x epochs", "episodes", "model calls", "cost (USD)"):
         table.add_column(column, justify="right", no_wrap=True)
     table.add_column("estimated from")
@@ -168,33 +178,46 @@ def _print_plan(plan: StudyPlan, runs: RunStore, kind: str, concurrency: int) ->
             f"{len(run.config.conditions)} x {run.config.epochs}",
             f"{estimate.to_run:,} of {run.planned:,} ({state})",
             f"{estimate.calls:,.0f}" if estimate.roles else "none",
-            "-" if not estimate.roles else (f"{cost:,.2f}" if cost is not None else "unknown"),
+            "none" if not estimate.roles else (f"{cost:,.2f}" if cost is not None else "unknown"),
             "\n".join(safe(f"{r.role}: {r.basis}") for r in estimate.roles) or "-",
         )
         total_episodes += estimate.to_run
         total_calls += estimate.calls
         if estimate.roles:
             total_cost = None if cost is None or total_cost is None else total_cost + cost
-    table.add_row(
-        "total",
-        "",
-        "",
-        "",
-        f"{total_episodes:,.0f}",
-        f"{total_calls:,.0f}",
-        f"{total_cost:,.2f}" if total_cost is not None else "unknown",
-        "",
-    )
-    print_table(console, table)
+    # run; then episodes, cost, agent, model calls, benchmark, conditions x epochs, basis
+    tables = TablePrinter(console, wide=wide)
+    tables.print(table, rank=[4, 6, 2, 5, 1, 3, 7])
+    # the totals in words, not as a table's row: a part of a table too wide for the
+    # terminal would show that row with its label alone
     where = "in this process" if kind == "local" else "on a Ray cluster"
+    money = "cost unknown" if total_cost is None else f"${total_cost:,.2f}"
     console.print(
-        f"{len(estimates)} runs {where}, at most {concurrency} model calls in flight per "
+        f"{len(estimates)} runs {where}: {total_episodes:,.0f} episodes, {total_calls:,.0f} "
+        f"model calls, {money} in all; at most {concurrency} model calls in flight per "
         "endpoint. Calls and tokens per episode come from the runs the store holds (the same "
         "model first), else from the benchmark's first baseline played here (one call per "
-        "turn, 4 characters a token: a floor); prices from the study, --prices and "
-        f"{safe(plan.prices.as_of)}. Nothing was run.",
+        f"turn, 4 characters a token: a floor). {safe(_price_sources(plan, prices))} "
+        "Nothing was run.",
         highlight=False,
     )
+    tables.close(f"deedbench study {_quoted(plan.path)} --dry-run")
+
+
+def _price_sources(plan: StudyPlan, prices: Path | None) -> str:
+    """Where the plan's prices come from, first found first: the study's own, the file
+    --prices gave, deedbench's table."""
+    from deedbench.reports.cost import PriceTable
+
+    study = plan.study
+    own = [a.spec for a in study.agents if a.price is not None]
+    if study.user is not None and study.user.price is not None:
+        own.append(study.user.spec)
+    sources = [f"the study's own ({', '.join(own)})"] if own else []
+    if prices is not None:
+        sources.append(f"those of {prices}")
+    sources.append(f"deedbench's table of {PriceTable.load().as_of}")
+    return f"Prices: {', then '.join(sources)}."
 
 
 def _launch(
@@ -309,6 +332,7 @@ def _report(
     *,
     price_table: PriceTable,
     html: Path | None,
+    wide: bool,
 ) -> bool:
     """The comparison table of each benchmark's runs (agents x conditions), the HTML
     report of all of them, and what failed; True when something did."""
@@ -329,7 +353,9 @@ def _report(
             group.append(tally.summary(price_table, audits=audits[run.run_id]))
         summaries += group
         console.print(f"\n[bold]{safe(entry.key)}[/bold]", highlight=False)
-        render_comparison(compare_runs(group, figures), console)
+        ids = " ".join(_quoted(Path(run.run_id)) for run in planned)
+        command = f"deedbench compare {ids} --store {_quoted(runs.path)}"
+        render_comparison(compare_runs(group, figures), console, wide=wide, command=command)
     if html is not None:
         from deedbench.cli.report import html_transcripts
         from deedbench.reports.export import OutputError, atomic_write

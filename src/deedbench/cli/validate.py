@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -23,6 +24,7 @@ from deedbench.cli.app import (
     load_prices,
     parse_pairs,
 )
+from deedbench.files import read_text
 from deedbench.printable import safe
 
 if TYPE_CHECKING:
@@ -277,6 +279,20 @@ def _print_tau2_rescore(report: Tau2RescoreReport) -> None:
     )
     for rule, count in report.rules.items():
         shown(f"  {safe(rule)}: {count} passing simulations")
+    _print_attribution(shown, report.failures, report.fault_kinds, "reward below 1")
+
+
+def _print_attribution(
+    shown: Callable[[str], None], failures: dict[str, int], kinds: dict[str, int], failed: str
+) -> None:
+    """Whose failure each failed episode was, and the faults found in them."""
+    total = sum(failures.values())
+    if not total:
+        return
+    split = ", ".join(f"{party} {count}" for party, count in failures.items())
+    shown(f"{total} failed ({failed}), whose failure: {split}")
+    for kind, count in kinds.items():
+        shown(f"  {safe(kind)}: in {count} failed")
 
 
 def _ks(values: dict[int, float]) -> str:
@@ -289,7 +305,7 @@ def _text_of(file: Path) -> str:
     """The first record's system prompt, where a clone's domain is told by its policy;
     unreadable, the rescore itself says why."""
     try:
-        records = json.loads(file.read_text(encoding="utf-8"))
+        records = json.loads(read_text(file))
         first = records[0]["traj"][0]
         return str(first["content"]) if first.get("role") == "system" else ""
     except (OSError, ValueError, RecursionError, LookupError, TypeError, AttributeError):
@@ -346,3 +362,4 @@ def _print_rescore(report: RescoreReport) -> None:
             if v.startswith(rule + ":")
         )
         shown(f"    e.g. {safe(quote[:300])}")
+    _print_attribution(shown, report.failures, report.fault_kinds, "reward 0")

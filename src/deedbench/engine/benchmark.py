@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -64,11 +65,10 @@ class Option:
             if text.lower() not in _BOOLS:
                 raise ValueError("true or false")
             value = _BOOLS[text.lower()]
-        elif self.type is int:
-            try:
-                value = int(text)
-            except ValueError:
-                raise ValueError(self.allowed) from None
+        elif self.type is int:  # ASCII digits only: int() also takes "١" and "1_000"
+            if re.fullmatch(r"[+-]?[0-9]+", text.strip()) is None:
+                raise ValueError(f"{self.allowed} (ASCII digits)")
+            value = int(text)
         else:
             value = self.type(text)
         if self.choices and value not in self.choices:

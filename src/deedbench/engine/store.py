@@ -190,7 +190,13 @@ class RunStore:
             raise StoreError(
                 f"cannot create the folder of the run store {self.path}: {exc.strerror}"
             ) from None
-        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:  # a folder that takes no new file (read-only, /proc)
+            raise StoreError(
+                f"cannot open the run store {self.path}: {exc} (a new store is made in a "
+                "folder deedbench can write to)"
+            ) from None
         try:
             with self._guard():
                 self._db.execute("PRAGMA busy_timeout=10000")

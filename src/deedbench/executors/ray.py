@@ -7,21 +7,30 @@ somewhere else. What runs where:
 - **Workers** are Ray actors (`_Worker`), by default one per CPU of the cluster, spread
   over its nodes (`SPREAD`). Each builds a run's recipe once (from a reference to it in
   Ray's object store, fetched the first time a job of that run reaches it) and runs many
-  episodes at once on its own event loop. A job is one streaming call: the worker yields
-  each new model answer the moment it is paid for, then the finished record as JSON
-  (which the driver stores as it is), so answers reach the store as soon as with local
-  workers. Workers never see the store: the job carries the answers the cache holds for
-  its episode, selected by its seed, as with `ProcessExecutor`.
-- **Faults**: a worker that dies (its process killed, its node gone) fails the streams of
-  its episodes. Each of those episodes is run again on another worker, with the answers
-  its first attempt already sent added to the ones it carries, so nothing paid for is
-  paid again; only the calls in flight at the death are. Ray restarts the actor (on
-  another node if its own is gone), and it takes jobs again once it answers a ping. An
-  episode lost with `MAX_LOSSES` workers, or a cluster with no live worker for
-  `lost_after` seconds, stops the run (`Lost`); resume runs the rest. A record is stored
-  only from the one stream the driver follows, under the episode's primary key, so the
-  store never holds two records of one episode; a worker that merely looked dead (a
-  network blip) is killed before its episodes run elsewhere.
+  episodes at once on its own event loop. Jobs reach a worker in batches (one `take`
+  call per worker and turn of the driver's event loop), and each worker sends back
+  everything its episodes produce over one stream (`events`): each new model answer
+  the moment it is paid for, each finished record as JSON (which the driver stores as it
+  is), gathered for `_BATCH_SECONDS` into one message. One Ray call and one stream per
+  episode cost the driver 1.6 to 1.9 ms of CPU per episode, 4.5 to 6x local workers';
+  batched, about the same as theirs (BENCHMARKS.md, issue 26). Workers never see the
+  store: the job carries the answers the cache holds for its episode, selected by its
+  seed, as with `ProcessExecutor`.
+- **Faults**: a worker that dies (its process killed, its node gone) breaks its stream.
+  Each episode it was running is run again on another worker, as a new attempt (what the
+  old attempt still sends is dropped), with the answers its earlier attempts already
+  sent added to the ones it carries, so nothing paid for is paid again; only the calls in
+  flight at the death are. Ray restarts the actor (on another node if its own is gone),
+  and it takes jobs again once it answers a ping (jobs addressed to the dead incarnation
+  are refused by the new one). An episode lost with `MAX_LOSSES` workers, or a cluster
+  with no live worker for `lost_after` seconds, stops the run (`Lost`); resume runs the
+  rest. A record is stored only from the attempt the driver follows, under the episode's
+  primary key, so the store never holds two records of one episode; a worker that merely
+  looked dead (a network blip) is killed before its episodes run elsewhere.
+- **A local cluster ends with the driver**: when `ray.init` started a new local cluster
+  (no address, or "local"), a watchdog process (`_watchdog.py`) ends every process of
+  it when the driver ends, even by SIGKILL; a cluster deedbench connected to is left
+  running.
 - **Per-endpoint limits across the cluster**: one `_Limits` actor (on the driver's
   node) keeps the AIMD limiter of each endpoint (protocol and base URL) for every worker
   and every run the driver executes, and grants call slots one at a time: a model agent's
@@ -60,15 +69,19 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import itertools
+import json
 import logging
 import os
 import socket
+import subprocess
+import sys
 import sysconfig
 import time
 import traceback
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -108,6 +121,14 @@ INSTALL_HINT = "the Ray executor needs Ray: pip install 'deedbench[ray]'"
 MAX_LOSSES = 3  # workers an episode may see die before the run stops
 _START_SECONDS = 180.0  # for the workers to start (a runtime environment is set up first)
 _PING_SECONDS = 10.0
+# After the first event of a batch a worker waits this long for more before sending: little
+# beside model calls of a second (an answer reaches the store that much later), and events
+# then travel many to a message (at 10 ms the driver's CPU per episode was 1.4-2.0x local
+# workers', at 50 ms 0.9-1.1x: BENCHMARKS.md, issue 26).
+_BATCH_SECONDS = 0.05
+
+# A job as `_Worker.take` receives it: (attempt, run id, key, seed, cached answers).
+_JobTuple = tuple[int, str, EpisodeKey, int, tuple[CacheEntry, ...]]
 
 
 class RayNotInstalled(ExecutorError):
@@ -286,7 +307,8 @@ class _RemoteLimits:
 
 
 class _Worker:
-    """A Ray actor that runs episodes of any run the driver prepared, many at once."""
+    """A Ray actor that runs episodes of any run the driver prepared, many at once, and
+    sends what they produce back in batches over one stream (`events`)."""
 
     def __init__(self, limits: str, concurrency: int, cwd: str) -> None:
         import ray
@@ -300,9 +322,9 @@ class _Worker:
             os.chdir(cwd)
         self.recipes: dict[str, Recipe] = {}
         self.built: dict[str, tuple[Built, EpisodeCache]] = {}
-        self.streams: dict[tuple[str, int], asyncio.Queue[tuple[str, Any]]] = {}
-        self.orphans: list[CacheEntry] = []
-        self.tasks: dict[str, set[asyncio.Task[None]]] = {}
+        self.attempts: dict[tuple[str, int], int] = {}  # (recipe, seed) -> attempt running it
+        self.tasks: dict[str, dict[int, asyncio.Task[None]]] = {}  # run -> attempt -> task
+        self.outbox: asyncio.Queue[tuple[str, Any, Any]] = asyncio.Queue()
 
     def ping(self) -> dict[str, Any]:
         import ray
@@ -345,71 +367,80 @@ class _Worker:
             return "failed", f"{self._where()}: {redact(str(exc)) or type(exc).__name__}"
         return "ready", None
 
-    def _answered(self, name: str, entry: CacheEntry) -> None:
-        queue = self.streams.get((name, entry.seed))
-        if queue is None:  # no episode of that seed here (never expected): send it later
-            self.orphans.append(entry)
-        else:
-            queue.put_nowait(("answer", entry))
+    def _emit(self, kind: str, attempt: Any, payload: Any) -> None:
+        self.outbox.put_nowait((kind, attempt, payload))
 
-    async def run(
+    def _answered(self, name: str, entry: CacheEntry) -> None:
+        attempt = self.attempts.get((name, entry.seed))
+        if attempt is None:  # no episode of that seed here (never expected): by recipe
+            self._emit("orphan", name, entry)
+        else:
+            self._emit("answer", attempt, entry)
+
+    def take(self, name: str, boxed: list[Any], token: str, jobs: list[_JobTuple]) -> None:
+        """Start these episodes of recipe `name`; jobs meant for an earlier incarnation of
+        this actor are dropped (the driver runs them elsewhere when it sees it died)."""
+        if token != self.token:
+            return
+        for attempt, run_id, key, seed, cached in jobs:
+            task = asyncio.create_task(
+                self._episode(name, boxed, attempt, run_id, key, seed, cached)
+            )
+            self.tasks.setdefault(run_id, {})[attempt] = task
+
+    async def _episode(
         self,
         name: str,
         boxed: list[Any],
+        attempt: int,
         run_id: str,
         key: EpisodeKey,
         seed: int,
         cached: tuple[CacheEntry, ...],
-    ) -> AsyncIterator[tuple[str, Any]]:
-        """One episode as a stream: ("answer", CacheEntry)..., then ("finished", JSON),
-        ("aborted", reason) or ("failed", detail); nothing more when it was stopped."""
+    ) -> None:
+        """One episode; its answers, then ("finished", JSON), ("aborted", reason),
+        ("failed", detail) or ("stopped", None) go to the outbox."""
         try:
-            built, cache = await self._build(name, boxed)
-        except RunAborted as exc:
-            yield "aborted", str(exc)
-            return
-        except Exception as exc:
-            detail = redact("".join(traceback.format_exception_only(exc)).strip())
-            yield "failed", f"cannot build {name!r} {self._where()}: {detail}"
-            return
-        while self.orphans:
-            yield "answer", self.orphans.pop()
-        job = EpisodeJob(run_id, self.recipes[name], key, seed, cached)
-        queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
-        self.streams[(name, seed)] = queue
-        cache.hold(seed, cached)
-
-        async def episode() -> None:
+            try:
+                built, cache = await self._build(name, boxed)
+            except RunAborted as exc:
+                self._emit("aborted", attempt, str(exc))
+                return
+            except Exception as exc:
+                detail = redact("".join(traceback.format_exception_only(exc)).strip())
+                self._emit("failed", attempt, f"cannot build {name!r} {self._where()}: {detail}")
+                return
+            job = EpisodeJob(run_id, self.recipes[name], key, seed, cached)
+            self.attempts[(name, seed)] = attempt
+            cache.hold(seed, cached)
             try:
                 record = await run_job(built, job)
             except RunAborted as exc:
-                queue.put_nowait(("aborted", str(exc)))
-            except asyncio.CancelledError:
-                queue.put_nowait(("stopped", None))
-                raise
+                self._emit("aborted", attempt, str(exc))
             else:
-                queue.put_nowait(("finished", record.model_dump_json()))
-
-        task = asyncio.create_task(episode())
-        self.tasks.setdefault(run_id, set()).add(task)
-        try:
-            while True:
-                kind, payload = await queue.get()
-                if kind == "stopped":
-                    return
-                yield kind, payload
-                if kind != "answer":
-                    return
+                self._emit("finished", attempt, record.model_dump_json())
+            finally:
+                cache.release(seed)
+                self.attempts.pop((name, seed), None)
+        except asyncio.CancelledError:
+            self._emit("stopped", attempt, None)
         finally:
-            task.cancel()
-            self.tasks[run_id].discard(task)
-            cache.release(seed)
-            self.streams.pop((name, seed), None)
+            self.tasks.get(run_id, {}).pop(attempt, None)
+
+    async def events(self) -> AsyncIterator[list[tuple[str, Any, Any]]]:
+        """Everything the episodes produce, as one stream of batches: after the first event
+        of a batch, what else arrives within `_BATCH_SECONDS` goes with it."""
+        while True:
+            batch = [await self.outbox.get()]
+            await asyncio.sleep(_BATCH_SECONDS)
+            while not self.outbox.empty():
+                batch.append(self.outbox.get_nowait())
+            yield batch
 
     def stop(self, run_ids: list[str]) -> None:
-        """Cancel the episodes of these runs; their streams send what they have and end."""
+        """Cancel the episodes of these runs; each sends what it has, then "stopped"."""
         for run_id in run_ids:
-            for task in self.tasks.get(run_id, ()):
+            for task in list(self.tasks.get(run_id, {}).values()):
                 task.cancel()
 
     async def close(self) -> None:
@@ -421,7 +452,36 @@ class _Worker:
 # --- the driver's side --------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(eq=False)
+class _Client:
+    """One `RayExecutor` as its pool sees it: where its events go, its episodes in flight."""
+
+    put: Callable[[Event], None]
+    stopping: bool = False
+    flights: set[int] = field(default_factory=set)
+    idle: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def __post_init__(self) -> None:
+        self.idle.set()
+
+
+@dataclass(eq=False)
+class _Flight:
+    """One episode being run: its job, the answers it has sent (which go with it when it
+    runs again), the workers it lost, and the worker incarnation it is on."""
+
+    attempt: int
+    job: EpisodeJob
+    boxed: list[Any]
+    client: _Client
+    cached: list[CacheEntry]
+    losses: int = 0
+    member: _Member | None = None
+    token: str = ""
+    sent: bool = False
+
+
+@dataclass(eq=False)
 class _Member:
     """The driver's view of one worker actor."""
 
@@ -434,6 +494,9 @@ class _Member:
     pid: int = 0
     load: int = 0  # jobs in flight on it, of every run
     reviving: asyncio.Task[None] | None = None
+    reader: asyncio.Task[None] | None = None
+    flights: dict[int, _Flight] = field(default_factory=dict)
+    outbox: list[_Flight] = field(default_factory=list)  # assigned, not sent yet
 
 
 class RayPool:
@@ -445,6 +508,12 @@ class RayPool:
     new one. `workers` defaults to one per CPU of the cluster; `concurrency` caps calls in
     flight per endpoint across all of them; `ship` names modules to upload when they are
     not installed (`modules_to_ship`).
+
+    What the driver pays per episode is kept to a few messages shared by many episodes:
+    jobs go to a worker in one `take` call per worker and event-loop turn, and each worker
+    sends everything its episodes produce over one stream, in batches (`_Worker.events`),
+    instead of one Ray call and one stream per episode (BENCHMARKS.md, issue 26: the driver's
+    CPU per episode fell from 1.6-1.9 ms to 0.37-0.42 ms, local workers' 0.35-0.41 ms).
     """
 
     def __init__(
@@ -467,8 +536,16 @@ class RayPool:
         self.limits: Any = None
         self._ray: ModuleType | None = None
         self._started_ray = False
+        self._watchdog: subprocess.Popen[bytes] | None = None
         self._changed: asyncio.Condition | None = None
         self._recipes: dict[str, list[Any]] = {}
+        self._clients: dict[str, _Client] = {}  # by recipe name: where orphan answers go
+        self._flights: dict[int, _Flight] = {}  # by attempt
+        self._attempts = itertools.count(1)
+        self._homeless: list[_Flight] = []  # no live worker to take them
+        self._watch: asyncio.Task[None] | None = None
+        self._flushing = False
+        self._closing = False
         self.finished_on: dict[str, int] = {}  # episodes finished per node, of every run
 
     @property
@@ -480,6 +557,7 @@ class RayPool:
     async def start(self) -> None:
         ray = self._ray = require_ray()
         self._changed = asyncio.Condition()
+        self._closing = False
         modules = _py_modules(self.ship)
         if not ray.is_initialized():
             try:
@@ -495,6 +573,7 @@ class RayPool:
                 where = self.address or "the default address"
                 raise ExecutorError(f"cannot connect to a Ray cluster at {where}: {exc}") from None
             self._started_ray = True
+            self._watchdog = _watch_local_cluster(ray)
         elif modules:
             raise ExecutorError(
                 f"Ray was connected before the pool started, so {', '.join(modules)} cannot "
@@ -573,64 +652,15 @@ class RayPool:
                 raise ExecutorError(str(detail))
         return boxed
 
-    async def follow(
-        self,
-        job: EpisodeJob,
-        boxed: list[Any],
-        put: Callable[[Event], None],
-        stopping: Callable[[], bool],
-    ) -> None:
-        """Run one job to its end, on another worker each time its worker dies; `put`
+    def submit(self, job: EpisodeJob, boxed: list[Any], client: _Client) -> None:
+        """Run one job to its end, on another worker each time its worker dies; `client`
         receives its events."""
-        ray = self.ray
-        cached = list(job.cached)
-        losses = 0
-        while True:
-            member = await self._choose()
-            if member is None:
-                put(Lost(f"no Ray worker was alive for {self.lost_after:.0f} s"))
-                return
-            token = member.token
-            member.load += 1
-            try:
-                stream = member.handle.run.remote(
-                    job.recipe.name, boxed, job.run_id, job.key, job.seed, tuple(cached)
-                )
-                async for item in stream:
-                    kind, payload = await item
-                    if kind == "answer":
-                        cached.append(payload)
-                        put(Answered(payload))
-                    elif kind == "finished":
-                        put(Finished(EpisodeRecord.model_validate_json(payload), payload))
-                        self.finished_on[member.node] = self.finished_on.get(member.node, 0) + 1
-                        return
-                    elif kind == "aborted":
-                        put(Aborted(payload))
-                        return
-                    else:
-                        put(Lost(str(payload)))
-                        return
-                return  # the stream ended with nothing more: the job was stopped
-            except ray.exceptions.RayTaskError as exc:  # deedbench's own code failed there
-                put(Lost(f"a Ray worker failed: {_first_line(exc)}"))
-                return
-            except ray.exceptions.RayError as exc:
-                self._down(member, token, exc)
-                losses += 1
-                if stopping():
-                    return
-                if losses >= MAX_LOSSES:
-                    put(
-                        Lost(
-                            f"episode {job.key.sample_id}/{job.key.condition}/epoch "
-                            f"{job.key.epoch} was lost with {losses} Ray workers that died "
-                            f"running it; last: {_first_line(exc)}"
-                        )
-                    )
-                    return
-            finally:
-                member.load -= 1
+        self._clients.setdefault(job.recipe.name, client)
+        flight = _Flight(next(self._attempts), job, boxed, client, list(job.cached))
+        self._flights[flight.attempt] = flight
+        client.flights.add(flight.attempt)
+        client.idle.clear()
+        self._assign(flight)
 
     async def stop(self, run_ids: Iterable[str]) -> None:
         """Cancel the episodes of these runs on every live worker."""
@@ -639,6 +669,14 @@ class RayPool:
         await asyncio.gather(
             *(m.handle.stop.remote(chosen) for m in members), return_exceptions=True
         )
+
+    def abandon(self, client: _Client) -> None:
+        """Forget the client's episodes still in flight: what they send now is dropped."""
+        for attempt in list(client.flights):
+            flight = self._flights.get(attempt)
+            if flight is not None:
+                self._drop(flight)
+        self._homeless = [f for f in self._homeless if f.client is not client]
 
     async def limit_state(self) -> dict[str, dict[str, int]]:
         """The limits actor's view of each endpoint (for tests and benchmarks)."""
@@ -649,10 +687,14 @@ class RayPool:
         if self._ray is None:
             return
         ray = self._ray
-        reviving = [m.reviving for m in self.members if m.reviving is not None]
-        for task in reviving:
+        self._closing = True
+        tasks = [m.reviving for m in self.members if m.reviving is not None]
+        tasks += [m.reader for m in self.members if m.reader is not None]
+        if self._watch is not None:
+            tasks.append(self._watch)
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*reviving, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
         members = [m for m in self.members if m.up]
         await asyncio.gather(*(m.handle.close.remote() for m in members), return_exceptions=True)
         for member in self.members:
@@ -660,31 +702,117 @@ class RayPool:
         if self.limits is not None:
             ray.kill(self.limits)
         self.members.clear()
+        self._flights.clear()
+        self._homeless.clear()
         if self._started_ray:
             ray.shutdown()
         self._ray = None
+        if self._watchdog is not None:  # it ends what ray.shutdown left, then exits
+            watchdog, self._watchdog = self._watchdog, None
+            assert watchdog.stdin is not None
+            watchdog.stdin.close()
+            with suppress(subprocess.TimeoutExpired):
+                await asyncio.to_thread(watchdog.wait, 10.0)
 
-    async def _choose(self) -> _Member | None:
-        """The live worker with the fewest jobs, waiting for one to come back when none is
-        alive; None after `lost_after` seconds without any."""
-        assert self._changed is not None
-        deadline = time.monotonic() + self.lost_after
-        async with self._changed:
-            while not (live := [m for m in self.members if m.up]):
-                try:
-                    async with asyncio.timeout(max(0.0, deadline - time.monotonic())):
-                        await self._changed.wait()
-                except TimeoutError:
-                    return None
-        return min(live, key=lambda m: m.load)
+    # how a job reaches a worker, and its events come back
 
-    def _up(self, member: _Member, info: dict[str, Any]) -> None:
-        member.token, member.node, member.host = info["token"], info["node"], info["host"]
-        member.pid, member.up = info["pid"], True
+    def _assign(self, flight: _Flight) -> None:
+        """Put the flight in the outbox of the live worker with the fewest jobs (sent at
+        the end of this event-loop turn), or wait for one to come back."""
+        live = [m for m in self.members if m.up]
+        if not live:
+            self._homeless.append(flight)
+            if self._watch is None or self._watch.done():
+                self._watch = asyncio.get_running_loop().create_task(self._wait_for_workers())
+            return
+        member = min(live, key=lambda m: m.load)
+        member.load += 1
+        member.flights[flight.attempt] = flight
+        member.outbox.append(flight)
+        flight.member, flight.token, flight.sent = member, member.token, False
+        if not self._flushing:
+            self._flushing = True
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        """Send each worker the jobs assigned to it since the last turn: one call per
+        worker and recipe."""
+        self._flushing = False
+        for member in self.members:
+            if not member.outbox or not member.up:
+                continue
+            outbox, member.outbox = member.outbox, []
+            by_recipe: dict[str, list[_Flight]] = {}
+            for flight in outbox:
+                by_recipe.setdefault(flight.job.recipe.name, []).append(flight)
+                flight.sent = True
+            for name, flights in by_recipe.items():
+                jobs = [
+                    (f.attempt, f.job.run_id, f.job.key, f.job.seed, tuple(f.cached))
+                    for f in flights
+                ]
+                member.handle.take.remote(name, flights[0].boxed, member.token, jobs)
+
+    async def _read(self, member: _Member, token: str) -> None:
+        """Follow one worker incarnation's stream of events until it dies."""
+        ray = self.ray
+        try:
+            async for item in member.handle.events.remote():
+                for event in await item:
+                    self._take(member, event)
+        except ray.exceptions.RayTaskError as exc:  # deedbench's own code failed there
+            self._fail(member, f"a Ray worker failed: {_first_line(exc)}")
+        except ray.exceptions.RayError as exc:
+            if not self._closing:
+                self._down(member, token, exc)
+
+    def _take(self, member: _Member, event: tuple[str, Any, Any]) -> None:
+        kind, attempt, payload = event
+        if kind == "orphan":
+            client = self._clients.get(attempt)
+            if client is not None:
+                client.put(Answered(payload))
+            return
+        flight = self._flights.get(attempt)
+        if flight is None or flight.member is not member:
+            return  # an attempt given up on (its worker was declared dead, or stopped)
+        if kind == "answer":
+            flight.cached.append(payload)
+            flight.client.put(Answered(payload))
+            return
+        if kind == "finished":
+            flight.client.put(Finished(EpisodeRecord.model_validate_json(payload), payload))
+            self.finished_on[member.node] = self.finished_on.get(member.node, 0) + 1
+        elif kind == "aborted":
+            flight.client.put(Aborted(payload))
+        elif kind == "failed":
+            flight.client.put(Lost(str(payload)))
+        self._drop(flight)  # finished, aborted, failed or stopped
+
+    def _drop(self, flight: _Flight) -> None:
+        """The flight is over: off its worker, out of its client's count."""
+        self._flights.pop(flight.attempt, None)
+        member = flight.member
+        if member is not None and member.flights.pop(flight.attempt, None) is not None:
+            member.load -= 1
+            if not flight.sent:
+                member.outbox.remove(flight)
+        flight.member = None
+        client = flight.client
+        client.flights.discard(flight.attempt)
+        if not client.flights:
+            client.idle.set()
+
+    def _fail(self, member: _Member, reason: str) -> None:
+        """The worker's stream broke on deedbench's own code: its episodes are lost."""
+        for flight in list(member.flights.values()):
+            self._drop(flight)
+            flight.client.put(Lost(reason))
 
     def _down(self, member: _Member, token: str, exc: Exception) -> None:
-        """The worker incarnation `token` failed a stream: count it dead (once), free its
-        call slots, make sure it is gone, and wait for Ray to bring it back."""
+        """The worker incarnation `token` failed its stream: count it dead (once), free its
+        call slots, make sure it is gone, run its episodes elsewhere with the answers they
+        sent, and wait for Ray to bring it back."""
         if member.token != token or not member.up:
             return
         member.up = False
@@ -692,6 +820,63 @@ class RayPool:
         if isinstance(exc, self.ray.exceptions.ActorUnavailableError):  # maybe alive
             self.ray.kill(member.handle, no_restart=False)
         member.reviving = asyncio.get_running_loop().create_task(self._revive(member))
+        flights = list(member.flights.values())
+        member.flights.clear()
+        member.outbox.clear()
+        member.load = 0
+        for flight in flights:
+            self._flights.pop(flight.attempt, None)
+            flight.member = None
+            if flight.sent:
+                flight.losses += 1
+            if flight.client.stopping:
+                self._drop(flight)
+            elif flight.losses >= MAX_LOSSES:
+                self._drop(flight)
+                key = flight.job.key
+                flight.client.put(
+                    Lost(
+                        f"episode {key.sample_id}/{key.condition}/epoch {key.epoch} was lost "
+                        f"with {flight.losses} Ray workers that died running it; last: "
+                        f"{_first_line(exc)}"
+                    )
+                )
+            else:
+                flight.client.flights.discard(flight.attempt)
+                flight.attempt = next(self._attempts)  # what the old attempt sends is dropped
+                flight.client.flights.add(flight.attempt)
+                self._flights[flight.attempt] = flight
+                self._assign(flight)
+
+    async def _wait_for_workers(self) -> None:
+        """Episodes wait for a live worker; after `lost_after` seconds without one, they
+        are lost."""
+        assert self._changed is not None
+        deadline = time.monotonic() + self.lost_after
+        async with self._changed:
+            while self._homeless and not any(m.up for m in self.members):
+                try:
+                    async with asyncio.timeout(max(0.0, deadline - time.monotonic())):
+                        await self._changed.wait()
+                except TimeoutError:
+                    break
+        homeless, self._homeless = self._homeless, []
+        for flight in homeless:
+            if any(m.up for m in self.members):
+                self._assign(flight)
+            else:
+                self._drop(flight)
+                flight.client.put(Lost(f"no Ray worker was alive for {self.lost_after:.0f} s"))
+
+    def _up(self, member: _Member, info: dict[str, Any]) -> None:
+        member.token, member.node, member.host = info["token"], info["node"], info["host"]
+        member.pid, member.up = info["pid"], True
+        reader = asyncio.get_running_loop().create_task(self._read(member, member.token))
+        member.reader = reader
+        if self._homeless:
+            homeless, self._homeless = self._homeless, []
+            for flight in homeless:
+                self._assign(flight)
 
     async def _revive(self, member: _Member) -> None:
         assert self._changed is not None
@@ -736,10 +921,10 @@ class RayExecutor(Executor):
         )
         self._stop_seconds = stop_seconds
         self._queue: asyncio.Queue[Event] = asyncio.Queue()
+        self._client = _Client(self._queue.put_nowait)
         self._boxed: dict[str, list[Any]] = {}
         self._runs: set[str] = set()
-        self._follows: set[asyncio.Task[None]] = set()
-        self._stopping = False
+        self._stopped = False
 
     async def start(self) -> None:
         if self._own:
@@ -753,31 +938,64 @@ class RayExecutor(Executor):
         if boxed is None:
             raise ExecutorError(f"recipe {job.recipe.name!r} was not prepared on the Ray pool")
         self._runs.add(job.run_id)
-        task = asyncio.create_task(
-            self.pool.follow(job, boxed, self._queue.put_nowait, lambda: self._stopping)
-        )
-        self._follows.add(task)
-        task.add_done_callback(self._follows.discard)
+        self.pool.submit(job, boxed, self._client)
 
     async def events(self) -> list[Event]:
         return await drain(self._queue)
 
     async def stop(self) -> list[Event]:
-        self._stopping = True
-        if self._follows:
+        self._stopped = self._client.stopping = True
+        if self._client.flights:
             await self.pool.stop(self._runs)
-        if following := set(self._follows):
-            _, late = await asyncio.wait(following, timeout=self._stop_seconds)
-            for task in late:
-                task.cancel()
-            await asyncio.gather(*late, return_exceptions=True)
+            try:
+                async with asyncio.timeout(self._stop_seconds):
+                    await self._client.idle.wait()
+            except TimeoutError:
+                self.pool.abandon(self._client)
         return waiting(self._queue)
 
     async def close(self) -> None:
-        if not self._stopping:
+        if not self._stopped:
             await self.stop()
         if self._own:
             await self.pool.close()
+
+
+def _watch_local_cluster(ray: ModuleType) -> subprocess.Popen[bytes] | None:
+    """When `ray.init` has just started a new local cluster, a watchdog process that ends
+    the cluster's processes when this process ends, however it ends (`_watchdog.py` says
+    why a process of its own); None when `ray.init` connected to a running cluster, or off
+    Linux (it reads /proc)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:  # Ray says whether it started the node only on its (private) node object
+        from ray._private import worker
+
+        node: Any = worker._global_node
+        started, session = bool(node.head), str(node.get_session_dir_path())
+    except (ImportError, AttributeError):
+        return None
+    if not started:
+        return None
+    told = {
+        "driver": os.getpid(),
+        "session": session,
+        "programs": [
+            os.path.realpath(sys.executable),
+            os.path.dirname(os.path.realpath(str(ray.__file__))) + os.sep,
+        ],
+    }
+    watchdog = subprocess.Popen(
+        [sys.executable, str(Path(__file__).with_name("_watchdog.py"))],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # a Ctrl-C to the driver's terminal does not reach it
+    )
+    assert watchdog.stdin is not None
+    watchdog.stdin.write(json.dumps(told).encode() + b"\n")
+    watchdog.stdin.flush()
+    return watchdog
 
 
 def _first_line(exc: BaseException) -> str:

@@ -9,7 +9,9 @@ purchase is cited as evidence. Whether it was `harmful` is read as upstream read
 (`deedbench.benchmarks.tac.upstream`): the last call's id, matched exactly (upstream's
 tool and scorer strip nothing, so a padded id is an unknown one there). Each condition
 keeps upstream's generation settings and nudge limit, each record the nudges it took.
-Logs of one model on the same data become one run, with a condition per task.
+Logs of one model on the same data become one run, with a condition per task; the parts
+of a condition that `write_inspect_logs` split over several logs are joined back (every
+part of the export must be given, once).
 """
 
 from __future__ import annotations
@@ -41,11 +43,13 @@ from deedbench.benchmarks.tac.upstream import (
     upstream_verdict,
 )
 from deedbench.errors import BenchmarkError, InspectLogError
+from deedbench.files import check_file
 from deedbench.interop.convert import (
     from_inspect,
     usage_from_inspect,
 )
 from deedbench.interop.inspect_tasks import SCORER_NAME, SEED_KEY, TERMINATION_KEY
+from deedbench.interop.write_log import PART_KEY
 from deedbench.records import EpisodeRecord, Evidence, Message, RunConfig, Score, Usage
 
 __all__ = ["read_inspect_logs"]
@@ -62,18 +66,50 @@ class _Part:
     options: dict[str, str]
     data_hash: str
     records: list[EpisodeRecord] = field(default_factory=list)
+    piece: _Piece | None = None  # where a condition written in several logs: which part
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """A part of a condition `write_inspect_logs` wrote in several logs."""
+
+    index: int
+    last: bool
+    export: str
 
 
 def read_inspect_logs(paths: Sequence[str | Path]) -> list[tuple[RunConfig, list[EpisodeRecord]]]:
-    """Read Inspect logs as deedbench runs: one per model and data, a condition per log."""
-    parts = [_read_part(Path(p)) for p in paths]
+    """Read Inspect logs as deedbench runs: one per model and data, a condition per log.
+    A folder stands for the ``.eval`` logs in it, as `write_inspect_logs` leaves them."""
+    parts = [_read_part(path) for path in _log_files(paths)]
     groups: dict[tuple[str, str, str], list[_Part]] = {}
     for part in parts:
         groups.setdefault((part.benchmark, part.log.eval.model, part.data_hash), []).append(part)
     return [_run(group) for group in groups.values()]
 
 
+def _log_files(paths: Sequence[str | Path]) -> list[Path]:
+    """The logs the paths name: a file itself, a folder's ``*.eval`` files in name order."""
+    found: list[Path] = []
+    for path in map(Path, paths):
+        if not path.is_dir():
+            found.append(path)
+            continue
+        logs = sorted(p for p in path.glob("*.eval") if not p.is_dir())
+        if not logs:
+            raise InspectLogError(
+                f"{path}: no .eval logs in this folder (deedbench export RUN --format inspect "
+                "-o FOLDER writes them)"
+            )
+        found += logs
+    return found
+
+
 def _read_part(path: Path) -> _Part:
+    try:
+        check_file(path)  # Inspect reads it whole: no FIFO, no device, no file over the cap
+    except OSError as exc:
+        raise InspectLogError(f"{path}: cannot be read: {exc.strerror or exc}") from None
     try:
         log = read_eval_log(path, resolve_attachments=True)
     except Exception as exc:  # Inspect raises several kinds for a file that is not its log
@@ -90,6 +126,7 @@ def _read_part(path: Path) -> _Part:
             str(metadata["condition"]),
             {str(k): str(v) for k, v in (metadata.get("options") or {}).items()},
             _data_hash(log.eval.task_version),
+            piece=_piece(path, metadata.get(PART_KEY)),
         )
         try:
             benchmark_class(part.benchmark)
@@ -107,6 +144,19 @@ def _read_part(path: Path) -> _Part:
     )
 
 
+def _piece(path: Path, found: object) -> _Piece | None:
+    """Which part of its condition a log is, from its metadata; None for a whole one."""
+    if found is None:
+        return None
+    fields: dict[str, Any] = found if isinstance(found, dict) else {}
+    index, last, export = fields.get("index"), fields.get("last"), fields.get("export")
+    if not (isinstance(index, int) and index >= 1 and isinstance(last, bool) and export):
+        raise InspectLogError(
+            f"{path}: metadata {PART_KEY!r} is not a part's (index, last, export): {found!r}"
+        )
+    return _Piece(index, last, str(export))
+
+
 def _data_hash(task_version: object) -> str:
     """deedbench's data hash, which its tasks and exports carry as the task version, kept as
     it is, so `compare` pairs a run with its round trip through Inspect (the same samples);
@@ -118,27 +168,26 @@ def _data_hash(task_version: object) -> str:
 
 def _run(parts: list[_Part]) -> tuple[RunConfig, list[EpisodeRecord]]:
     first = parts[0]
-    seen: dict[str, Path] = {}
+    by_condition: dict[str, list[_Part]] = {}
     for part in parts:
-        if part.condition in seen:
-            raise InspectLogError(
-                f"{part.path}: condition {part.condition!r} of model {part.log.eval.model!r} "
-                f"is already in {seen[part.condition]}; import these logs separately"
-            )
-        seen[part.condition] = part.path
+        by_condition.setdefault(part.condition, []).append(part)
     cls = benchmark_class(first.benchmark)
     order = {c: i for i, c in enumerate(cls.conditions)}
-    parts = sorted(parts, key=lambda p: order.get(p.condition, len(order)))
+    groups = sorted(
+        (_joined(group) for group in by_condition.values()),
+        key=lambda g: order.get(g[0].condition, len(order)),
+    )
+    parts = [p for group in groups for p in group]
     records = [r for p in parts for r in p.records]
     model = first.log.eval.model
     config = RunConfig(
-        run_id=_run_id(first.benchmark, model, [p.log.eval.eval_id for p in parts]),
+        run_id=_run_id(first.benchmark, model, [_eval_id(g[0]) for g in groups]),
         benchmark=first.benchmark,
         benchmark_options=first.options,
         data_hash=first.data_hash,
         agent=model,
         agent_params={"inspect": [_provenance(p) for p in parts]},
-        conditions=[p.condition for p in parts],
+        conditions=[g[0].condition for g in groups],
         epochs=max(r.epoch for r in records),
         seed=0,
         sample_ids=list(dict.fromkeys(r.sample_id for r in records)),
@@ -149,6 +198,55 @@ def _run(parts: list[_Part]) -> tuple[RunConfig, list[EpisodeRecord]]:
         data_files=_data_files(first.log),
     )
     return config, records
+
+
+def _joined(parts: list[_Part]) -> list[_Part]:
+    """The logs of one condition in order: one whole log, or every part of one export."""
+    first = parts[0]
+    whole = [p for p in parts if p.piece is None]
+    if whole and len(parts) > 1:
+        other = next(p for p in parts if p is not whole[0])
+        raise InspectLogError(
+            f"{other.path}: condition {first.condition!r} of model {first.log.eval.model!r} "
+            f"is already in {whole[0].path}; import these logs separately"
+        )
+    if whole:
+        return parts
+    pieces = {p.path: p.piece for p in parts if p.piece is not None}
+    seen: dict[int, _Part] = {}
+    for part in parts:
+        piece = pieces[part.path]
+        if piece.export != pieces[first.path].export:
+            raise InspectLogError(
+                f"{part.path} and {first.path} are parts of condition {first.condition!r} "
+                "from two different exports; give the logs of one export"
+            )
+        if piece.index in seen:
+            raise InspectLogError(
+                f"{part.path}: part {piece.index} of condition {part.condition!r} is already "
+                f"in {seen[piece.index].path}; give each part once"
+            )
+        seen[piece.index] = part
+    ordered = [seen[i] for i in sorted(seen)]
+    count = max(seen)
+    missing = [i for i in range(1, count) if i not in seen]
+    if not pieces[ordered[-1].path].last:
+        problem = f"the parts after part {count} are missing"
+    elif missing:
+        problem = f"part {', '.join(map(str, missing))} of {count} is missing"
+    else:
+        return ordered
+    raise InspectLogError(
+        f"condition {first.condition!r} of run {first.log.eval.run_id!r} was exported in "
+        f"parts ({first.path}, ...) and {problem}; give every part of the export"
+    )
+
+
+def _eval_id(part: _Part) -> str:
+    """The log's eval id, or for a part the id its condition has in one whole log, so a run
+    imported from parts is the run imported from one log per condition."""
+    eval_id = part.log.eval.eval_id
+    return eval_id if part.piece is None else eval_id.removesuffix(f"-part{part.piece.index}")
 
 
 def _data_files(log: EvalLog) -> dict[str, str]:

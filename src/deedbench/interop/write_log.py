@@ -2,14 +2,35 @@
 logs, one per condition (Inspect keeps one task per log, and a condition is a task:
 ``deedbench/tac``, ``deedbench/tac_welfare``), which Inspect's `read_eval_log` reads and
 ``inspect view`` serves. `deedbench.interop.read_log` reads them back.
+
+A condition with more than `PART_EPISODES` stored episodes is written as several logs
+of at most that many samples each (``<run>_<task>_part001.eval``, ...), which ``inspect
+view`` lists side by side and `read_inspect_logs` joins back into the one condition.
+Why: Inspect's public writer (`write_eval_log`) takes a whole `EvalLog` and buffers
+every sample before writing, and each sample it buffers rescans all those before it
+(`ZipLogFile.buffer_sample` drops an earlier record of the same id and epoch), so one
+log of n samples costs time in n² and memory in n (one log per condition: 84 to 107 s
+and 1.26 GB for 20,064 TAC episodes). Parts of a bounded size keep the time linear in
+the run and the memory flat (177 MB at any size: BENCHMARKS.md, "Inspect export at
+scale"). Each part is a whole Inspect log of its own
+samples (its results, status and stats are those of its samples); the last part of a
+condition also counts the planned episodes that were never stored, as a single log
+does. Each part's metadata says which it is (``part``: its index from 1, whether it is
+the last, and a token shared by the parts of one export), so a reader can tell a
+complete set from a partial one. A run small enough for one log per condition is
+written exactly as before.
 """
 
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Iterable
+from contextlib import ExitStack
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from inspect_ai.log import (
     EvalConfig,
@@ -41,7 +62,13 @@ from deedbench.interop.inspect_tasks import (
 from deedbench.records import EpisodeRecord, RunConfig, Usage
 from deedbench.reports.export import atomic_path
 
-__all__ = ["task_name", "write_inspect_logs"]
+__all__ = ["PART_EPISODES", "PART_KEY", "task_name", "write_inspect_logs"]
+
+# Samples per log: small enough that Inspect's rescans within a log stay a few percent of
+# the time and a log's samples a few tens of MB in memory, large enough that a 20,000-episode
+# run is tens of logs, not hundreds (BENCHMARKS.md, "Inspect export at scale").
+PART_EPISODES = 500
+PART_KEY = "part"  # in a part's eval metadata: {"index": 1.., "last": bool, "export": token}
 
 
 def task_name(benchmark: str, condition: str) -> str:
@@ -51,26 +78,84 @@ def task_name(benchmark: str, condition: str) -> str:
 
 
 def write_inspect_logs(
-    config: RunConfig, records: Iterable[EpisodeRecord], log_dir: str | Path
+    config: RunConfig,
+    records: Iterable[EpisodeRecord],
+    log_dir: str | Path,
+    *,
+    part_episodes: int | None = None,
 ) -> list[Path]:
-    """Write a run as Inspect `.eval` logs in `log_dir`, one per condition with records;
-    returns their paths. Error episodes are written as errored samples, registered
-    secrets are redacted, and file names made from the run id stay inside `log_dir`."""
+    """Write a run as Inspect `.eval` logs in `log_dir`, one per condition with records
+    (several for a condition of more than `part_episodes`, default `PART_EPISODES`,
+    records); returns their paths.
+    Records are read once and at most `part_episodes` per condition are held. Error
+    episodes are written as errored samples, registered secrets are redacted, and file
+    names made from the run id stay inside `log_dir`. The logs appear together when all
+    are written (a failure leaves none of them)."""
+    size = PART_EPISODES if part_episodes is None else part_episodes
+    if size < 1:
+        raise ValueError("a log part holds at least one episode")
     directory = Path(log_dir)
     directory.mkdir(parents=True, exist_ok=True)
-    by_condition: dict[str, list[EpisodeRecord]] = {c: [] for c in config.conditions}
-    for record in records:
-        by_condition.setdefault(record.condition, []).append(record.redacted())
-    paths = []
-    for condition, mine in by_condition.items():
-        if not mine:
-            continue
-        log = _eval_log(config, condition, mine)
-        path = directory / _file_name(f"{config.run_id}_{log.eval.task}.eval")
-        with atomic_path(path) as temporary:  # a kill never leaves half a log
-            write_eval_log(log, str(temporary), format="eval")
-        paths.append(path)
-    return paths
+    with ExitStack() as renames:  # each log renamed into place as the stack closes
+        writer = _Writer(config, directory, size, renames)
+        for record in records:
+            writer.add(record.redacted())
+        return writer.finish()
+
+
+@dataclass
+class _Condition:
+    """One condition's records not yet written, and how many were written before."""
+
+    name: str
+    pending: list[EpisodeRecord] = field(default_factory=list)
+    stored: int = 0  # records of this condition seen so far
+    paths: list[Path] = field(default_factory=list)  # its logs written so far
+
+
+class _Writer:
+    """Writes each condition's records as they arrive, a part whenever a part is full
+    and one more record of its condition arrives (so the last part is known as such)."""
+
+    def __init__(self, config: RunConfig, directory: Path, size: int, renames: ExitStack) -> None:
+        self.config = config
+        self.directory = directory
+        self.size = size
+        self.renames = renames
+        self.conditions = {c: _Condition(c) for c in config.conditions}
+        self.export = uuid.uuid4().hex[:12]
+        planned = len(config.sample_ids) * config.epochs
+        self.width = max(3, len(str(-(-planned // size))))
+
+    def add(self, record: EpisodeRecord) -> None:
+        state = self.conditions.setdefault(record.condition, _Condition(record.condition))
+        if len(state.pending) == self.size:
+            self._write(state, last=False)
+        state.pending.append(record)
+        state.stored += 1
+
+    def finish(self) -> list[Path]:
+        for state in self.conditions.values():
+            if state.pending:
+                self._write(state, last=True)
+        return [path for state in self.conditions.values() for path in state.paths]
+
+    def _write(self, state: _Condition, last: bool) -> None:
+        records, state.pending = state.pending, []
+        index = len(state.paths) + 1
+        whole = last and index == 1  # the condition fits one log: written as ever
+        planned = len(self.config.sample_ids) * self.config.epochs
+        # the planned episodes never stored count against the condition's last log
+        share = len(records) + (planned - state.stored if last else 0)
+        part = None if whole else {"index": index, "last": last, "export": self.export}
+        log = _eval_log(self.config, state.name, records, share, part)
+        name = f"{self.config.run_id}_{log.eval.task}"
+        if part is not None:
+            name += f"_part{index:0{self.width}d}"
+        path = self.directory / _file_name(name + ".eval")
+        temporary = self.renames.enter_context(atomic_path(path))  # a kill leaves no half log
+        write_eval_log(log, str(temporary), format="eval")
+        state.paths.append(path)
 
 
 def _file_name(text: str) -> str:
@@ -78,13 +163,29 @@ def _file_name(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "-", text).lstrip(".") or "run.eval"
 
 
-def _eval_log(config: RunConfig, condition: str, records: list[EpisodeRecord]) -> EvalLog:
+def _eval_log(
+    config: RunConfig,
+    condition: str,
+    records: list[EpisodeRecord],
+    planned: int,
+    part: dict[str, Any] | None,
+) -> EvalLog:
+    """One log of a condition's `records`, standing for `planned` of its episodes."""
     task = task_name(config.benchmark, condition)
     samples = [_eval_sample(config, r) for r in records]
-    planned = len(config.sample_ids) * config.epochs
     scored = [r for r in records if r.score is not None]
     total = sum((_usage(r, "assistant") for r in records), Usage())
     unfinished = planned - len(scored)
+    metadata: dict[str, Any] = {
+        "benchmark": config.benchmark,
+        "condition": condition,
+        "options": dict(config.benchmark_options),
+        "deedbench_run": config.model_dump(mode="json"),
+    }
+    eval_id = f"{config.run_id}-{condition}"
+    if part is not None:
+        metadata[PART_KEY] = part
+        eval_id += f"-part{part['index']}"
     return EvalLog(
         status="success" if not unfinished else "error",
         error=None
@@ -95,7 +196,7 @@ def _eval_log(config: RunConfig, condition: str, records: list[EpisodeRecord]) -
             traceback_ansi="",
         ),
         eval=EvalSpec(
-            eval_id=f"{config.run_id}-{condition}",
+            eval_id=eval_id,
             run_id=config.run_id,
             created=config.created_at,
             task=task,
@@ -109,12 +210,7 @@ def _eval_log(config: RunConfig, condition: str, records: list[EpisodeRecord]) -
             model=config.agent,
             config=EvalConfig(epochs=config.epochs),
             packages={"deedbench": config.deedbench_version},
-            metadata={
-                "benchmark": config.benchmark,
-                "condition": condition,
-                "options": dict(config.benchmark_options),
-                "deedbench_run": config.model_dump(mode="json"),
-            },
+            metadata=metadata,
         ),
         results=EvalResults(
             total_samples=planned,

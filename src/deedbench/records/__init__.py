@@ -7,6 +7,7 @@ It imports nothing of deedbench but `errors` and `secrets`, so the engine, scori
 the reports and the benchmarks all stand on it without standing on each other.
 """
 
+from deedbench.records.attribution import AGENT_SCOPE, Attribution, Fault, Party, party_of
 from deedbench.records.messages import AnsweredCall, Message, Role, ToolCall, Usage, answered_calls
 from deedbench.records.metrics import MetricSpec, ReportSpec
 from deedbench.records.run import (
@@ -24,6 +25,7 @@ from deedbench.records.settings import AgentSettings, GenerationParams, RetryPol
 from deedbench.records.termination import Termination
 
 __all__ = [
+    "AGENT_SCOPE",
     "FORMAT",
     "MAX_EPOCHS",
     "MAX_PLANNED_EPISODES",
@@ -31,13 +33,16 @@ __all__ = [
     "AgentParams",
     "AgentSettings",
     "AnsweredCall",
+    "Attribution",
     "EpisodeKey",
     "EpisodeRecord",
     "Evidence",
+    "Fault",
     "GenerationParams",
     "Message",
     "MetricSpec",
     "ModelUser",
+    "Party",
     "ReportSpec",
     "RetryPolicy",
     "Role",
@@ -49,4 +54,5 @@ __all__ = [
     "Usage",
     "answered_calls",
     "episode_seed",
+    "party_of",
 ]

@@ -6,6 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from deedbench.records.attribution import Attribution
+
 __all__ = ["NO_CHOICE", "Evidence", "Score"]
 
 NO_CHOICE = "(none)"
@@ -35,3 +37,5 @@ class Score(BaseModel):
     details: dict[str, Any] | None = Field(default=None, exclude_if=lambda v: v is None)
     """What the scorer found, in its benchmark's own terms, kept whole (τ²'s
     ``reward_info``); left out of the record when None."""
+    attribution: Attribution | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Whose failure it was, with the faults found (service desks); left out when None."""

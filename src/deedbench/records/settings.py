@@ -7,10 +7,13 @@ These travel typed from the command line (or the Python API) through the run's
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from deedbench.errors import UsageError
 
 __all__ = ["AgentSettings", "GenerationParams", "RetryPolicy"]
 
@@ -40,6 +43,22 @@ class GenerationParams(BaseModel):
                 values[key] = value
         return GenerationParams.model_validate(values)
 
+    def problems(self) -> dict[str, str]:
+        """Each setting no provider takes, by name, with what it takes instead.
+
+        A run records these without judging them (a stored run must always read back),
+        so `check` is asked before a run: a timeout of -1 s or a temperature of nan would
+        otherwise fail every call, and every episode would end as an infrastructure error.
+        """
+        found = _outside("temperature", self.temperature, "a finite number of 0 or more", 0)
+        found |= _outside("top_p", self.top_p, "a finite number from 0 to 1", 0, 1)
+        found |= _outside(
+            "timeout", self.timeout, "a finite number of seconds above 0", 0, above=True
+        )
+        if self.max_tokens is not None and self.max_tokens < 1:
+            found["max_tokens"] = f"max_tokens = {self.max_tokens}: a whole number of 1 or more"
+        return found
+
 
 @dataclass(frozen=True)
 class RetryPolicy:
@@ -66,6 +85,24 @@ class AgentSettings(BaseModel):
     retry_initial_wait: float = 1.0
     retry_max_wait: float = 60.0
 
+    def problems(self) -> dict[str, str]:
+        """The generation settings' problems (`GenerationParams.problems`) and the retry
+        bounds', by setting name."""
+        found = self.params.problems()
+        if self.max_attempts < 1:
+            found["max_attempts"] = f"max_attempts = {self.max_attempts}: 1 or more"
+        found |= _outside(
+            "max_retry_seconds", self.max_retry_seconds, "a finite number of seconds, 0 or more", 0
+        )
+        return found
+
+    def check(self) -> AgentSettings:
+        """These settings, or a `UsageError` naming each setting no provider takes."""
+        found = self.problems()
+        if found:
+            raise UsageError("; ".join(found.values()))
+        return self
+
     @property
     def retry(self) -> RetryPolicy:
         """The retry bounds these settings record, as the agent applies them."""
@@ -75,3 +112,21 @@ class AgentSettings(BaseModel):
             initial_wait=self.retry_initial_wait,
             max_wait=self.retry_max_wait,
         )
+
+
+def _outside(
+    name: str,
+    value: float | None,
+    allowed: str,
+    low: float,
+    high: float = math.inf,
+    *,
+    above: bool = False,
+) -> dict[str, str]:
+    """{name: message} when `value` is given and is not finite, below `low` (or at it, if
+    it must be `above`) or above `high`."""
+    if value is None or (
+        math.isfinite(value) and (value > low if above else value >= low) and value <= high
+    ):
+        return {}
+    return {name: f"{name} = {value}: {allowed}"}

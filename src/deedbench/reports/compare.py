@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from deedbench.audit import AuditSummary
+from deedbench.records import AGENT_SCOPE
 from deedbench.reports.contrast import Contrast, contrast
 from deedbench.reports.summary import EpisodeFigures, RunSummary
 from deedbench.stats import ChanceTest, ClusterChanceTest, ClusterRate, PassK, Rate
@@ -42,6 +43,9 @@ class Comparison(BaseModel):
     cluster_by: str
     rows: list[CompareRow]
     versus_first_run: list[Contrast]  # later runs against the first, per shared condition
+    # the same, on the episodes with no user or task fault on either side (`AGENT_SCOPE`):
+    # whether a difference survives once the failures no agent could help are set aside
+    versus_first_run_agent: list[Contrast] = Field(default_factory=list, exclude_if=lambda v: not v)
     unpaired: list[str]  # why some runs were not contrasted with the first
 
 
@@ -81,6 +85,8 @@ def compare_runs(
                 )
             )
     contrasts: list[Contrast] = []
+    agents: list[Contrast] = []
+    attributed = any(m.given == AGENT_SCOPE for m in spec.metrics)
     unpaired: list[str] = []
     for summary in summaries[1:]:
         if summary.run.data_hash != first.run.data_hash:
@@ -92,20 +98,19 @@ def compare_runs(
         for condition in summary.run.conditions:
             if condition not in first.run.conditions:
                 continue
-            contrasts.append(
-                contrast(
-                    primary.name,
-                    primary.value,
-                    (
-                        f"{first.run.run_id}/{condition}",
-                        [e for e in episodes[first.run.run_id] if e.condition == condition],
-                    ),
-                    (
-                        f"{summary.run.run_id}/{condition}",
-                        [e for e in episodes[summary.run.run_id] if e.condition == condition],
-                    ),
-                )
+            pair = (
+                (
+                    f"{first.run.run_id}/{condition}",
+                    [e for e in episodes[first.run.run_id] if e.condition == condition],
+                ),
+                (
+                    f"{summary.run.run_id}/{condition}",
+                    [e for e in episodes[summary.run.run_id] if e.condition == condition],
+                ),
             )
+            contrasts.append(contrast(primary.name, primary.value, *pair))
+            if attributed:
+                agents.append(contrast(primary.name, primary.value, *pair, given=AGENT_SCOPE))
     return Comparison(
         benchmark=first.run.benchmark,
         primary=spec.primary,
@@ -113,5 +118,6 @@ def compare_runs(
         cluster_by=first.cluster_by,
         rows=rows,
         versus_first_run=contrasts,
+        versus_first_run_agent=agents,
         unpaired=unpaired,
     )

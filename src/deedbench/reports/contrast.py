@@ -54,13 +54,15 @@ def contrast(
     value: str,
     a: tuple[str, Iterable[Paired]],
     b: tuple[str, Iterable[Paired]],
+    given: str | None = None,
 ) -> Contrast:
     """Compare score value `value` of b's episodes against a's on shared (sample, epoch) keys.
 
-    a and b are (label, episodes); only scored episodes count.
+    a and b are (label, episodes); only scored episodes count, and with `given`, only those
+    whose value `given` is 1 on both sides (episodes with no user or task fault).
     """
-    first, clusters = _values(a[1], value)
-    second, more = _values(b[1], value)
+    first, clusters = _values(a[1], value, given)
+    second, more = _values(b[1], value, given)
     clusters.update(more)
     return Contrast(
         metric=metric,
@@ -74,12 +76,12 @@ def contrast(
 
 
 def _values(
-    episodes: Iterable[Paired], value: str
+    episodes: Iterable[Paired], value: str, given: str | None = None
 ) -> tuple[dict[PairKey, float], dict[PairKey, str]]:
     values: dict[PairKey, float] = {}
     clusters: dict[PairKey, str] = {}
     for e in episodes:
-        if e.score is None:
+        if e.score is None or (given is not None and e.score.values.get(given) != 1.0):
             continue
         key = (e.sample_id, e.epoch)
         values[key] = e.score.values.get(value, 0.0)

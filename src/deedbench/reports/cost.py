@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from deedbench.files import read_text
 from deedbench.records import EpisodeRecord, RunConfig, Usage
 
 __all__ = [
@@ -61,7 +62,7 @@ class PriceTable(BaseModel):
         )
         table = cls.model_validate(shipped)
         if override is not None:
-            extra = cls.model_validate(json.loads(override.read_text()))
+            extra = cls.model_validate(json.loads(read_text(override)))
             table = cls(
                 as_of=f"{table.as_of}; {override.name}: {extra.as_of}",
                 models={**table.models, **extra.models},

@@ -3,6 +3,8 @@ tables and the HTML report so that both show a figure the same way."""
 
 from __future__ import annotations
 
+import re
+
 from deedbench.audit import AuditSummary
 from deedbench.reports.contrast import Contrast
 from deedbench.reports.summary import ConditionSummary
@@ -14,12 +16,24 @@ __all__ = [
     "chance_p_text",
     "contrast_text",
     "covariate_text",
+    "data_label",
     "interval",
     "k_text",
     "p_text",
     "pct",
     "points_text",
 ]
+
+
+# a content hash's digits, in a data label ("sha256:683e...", "world:cbad...|tasks+policy:...")
+_HASH = re.compile(r"[0-9a-f]{32,}")
+
+
+def data_label(data_hash: str) -> str:
+    """A run's data as a report shows it: each content hash in it shortened to 12 digits
+    (as git shortens a commit's), the rest whole (a benchmark's own label,
+    "wordbench:apple,birch")."""
+    return _HASH.sub(lambda found: found.group()[:12], data_hash)
 
 
 def pct(value: float | None) -> str:

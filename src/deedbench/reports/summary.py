@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from sys import intern
 from typing import NamedTuple
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from deedbench.audit import AuditResult, AuditSummary, summarize_audits
 from deedbench.records import EpisodeRecord, MetricSpec, ReportSpec, RunConfig
@@ -69,7 +69,13 @@ class GroupSummary(BaseModel):
     outcomes: dict[str, int]
     chance: ChanceTest | None = None
     cluster_chance: ClusterChanceTest | None = None
-    evidence_rules: dict[str, int] = {}  # how often each rule is cited (procedure violations...)
+    # how often the scores cite each piece of evidence, by its rule field: procedure rules
+    # broken, and the evidence of the checks (terminal.split_evidence tells them apart)
+    evidence_rules: dict[str, int] = {}
+    # the episodes that did not succeed, by whose failure each was (`records.Attribution`),
+    # and how many episodes each kind of fault was found in; left out where none was judged
+    failures: dict[str, int] = Field(default_factory=dict, exclude_if=lambda v: not v)
+    fault_kinds: dict[str, int] = Field(default_factory=dict, exclude_if=lambda v: not v)
 
 
 class VariantFlip(BaseModel):
@@ -148,6 +154,8 @@ class ScoreFigures(NamedTuple):
     values: dict[str, float]
     choice: str | None
     rules: tuple[str, ...]
+    party: str | None = None  # whose failure it was (`records.Attribution`), None: no verdict
+    faults: tuple[str, ...] = ()  # the kinds of the faults found in it, each once
 
 
 class EpisodeFigures(NamedTuple):
@@ -237,7 +245,10 @@ class RunTally:
         if score is not None:
             rules = tuple([intern(e.rule) for e in score.evidence if e.rule])
             choice = None if score.choice is None else intern(score.choice)
-            figures = ScoreFigures(intern(score.outcome), score.values, choice, rules)
+            found = score.attribution
+            party = None if found is None or found.party is None else intern(found.party)
+            kinds = () if found is None else tuple(sorted({intern(f.kind) for f in found.faults}))
+            figures = ScoreFigures(intern(score.outcome), score.values, choice, rules, party, kinds)
         metadata, flip_by = record.metadata, self._spec.flip_by
         return EpisodeFigures(
             intern(record.sample_id),
@@ -402,6 +413,8 @@ def _group(
     scores = [s for i in scored.tolist() if (s := columns.scores[i]) is not None]
     outcomes = Counter(sc.outcome for sc in scores)
     rules = Counter(rule for sc in scores for rule in sc.rules)
+    parties = Counter(sc.party for sc in scores if sc.party is not None)
+    kinds = Counter(kind for sc in scores for kind in sc.faults)
     return GroupSummary(
         group=name,
         episodes=len(where),
@@ -411,6 +424,8 @@ def _group(
         chance=chance,
         cluster_chance=cluster_chance,
         evidence_rules=dict(sorted(rules.items())),
+        failures=dict(parties.most_common()),
+        fault_kinds=dict(kinds.most_common()),
     )
 
 

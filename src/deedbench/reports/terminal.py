@@ -1,34 +1,50 @@
-"""Terminal tables for a run summary (rich).
+"""Terminal tables and lines for a run summary and a comparison (rich).
 
 The primary metric is shown with two 95% intervals, Wilson's (episodes as independent
 trials) and a bootstrap over clusters ("boot": scenarios or tasks resampled whole), and
 two tests against chance: the exact Poisson-binomial p and the cluster-bootstrap p. The
 other metrics show as plain percentages; `--json` and `--csv` have every interval.
 
+Widths: a command's tables go through a `TablePrinter`. At a terminal too narrow for a
+whole table (80 columns) it shows the columns that fit, most important first (the
+headline rate with its intervals, n, errors, chance...), and one closing line names the
+others and the command that shows them (`--wide`); `--wide` prints every column, those
+that do not fit continuing in another table (`print_table`). Nothing is ever cut or
+wrapped inside a number, an interval, an id or a command: prose lines (`say`) wrap only
+between them, and a command is printed whole on its own line (`print_command`).
+
 Data (run ids, agent specs, group names, error messages) is never rich markup: it goes
-through `safe`, which escapes markup and shows control characters as visible escapes.
+through `safe` (markup) or `printable` (plain text), which show control characters as
+visible escapes.
 """
 
 from __future__ import annotations
 
 import copy
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from rich import box
+from rich.cells import cell_len
 from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Column, Table
 from rich.text import Text
 
 from deedbench.audit import AuditSummary
-from deedbench.printable import safe
+from deedbench.printable import printable, safe
+from deedbench.records import ReportSpec
 from deedbench.reports.compare import Comparison
+from deedbench.reports.cost import agent_kind
 from deedbench.reports.format import (
     CHANCE_SIDES,
     audit_cells,
     chance_p_text,
     contrast_text,
     covariate_text,
+    data_label,
     interval,
     p_text,
     pct,
@@ -36,7 +52,20 @@ from deedbench.reports.format import (
 from deedbench.reports.summary import ConditionSummary, GroupSummary, RunSummary
 from deedbench.stats import ChanceTest, ClusterChanceTest, PassK
 
-__all__ = ["legend", "print_table", "render_comparison", "render_summary"]
+__all__ = [
+    "CHECK_EVIDENCE",
+    "KEEP",
+    "TIMEOUT_ADVICE",
+    "TablePrinter",
+    "legend",
+    "new_table",
+    "print_command",
+    "print_table",
+    "render_comparison",
+    "render_summary",
+    "say",
+    "split_evidence",
+]
 
 _ERROR_KINDS_SHOWN = 5
 # What to change when calls time out, for the summary (README: "Local model servers").
@@ -45,11 +74,100 @@ TIMEOUT_ADVICE = (
     "computes calls that were given up on: use --concurrency 1 and a --timeout above its "
     "slowest answer"
 )
+# Evidence a score cites that names the check which found it, not a rule the agent broke:
+# the service desk's outcome, outputs and reward_tau (servicedesk/scorer.py) and τ²'s
+# verdict (tau2/rescore.py's VERDICT_RULES). Evidence named after one of the run's metrics
+# is a check's too; every other name is a procedure rule broken.
+CHECK_EVIDENCE = frozenset(
+    {"outcome", "outputs", "reward_tau"}
+    | {"tau2", "DB", "ENV_ASSERTION", "ACTION", "COMMUNICATE", "NL_ASSERTION"}
+    | {"needs_judge", "evaluator_error"}
+)
 
 
-def _new_table(title: str) -> Table:
-    """A table titled `title`, which is shown as it is (never read as markup)."""
-    return Table(title=safe(title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+def new_table(title: str) -> Table:
+    """A table titled `title` (shown as it is, never read as markup): a rule under the
+    header and two spaces between columns, so that 80 columns hold the headline figures."""
+    return Table(
+        title=safe(title),
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+        show_edge=False,
+    )
+
+
+# --- lines of prose and commands ---------------------------------------------------------
+
+_SPACES = re.compile(" +")
+
+
+# joins words that a line of prose keeps together ("data sha256:..."); printed as a space
+KEEP = "\u00a0"
+
+
+def say(console: Console, text: str | Text, *, indent: int = 0, style: str = "") -> None:
+    """Print a line at the console's width, wrapped only at spaces outside brackets, so
+    an interval ("[25.4, 74.6]") is never split, and never at a `KEEP`; continuation lines
+    are indented two more. A `str` is data, shown as it is (never markup), in `style`; a
+    `Text` carries its own styles."""
+    line = Text(printable(text), style=style) if isinstance(text, str) else text
+    width = max(console.width - indent, 1)
+    lines = _wrapped(line, [width, max(width - 2, 1)], _prose_breaks(line.plain))
+    for number, part in enumerate(lines):
+        part.plain = part.plain.replace(KEEP, " ")
+        lead = " " * (indent + (2 if number else 0))
+        console.print(Text.assemble(lead, part), soft_wrap=True, highlight=False)
+
+
+def print_command(console: Console, command: str, *, indent: int = 2) -> None:
+    """A command on a line of its own, never wrapped, so it can be copied whole."""
+    console.print(Text(" " * indent + printable(command)), soft_wrap=True, highlight=False)
+
+
+def _prose_breaks(plain: str) -> list[tuple[int, int]]:
+    """Where a line of prose may break: each run of spaces outside brackets, as (the end
+    of one line, the start of the next)."""
+    depth, breaks = 0, []
+    for i, char in enumerate(plain):
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth = max(depth - 1, 0)
+        elif char == " " and depth == 0 and (i == 0 or plain[i - 1] != " "):
+            end = _SPACES.match(plain, i)
+            assert end is not None
+            breaks.append((i, end.end()))
+    return breaks
+
+
+def _header_breaks(plain: str) -> list[tuple[int, int]]:
+    """Where a header may break: at spaces, and after an underscore inside a metric's
+    name ("welfare_if_" over "completed"), which has no space to break at."""
+    breaks = [(m.start(), m.end()) for m in _SPACES.finditer(plain)]
+    breaks += [(i + 1, i + 1) for i, c in enumerate(plain[:-1]) if c == "_" and plain[i + 1] != " "]
+    return sorted(breaks)
+
+
+def _wrapped(text: Text, widths: Sequence[int], breaks: Sequence[tuple[int, int]]) -> list[Text]:
+    """`text` in lines of at most widths[0] cells, then widths[-1], cut only at `breaks`;
+    a stretch with no break inside that is wider stays whole on a line of its own."""
+    plain, start = text.plain, 0
+    lines: list[Text] = []
+    while cell_len(plain[start:]) > (width := widths[min(len(lines), len(widths) - 1)]):
+        later = [b for b in breaks if b[0] > start]
+        if not later:
+            break
+        fitting = [b for b in later if cell_len(plain[start : b[0]]) <= width]
+        end, start_next = fitting[-1] if fitting else later[0]
+        lines.append(text[start:end])
+        start = start_next
+    lines.append(text[start:])
+    return lines
+
+
+# --- tables at the console's width ---------------------------------------------------------
 
 
 @dataclass
@@ -67,28 +185,20 @@ _WIDEST_WORD = 24
 
 
 def print_table(console: Console, table: Table, *, labels: int = 1) -> None:
-    """Print `table` at the console's width with no cell cut, wrapped inside a number or
-    shortened to "…": columns that do not fit move to a second table (and a third...),
-    each repeating the first `labels` columns (the row labels), and headers wrap at spaces.
+    """Print every column of `table` at the console's width with no cell cut, wrapped
+    inside a number or shortened to "…": columns that do not fit move to a second table
+    (and a third...), each repeating the first `labels` columns (the row labels).
 
     Columns made with `no_wrap` are atomic (numbers, intervals); the others wrap at spaces,
-    and fold words longer than _WIDEST_WORD only where even those do not fit.
+    and fold words longer than _WIDEST_WORD only where even those do not fit. Headers wrap
+    at spaces and after underscores.
     """
     width = console.width
-    fits = [_fit(console, column) for column in table.columns]
-    count = len(fits)
-    labels = min(labels, count)
-    widest = max((fits[i].least for i in range(labels, count)), default=0)
-    room = width - _extra(table, labels + 1) - widest
-    label_widths = [fits[i].most for i in range(labels)]
-    while sum(label_widths) > room and max(label_widths, default=0) > 8:  # absurdly long labels
-        longest = label_widths.index(max(label_widths))
-        label_widths[longest] -= 1
-    for i, least in enumerate(label_widths):
-        fits[i].least = least
+    fits = _fits(console, table, labels)
+    labels = min(labels, len(fits))
     parts: list[list[int]] = []
     part = list(range(labels))
-    for i in range(labels, count):
+    for i in range(labels, len(fits)):
         if len(part) > labels and _width(table, [fits[j].least for j in [*part, i]]) > width:
             parts.append(part)
             part = [*range(labels), i]
@@ -96,36 +206,159 @@ def print_table(console: Console, table: Table, *, labels: int = 1) -> None:
             part.append(i)
     parts.append(part)
     for number, columns in enumerate(parts):
-        console.print(_part(console, table, columns, fits, continued=number > 0))
+        _print_title(console, table, continued=number > 0)
+        console.print(_part(console, table, columns, fits))
+        console.print()
+
+
+class TablePrinter:
+    """Prints a command's tables. `wide`: every column (`print_table`). Otherwise each table
+    keeps the columns that fit the console, most important first (`rank`), and `close`
+    names those left out and the command that shows them all; at a terminal wide enough
+    for a whole table, that table is printed whole."""
+
+    def __init__(self, console: Console, *, wide: bool) -> None:
+        self.console = console
+        self.wide = wide
+        self.left_out: dict[str, None] = {}  # headers of the columns left out, in order
+
+    def fits(self, table: Table, *, labels: int = 1) -> bool:
+        """Whether every column of `table` fits the console side by side."""
+        fits = _fits(self.console, table, labels)
+        return _width(table, [f.least for f in fits]) <= self.console.width
+
+    def print(
+        self,
+        table: Table,
+        *,
+        labels: int = 1,
+        rank: Sequence[int] | None = None,
+        sections: Sequence[tuple[Text, int]] = (),
+    ) -> None:
+        """Print `table`; `labels`: how many first columns label a row (always shown);
+        `rank`: the other columns' indexes, most important first (default: their order);
+        `sections`: (heading, number of rows) in order, each heading printed on a line of
+        its own above its rows (the header once, on top), where a label column would be
+        too wide (compare's run ids). Sections are for the fitted layout, never `wide`."""
+        console = self.console
+        if self.wide:
+            print_table(console, table, labels=labels)
+            return
+        fits = _fits(console, table, labels)
+        labels = min(labels, len(fits))
+        shown = list(range(labels))
+        order = list(rank if rank is not None else range(labels, len(fits)))
+        while order and _width(table, [fits[j].least for j in [*shown, order[0]]]) <= console.width:
+            shown.append(order.pop(0))
+        for i in order:
+            self.left_out[_plain(console, table.columns[i].header)] = None
+        shown.sort()
+        _print_title(console, table, continued=False)
+        if not sections:
+            console.print(_part(console, table, shown, fits))
+            console.print()
+            return
+        head = _part(console, table, shown, fits, rows=range(0))
+        console.print(head)
+        start = 0
+        for heading, count in sections:
+            say(console, heading)
+            part = _part(console, table, shown, fits, rows=range(start, start + count))
+            part.show_header = False
+            console.print(part)
+            start += count
+        console.print()
+
+    def close(self, command: str) -> None:
+        """One line naming the columns left out so far, then the command that shows them."""
+        if not self.left_out:
+            return
+        names = ", ".join(self.left_out)
+        say(
+            self.console,
+            f"Not shown at {self.console.width} columns: {names}. Every{KEEP}column:",
+            style="dim",
+        )
+        print_command(self.console, f"{command} --wide")
+        self.left_out = {}
+
+
+def _fits(console: Console, table: Table, labels: int) -> list[_Fit]:
+    """Each column's needs, the label columns' least widths cut down if (absurdly long
+    labels) they leave no room for the widest other column."""
+    fits = [_fit(console, column) for column in table.columns]
+    labels = min(labels, len(fits))
+    widest = max((fits[i].least for i in range(labels, len(fits))), default=0)
+    room = console.width - _extra(table, labels + 1) - widest
+    label_widths = [fits[i].most for i in range(labels)]
+    while sum(label_widths) > room and max(label_widths, default=0) > 8:
+        longest = label_widths.index(max(label_widths))
+        label_widths[longest] -= 1
+    for i, least in enumerate(label_widths):
+        fits[i].least = least
+    return fits
 
 
 def _fit(console: Console, column: Column) -> _Fit:
     cells = [Measurement.get(console, console.options, c) for c in column.cells]
-    header = Measurement.get(console, console.options, column.header)
+    header = _header_text(console, column.header)
+    pieces = _wrapped(header, [1], _header_breaks(header.plain))
+    header_least = max((cell_len(p.plain) for p in pieces), default=0)
+    header_most = max((cell_len(line) for line in header.plain.split("\n")), default=0)
     whole = max((c.maximum for c in cells), default=0)
-    most = max(header.maximum, whole)
+    most = max(header_most, whole)
     if column.no_wrap:
-        return _Fit(max(header.minimum, whole), most, whole)
-    least = min(max([header.minimum, *(c.minimum for c in cells)]), _WIDEST_WORD)
+        return _Fit(max(header_least, whole), most, whole)
+    least = min(max([header_least, *(c.minimum for c in cells)]), _WIDEST_WORD)
     return _Fit(least, most, whole)
 
 
+def _header_text(console: Console, header: object) -> Text:
+    if isinstance(header, Text):
+        return header
+    return console.render_str(str(header)) if isinstance(header, str) else Text()
+
+
+def _plain(console: Console, header: object) -> str:
+    return " ".join(_header_text(console, header).plain.split())
+
+
 def _extra(table: Table, columns: int) -> int:
-    """What `columns` columns of `table` add to their cells' widths: padding, rules, edges."""
+    """What `columns` columns of `table` add to their cells' widths: padding, rules, edges
+    (as rich's Table._get_padding_width and _extra_width count them)."""
     _, right, _, left = table.padding
-    edges = (2 if table.show_edge else 0) + columns - 1 if table.box else 0
-    return (left + right) * columns - (0 if table.pad_edge else left + right) + edges
+    if table.collapse_padding:
+        left = 0
+    pads = [left + right] * columns
+    if columns and not table.pad_edge:
+        pads[0] -= left
+        pads[-1] -= right
+    edges = (2 if table.show_edge else 0) + columns - 1 if table.box and columns else 0
+    return sum(pads) + edges
 
 
 def _width(table: Table, widths: list[int]) -> int:
     return sum(widths) + _extra(table, len(widths))
 
 
+def _print_title(console: Console, table: Table, *, continued: bool) -> None:
+    """The table's title on its own lines (a table would wrap it at its own width)."""
+    if table.title is None:
+        return
+    title = _header_text(console, table.title).copy()
+    title.stylize("table.title")
+    say(console, title + Text(" (continued)") if continued else title)
+
+
 def _part(
-    console: Console, table: Table, columns: list[int], fits: list[_Fit], *, continued: bool
+    console: Console,
+    table: Table,
+    columns: list[int],
+    fits: list[_Fit],
+    rows: range | None = None,
 ) -> Table:
-    """The table of `columns`: each as narrow as it may be, widened toward one line per
-    cell while the console has room."""
+    """The table of `columns` (and `rows`: default all), untitled: each column as narrow
+    as it may be, widened toward one line per cell while the console has room."""
     widths = [fits[i].least for i in columns]
     slack = console.width - _width(table, widths)
     for k, i in enumerate(columns):
@@ -134,57 +367,114 @@ def _part(
             widths[k] += grow
             slack -= grow
     part = copy.copy(table)
+    part.title = None
     part.columns = []
+    if rows is not None:
+        part.rows = table.rows[rows.start : rows.stop]
     for k, (i, w) in enumerate(zip(columns, widths, strict=True)):
         column = copy.copy(table.columns[i])
         column._index, column.width, column.min_width, column.max_width = k, w, None, None
         column.ratio = None
-        header = column.header
-        text = console.render_str(header) if isinstance(header, str) else header
-        if isinstance(text, Text):
-            column.header = Text("\n").join(text.wrap(console, w, overflow="fold"))
+        if rows is not None:
+            column._cells = column._cells[rows.start : rows.stop]
+        header = _header_text(console, column.header)
+        lines = [
+            folded
+            for line in _wrapped(header, [w], _header_breaks(header.plain))
+            for folded in (
+                line.wrap(console, w, overflow="fold") if cell_len(line.plain) > w else [line]
+            )
+        ]
+        column.header = Text("\n").join(lines)
         if not column.no_wrap or fits[i].whole > w:
             column.no_wrap, column.overflow = False, "fold"
         part.columns.append(column)
-    if continued and part.title is not None:
-        title = part.title
-        part.title = title + " (continued)" if isinstance(title, str | Text) else title
     return part
 
 
+# --- a run's summary ---------------------------------------------------------------------
+
+
+class _Layout:
+    """A table being built, with how important each column is (lower first) for a
+    terminal that cannot show them all."""
+
+    def __init__(self, title: str) -> None:
+        self.table = new_table(title)
+        self._importance: list[float] = []
+
+    def label(self, header: str) -> None:
+        self.table.add_column(safe(header), no_wrap=True)
+        self._importance.append(-1)
+
+    def number(self, header: str, importance: float = math.inf) -> None:
+        """A right-aligned column whose cells are atoms: numbers, intervals, p-values."""
+        self.table.add_column(safe(header), justify="right", no_wrap=True)
+        self._importance.append(importance)
+
+    def text(self, header: str, importance: float = math.inf) -> None:
+        """A column of words that may wrap at spaces."""
+        self.table.add_column(safe(header))
+        self._importance.append(importance)
+
+    def row(self, cells: Iterable[str]) -> None:
+        self.table.add_row(*map(safe, cells))
+
+    def rank(self) -> list[int]:
+        """The columns that are not labels, most important first."""
+        others = [i for i, v in enumerate(self._importance) if v >= 0]
+        return sorted(others, key=lambda i: (self._importance[i], i))
+
+
 def _curve(points: list[PassK]) -> str:
-    return "  ".join(f"k={p.k}: {100 * p.value:.1f}%" for p in points)
+    return "  ".join(f"k={p.k}:{KEEP}{100 * p.value:.1f}%" for p in points)
 
 
-def _table(title: str, label: str, groups: list[GroupSummary], summary: RunSummary) -> Table:
+def _table(
+    title: str,
+    label: str,
+    groups: list[GroupSummary],
+    summary: RunSummary,
+    errors: Sequence[int] = (),
+) -> _Layout:
+    """One row per group: n, `errors` (the overall table's, when any), the primary rate
+    with both intervals, chance and its tests, the other rates. A table whose every group
+    is one cluster (by scenario, by task) has no bootstrap interval to show: no column."""
     spec = summary.run.report
     others = [m for m in spec.metrics if m.name != spec.primary]
-    table = _new_table(title)
-    table.add_column(safe(label), no_wrap=True)
-    table.add_column("n", justify="right", no_wrap=True)
-    table.add_column(safe(f"{spec.primary} [Wilson 95%]"), justify="right", no_wrap=True)
-    table.add_column(safe(f"[{summary.cluster_by} boot]"), justify="right", no_wrap=True)
-    table.add_column("clusters", justify="right", no_wrap=True)
+    clustered = [g.clustered.get(spec.primary) for g in groups]
+    booted = any(c is not None and c.clusters > 1 for c in clustered)
+    layout = _Layout(title)
+    layout.label(label)
+    layout.number("n", 0)
+    if any(errors):
+        layout.number("errors", 1)
+    layout.number(f"{spec.primary} [Wilson 95%]", 2)
+    if booted:
+        layout.number(f"[{summary.cluster_by} boot]", 3)
+        layout.number("clusters", 6)
     if spec.compare_to_chance:
-        table.add_column("chance", justify="right", no_wrap=True)
-        table.add_column(f"p exact {CHANCE_SIDES}", justify="right", no_wrap=True)
-        table.add_column(f"p boot {CHANCE_SIDES}", justify="right", no_wrap=True)
+        layout.number("chance", 4)
+        layout.number(f"p exact {CHANCE_SIDES}", 5)
+        layout.number(f"p boot {CHANCE_SIDES}", 7)
     for metric in others:
-        table.add_column(safe(metric.name.replace("_", " ")), justify="right", no_wrap=True)
-    for group in groups:
-        clustered = group.clustered.get(spec.primary)
-        row = [
-            group.group,
-            str(group.episodes),
-            interval(group.metrics[spec.primary]),
-            interval(clustered, point=False) if clustered else "n/a",
-            str(clustered.clusters) if clustered else "n/a",
-        ]
+        layout.number(metric.name, 8)
+    for index, group in enumerate(groups):
+        boot = clustered[index]
+        row = [group.group, str(group.episodes)]
+        if any(errors):
+            row.append(str(errors[index]))
+        row.append(interval(group.metrics[spec.primary]))
+        if booted:
+            row += [
+                interval(boot, point=False) if boot else "n/a",
+                str(boot.clusters) if boot else "n/a",
+            ]
         if spec.compare_to_chance:
             row += _chance_cells(group.chance, group.cluster_chance)
         row += [pct(group.metrics[m.name].value) for m in others]
-        table.add_row(*map(safe, row))
-    return table
+        layout.row(row)
+    return layout
 
 
 def _chance_cells(exact: ChanceTest | None, boot: ClusterChanceTest | None) -> list[str]:
@@ -196,23 +486,23 @@ def _chance_cells(exact: ChanceTest | None, boot: ClusterChanceTest | None) -> l
     ]
 
 
-def _flips_table(condition: ConditionSummary, cluster_by: str) -> Table:
-    table = _new_table(f"{condition.condition}: choice changed against the base variant")
-    table.add_column("variant", no_wrap=True)
-    for name in ("pairs", "flips", "flip rate [Wilson 95%]"):
-        table.add_column(name, justify="right", no_wrap=True)
-    table.add_column(safe(f"[{cluster_by} boot]"), justify="right", no_wrap=True)
+def _flips_table(condition: ConditionSummary, cluster_by: str) -> _Layout:
+    layout = _Layout(f"{condition.condition}: choice changed against the base variant")
+    layout.label("variant")
+    for name in ("pairs", "flips", "flip rate [Wilson 95%]", f"[{cluster_by} boot]"):
+        layout.number(name)
     for flip in condition.flips:
         f = flip.flips
-        cells = [
-            flip.variant,
-            str(f.n),
-            str(f.flips),
-            interval(f),
-            interval(flip.clustered, point=False),
-        ]
-        table.add_row(*map(safe, cells))
-    return table
+        layout.row(
+            [
+                flip.variant,
+                str(f.n),
+                str(f.flips),
+                interval(f),
+                interval(flip.clustered, point=False),
+            ]
+        )
+    return layout
 
 
 def legend(summary: RunSummary) -> list[str]:
@@ -232,8 +522,30 @@ def legend(summary: RunSummary) -> list[str]:
         )
     others = [m for m in spec.metrics if m.name != spec.primary and m.description]
     if others:
-        lines.append("; ".join(f"{m.name.replace('_', ' ')}: {m.description}" for m in others))
+        lines.append("; ".join(f"{m.name}: {m.description}" for m in others))
     return lines
+
+
+def split_evidence(
+    cited: Mapping[str, int], spec: ReportSpec
+) -> tuple[dict[str, int], dict[str, int]]:
+    """The evidence a group's scores cite, split into procedure rules broken and the
+    evidence of the checks that scored it (`CHECK_EVIDENCE`, or named after a metric)."""
+    metrics = {name.lower() for m in spec.metrics for name in (m.name, m.value)}
+
+    def of_a_check(name: str) -> bool:
+        lowered = name.lower()
+        return name in CHECK_EVIDENCE or any(
+            m == lowered or m.startswith(lowered + "_") for m in metrics
+        )
+
+    rules = {k: v for k, v in cited.items() if not of_a_check(k)}
+    checks = {k: v for k, v in cited.items() if of_a_check(k)}
+    return rules, checks
+
+
+def _counts(counts: Mapping[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in counts.items()) or "none"
 
 
 def render_summary(
@@ -243,39 +555,59 @@ def render_summary(
     groupings: list[str] | None = None,
     quiet: bool = False,
     purpose: str | None = None,
+    wide: bool = False,
+    executor: str | None = None,
+    command: str | None = None,
 ) -> None:
     """Print the overall table, then one table per condition and grouping.
 
     `groupings` limits which groupings are shown (default: all the run's report has);
     `purpose` is what the run's agent is for (a baseline's one line); `quiet` leaves out
-    the legend under the first table.
+    the legend under the first table; `wide` shows every column (else those that fit);
+    `executor` names the live process executing the run, if any ("pid P on host H");
+    `command` prints every column (default: deedbench report RUN), for the closing line.
     """
     run = summary.run
-    console.print(
-        f"[bold]run {safe(run.run_id)}[/bold]  benchmark {safe(run.benchmark)}  "
-        f"agent {safe(run.agent)}  epochs {run.epochs}  seed {run.seed}  "
-        f"data {safe(run.data_hash[:19])}",
-        highlight=False,
+    tables = TablePrinter(console, wide=wide)
+    say(
+        console,
+        Text.assemble(
+            (f"run{KEEP}{printable(run.run_id)}", "bold"),
+            f"  benchmark{KEEP}{printable(run.benchmark)}  agent{KEEP}{printable(run.agent)}  "
+            f"epochs{KEEP}{run.epochs}  seed{KEEP}{run.seed}  "
+            f"data{KEEP}{printable(data_label(run.data_hash))}",
+        ),
     )
     if purpose:
-        console.print(f"{safe(run.agent)}: {safe(purpose)}", highlight=False)
-    console.print(
+        say(console, f"{run.agent}: {purpose}")
+    episodes = (
         f"episodes: {summary.scored} scored, {summary.errors} errors (excluded from rates), "
-        f"{summary.missing} not run, of {summary.planned} planned",
-        highlight=False,
+        f"{summary.missing} not run, of {summary.planned} planned"
     )
+    if executor is not None:
+        episodes += f"; running ({executor}): the figures count the episodes stored so far"
+    elif summary.missing:
+        episodes += "; stopped before the end"
+    say(console, episodes)
     for kind in summary.error_kinds[:_ERROR_KINDS_SHOWN]:
-        episodes = f"{kind.count} episode" + ("s" if kind.count > 1 else "")
-        console.print(f"  [red]error[/red] ({episodes}): {safe(kind.message)}", highlight=False)
+        count = f"{kind.count} episode" + ("s" if kind.count > 1 else "")
+        say(
+            console,
+            Text.assemble(("error", "red"), f" ({count}): {printable(kind.message)}"),
+            indent=2,
+        )
     hidden = summary.error_kinds[_ERROR_KINDS_SHOWN:]
     if hidden:
         more = sum(k.count for k in hidden)
-        console.print(f"  ... and {more} errors of {len(hidden)} other kinds", highlight=False)
+        say(console, f"... and {more} errors of {len(hidden)} other kinds", indent=2)
     if summary.timeouts:
-        console.print(
-            f"  [yellow]{summary.timeouts} model calls timed out[/yellow]: {TIMEOUT_ADVICE} "
-            "(README: Local model servers)",
-            highlight=False,
+        say(
+            console,
+            Text.assemble(
+                (f"{summary.timeouts} model calls timed out", "yellow"),
+                f": {TIMEOUT_ADVICE} (README: Local model servers)",
+            ),
+            indent=2,
         )
     for cost in summary.costs:
         u = cost.usage
@@ -284,112 +616,131 @@ def render_summary(
             if cost.cost_usd is None
             else f"${cost.cost_usd:.4f}"
         )
-        console.print(
-            f"{safe(cost.role)} {safe(cost.model)}: {u.calls} calls ({u.cache_hits} from cache), "
+        say(
+            console,
+            f"{cost.role} {cost.model}: {u.calls} calls ({u.cache_hits} from cache), "
             f"{u.input_tokens:,} input tokens ({u.cached_input_tokens:,} cached), "
             f"{u.output_tokens:,} output tokens; "
             f"cost {money}" + (f" at prices of {cost.price_as_of}" if cost.price_as_of else ""),
-            highlight=False,
         )
+    if not summary.costs:
+        say(console, f"cost: none (no model calls were recorded: {agent_kind(run.agent)})")
     overall = [c.overall.model_copy(update={"group": c.condition}) for c in summary.conditions]
-    print_table(console, _table("Overall", "condition", overall, summary))
+    errors = [c.errors for c in summary.conditions]
+    first = _table("Overall", "condition", overall, summary, errors)
+    tables.print(first.table, rank=first.rank())
     if not quiet:
         for line in legend(summary):
-            console.print(f"[dim]  {safe(line)}[/dim]", highlight=False)
+            say(console, line, indent=2, style="dim")
     for group, condition in zip(overall, summary.conditions, strict=True):
-        counts = ", ".join(f"{k} {v}" for k, v in sorted(group.outcomes.items()))
-        console.print(f"  {safe(group.group)} outcomes: {safe(counts or 'none')}", highlight=False)
-        ended = ", ".join(f"{k} {v}" for k, v in condition.terminations.items())
-        console.print(f"  {safe(group.group)} ended: {safe(ended or 'none')}", highlight=False)
-        if summary.run.report.show_rules:
-            cited = ", ".join(f"{k} {v}" for k, v in group.evidence_rules.items()) or "none"
-            console.print(f"  {safe(group.group)} rules cited: {safe(cited)}", highlight=False)
+        name = group.group
+        say(console, f"{name} outcomes: {_counts(dict(sorted(group.outcomes.items())))}", indent=2)
+        say(console, f"{name} ended: {_counts(condition.terminations)}", indent=2)
+        if run.report.show_rules:
+            rules, checks = split_evidence(group.evidence_rules, run.report)
+            say(console, f"{name} rules broken: {_counts(rules)}", indent=2)
+            say(console, f"{name} evidence cited: {_counts(checks)}", indent=2)
+        if group.failures:
+            failed = sum(group.failures.values())
+            say(
+                console,
+                f"{name} whose failure ({failed} not passing): {_counts(group.failures)}",
+                indent=2,
+            )
+        if group.fault_kinds:
+            blamed = {k: v for k, v in group.fault_kinds.items() if not k.startswith("agent.")}
+            say(console, f"{name} user and task faults (episodes): {_counts(blamed)}", indent=2)
     for condition in summary.conditions:
         for metric, points in condition.pass_hat_k.items():
-            console.print(
-                f"  {safe(condition.condition)} pass^k of {safe(metric)}: {_curve(points)}",
-                highlight=False,
-            )
+            say(console, f"{condition.condition} pass^k of {metric}: {_curve(points)}", indent=2)
         if condition.versus_first is not None:
-            text = "condition " + contrast_text(condition.versus_first)
-            console.print("  " + safe(text), highlight=False)
+            say(console, "condition " + contrast_text(condition.versus_first), indent=2)
         if condition.covariate is not None:
-            console.print("  " + safe(covariate_text(condition)), highlight=False)
+            say(console, covariate_text(condition), indent=2)
     if summary.audits:
-        print_table(console, _audit_table(summary.audits), labels=3)
+        audit = _audit_table(summary.audits, with_run=False)
+        tables.print(audit.table, labels=2, rank=audit.rank())
     for condition in summary.conditions:
-        if condition.flips and (groupings is None or summary.run.report.flip_by in groupings):
-            print_table(console, _flips_table(condition, summary.cluster_by))
+        if condition.flips and (groupings is None or run.report.flip_by in groupings):
+            flips = _flips_table(condition, summary.cluster_by)
+            tables.print(flips.table, rank=flips.rank())
         for key, groups in condition.by.items():
             if groupings is not None and key not in groupings:
                 continue
-            table = _table(f"{condition.condition}, by {key}", key, groups, summary)
-            print_table(console, table)
+            layout = _table(f"{condition.condition}, by {key}", key, groups, summary)
+            tables.print(layout.table, rank=layout.rank())
+    tables.close(command or f"deedbench report {run.run_id}")
 
 
-def _audit_table(audits: list[AuditSummary]) -> Table:
-    """Eval awareness per audit (scanner alone, or a judge) and condition."""
-    table = _new_table("Eval-awareness audit")
-    table.add_column("run", no_wrap=True)  # run, audit and condition label a row
-    table.add_column("audit", no_wrap=True)
-    table.add_column("condition", no_wrap=True)
-    table.add_column("n", justify="right", no_wrap=True)
-    table.add_column("scanner flagged [Wilson 95%]", justify="right", no_wrap=True)
-    table.add_column("judged aware [Wilson 95%]", justify="right", no_wrap=True)
-    table.add_column("judge errors", justify="right", no_wrap=True)
-    table.add_column("categories flagged")
+def _audit_table(audits: list[AuditSummary], *, with_run: bool) -> _Layout:
+    """Eval awareness per audit (scanner alone, or a judge) and condition; the run, audit
+    and condition label a row (the run only where several runs are shown)."""
+    layout = _Layout("Eval-awareness audit")
+    if with_run:
+        layout.label("run")
+    layout.label("audit")
+    layout.label("condition")
+    layout.number("n", 0)
+    layout.number("scanner flagged [Wilson 95%]", 1)
+    layout.number("judged aware [Wilson 95%]", 2)
+    layout.number("judge errors", 3)
+    layout.text("categories flagged", 4)
     for a in audits:
-        table.add_row(*map(safe, [a.run_id, *audit_cells(a)]))
-    return table
+        layout.row([a.run_id, *audit_cells(a)] if with_run else audit_cells(a))
+    return layout
 
 
-def render_comparison(comparison: Comparison, console: Console) -> None:
-    """The runs' agents, then one table with a row per run and condition (reflowed into
-    more at narrow widths), then the paired contrasts between runs."""
+# --- runs side by side ---------------------------------------------------------------------
+
+
+def _comparison_table(comparison: Comparison, *, by_run: bool) -> _Layout:
+    """A row per run and condition: labelled by run and condition (`by_run`), or by
+    condition alone, for a layout that heads each run's rows with its id and says the
+    contrasts with the first condition in lines of their own, with their intervals."""
     primary = comparison.primary
+    rows = comparison.rows
     # metrics with a pass^k curve (service desk: reward_tau) sit beside the primary one
-    beside = [m for m in comparison.rows[0].pass_hat_k if m != primary]
+    beside = [m for m in rows[0].pass_hat_k if m != primary]
     others = [m for m in comparison.metrics if m != primary and m not in beside]
     # pass^k at the largest k every row has (rows with fewer trials cap it)
     curves = {
-        name: min(max((p.k for p in r.pass_hat_k[name]), default=0) for r in comparison.rows)
-        for name in comparison.rows[0].pass_hat_k
+        name: min(max((p.k for p in r.pass_hat_k[name]), default=0) for r in rows)
+        for name in rows[0].pass_hat_k
     }
-    has_chance = any(row.chance is not None for row in comparison.rows)
-    agents = {row.run_id: row.agent for row in comparison.rows}
-    for run_id, agent in agents.items():
-        console.print(f"{safe(run_id)}: agent {safe(agent)}", highlight=False)
-    table = _new_table(f"{comparison.benchmark}: {primary} by run and condition")
-    any_errors = any(row.errors for row in comparison.rows)
-    table.add_column("run", no_wrap=True)
-    table.add_column("condition", no_wrap=True)
-    table.add_column("n", justify="right", no_wrap=True)
+    has_chance = any(row.chance is not None for row in rows)
+    any_errors = any(row.errors for row in rows)
+    contrasted = by_run and any(row.versus_first_condition for row in rows)
+    layout = _Layout(f"{comparison.benchmark}: {primary} by run and condition")
+    if by_run:
+        layout.label("run")
+    layout.label("condition")
+    layout.number("n", 0)
     if any_errors:
-        table.add_column("errors", justify="right", no_wrap=True)
-    table.add_column(safe(f"{primary} [Wilson 95%]"), justify="right", no_wrap=True)
-    table.add_column(safe(f"[{comparison.cluster_by} boot]"), justify="right", no_wrap=True)
+        layout.number("errors", 1)
+    layout.number(f"{primary} [Wilson 95%]", 2)
+    layout.number(f"[{comparison.cluster_by} boot]", 3)
     if has_chance:
-        table.add_column("chance", justify="right", no_wrap=True)
-        table.add_column(f"p exact {CHANCE_SIDES}", justify="right", no_wrap=True)
-        table.add_column(f"p boot {CHANCE_SIDES}", justify="right", no_wrap=True)
+        layout.number("chance", 4)
+        layout.number(f"p exact {CHANCE_SIDES}", 5)
+        layout.number(f"p boot {CHANCE_SIDES}", 10)
     for name in beside:
-        table.add_column(safe(name.replace("_", " ")), justify="right", no_wrap=True)
+        layout.number(name, 6)
     for name, k in curves.items():
-        table.add_column(safe(f"pass^{k} {name}"), justify="right", no_wrap=True)
-    contrasted = any(row.versus_first_condition for row in comparison.rows)
+        layout.number(f"pass^{k} {name}", 7)
     if contrasted:
-        table.add_column("Δ first cond.", justify="right", no_wrap=True)
-        table.add_column("p McNemar", justify="right", no_wrap=True)
+        layout.number("Δ first cond.", 8)
+        layout.number("p McNemar", 9)
     for name in others:
-        table.add_column(safe(name.replace("_", " ")), justify="right", no_wrap=True)
-    for row in comparison.rows:
+        layout.number(name, 11)
+    for row in rows:
         versus = row.versus_first_condition
         delta = p_mcnemar = "—"
         if versus is not None and versus.difference.value is not None:
             delta = f"{100 * versus.difference.value:+.1f} pts"
             p_mcnemar = p_text(versus.mcnemar.p_value)
         clustered = row.clustered.get(primary)
-        cells = [row.run_id, row.condition, str(row.episodes)]
+        cells = [row.run_id] if by_run else []
+        cells += [row.condition, str(row.episodes)]
         if any_errors:
             cells.append(str(row.errors))
         cells += [
@@ -404,19 +755,66 @@ def render_comparison(comparison: Comparison, console: Console) -> None:
         if contrasted:
             cells += [delta, p_mcnemar]
         cells += [pct(row.metrics[name].value) for name in others]
-        table.add_row(*map(safe, cells))
-    print_table(console, table, labels=2)
+        layout.row(cells)
+    return layout
+
+
+def _run_sections(comparison: Comparison) -> list[tuple[Text, int]]:
+    """Each run's heading ("rel: agent baseline/relevance") and how many rows follow it;
+    a run named twice is two sections (its conditions start again)."""
+    sections: list[tuple[str, Text, list[str]]] = []  # run, heading, its rows' conditions
+    for row in comparison.rows:
+        if not sections or sections[-1][0] != row.run_id or row.condition in sections[-1][2]:
+            heading = Text.assemble(
+                (printable(row.run_id), "bold"), f": agent {printable(row.agent)}"
+            )
+            sections.append((row.run_id, heading, []))
+        sections[-1][2].append(row.condition)
+    return [(heading, len(conditions)) for _, heading, conditions in sections]
+
+
+def render_comparison(
+    comparison: Comparison, console: Console, *, wide: bool = False, command: str | None = None
+) -> None:
+    """One table with a row per run and condition, then the paired contrasts between
+    runs. Where run and condition do not fit side by side with every figure (and not
+    `wide`), each run's rows go under a line naming it, with the columns that fit;
+    `command` shows every column (default: deedbench compare RUN...)."""
+    tables = TablePrinter(console, wide=wide)
+    full = _comparison_table(comparison, by_run=True)
+    if wide or tables.fits(full.table, labels=2):
+        agents = {row.run_id: row.agent for row in comparison.rows}
+        for run_id, agent in agents.items():
+            say(console, f"{run_id}: agent {agent}")
+        tables.print(full.table, labels=2, rank=full.rank())
+    else:
+        by_condition = _comparison_table(comparison, by_run=False)
+        tables.print(
+            by_condition.table,
+            rank=by_condition.rank(),
+            sections=_run_sections(comparison),
+        )
+        for row in comparison.rows:
+            if row.versus_first_condition is not None:
+                text = f"{row.run_id}: condition {contrast_text(row.versus_first_condition)}"
+                say(console, text, indent=2)
     audits = [a for row in comparison.rows for a in row.audits]
     if audits:
-        print_table(console, _audit_table(audits), labels=3)
+        audit = _audit_table(audits, with_run=True)
+        tables.print(audit.table, labels=3, rank=audit.rank())
     for row in comparison.rows:
         for metric, points in row.pass_hat_k.items():
-            console.print(
-                f"  {safe(row.run_id)}/{safe(row.condition)} pass^k of {safe(metric)}: "
-                f"{_curve(points)}",
-                highlight=False,
+            say(
+                console,
+                f"{row.run_id}/{row.condition} pass^k of {metric}: {_curve(points)}",
+                indent=2,
             )
     for versus in comparison.versus_first_run:
-        console.print("  " + safe(contrast_text(versus)), highlight=False)
+        say(console, contrast_text(versus), indent=2)
+    for versus in comparison.versus_first_run_agent:
+        line = contrast_text(versus).replace(" rate:", " rate, user and task faults set aside:", 1)
+        say(console, line, indent=2)
     for reason in comparison.unpaired:
-        console.print(f"  not paired: {safe(reason)}", highlight=False)
+        say(console, f"not paired: {reason}", indent=2)
+    run_ids = dict.fromkeys(row.run_id for row in comparison.rows)
+    tables.close(command or "deedbench compare " + " ".join(run_ids))

@@ -7,6 +7,7 @@ scores on bounded scales and covariates of arbitrary units.
 from __future__ import annotations
 
 import csv
+import io
 import math
 import warnings
 from collections.abc import Sequence
@@ -14,6 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
+
+from deedbench.files import read_text
 
 if TYPE_CHECKING:  # numpy and scipy are imported where statistics are computed
     import numpy as np
@@ -132,7 +135,7 @@ def read_covariate_csv(path: Path, key_column: str, value_column: str) -> dict[s
     Any problem is a ValueError naming the file, the line and the column, so a bad row in
     a hand-made spreadsheet is found without a debugger.
     """
-    with open(path, newline="", encoding="utf-8-sig") as handle:
+    with io.StringIO(read_text(path, "utf-8-sig"), newline="") as handle:
         reader = csv.DictReader(handle)
         header = [name.strip() for name in reader.fieldnames or []]
         if not header:

@@ -25,11 +25,15 @@ from __future__ import annotations
 
 import re
 import tomllib
+from dataclasses import dataclass
+from difflib import get_close_matches
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from deedbench.errors import UsageError
+from deedbench.files import read_text
 from deedbench.records import MAX_EPOCHS
 from deedbench.reports.cost import Price
 
@@ -39,11 +43,13 @@ __all__ = [
     "AgentEntry",
     "BenchmarkEntry",
     "Problem",
+    "StudyDraft",
     "StudyError",
     "StudyFile",
     "UserEntry",
     "load_study",
     "locate",
+    "read_study",
 ]
 
 Loc = tuple[str | int, ...]
@@ -112,15 +118,16 @@ class AgentEntry(_Entry):
     benchmarks: list[str] | None = None  # the benchmark labels it runs (default: all)
     base_url: str | None = None
     api_key_env: str | None = None
+    # checked as `deedbench run` checks its flags (`AgentSettings.problems`), by the planner
     temperature: float | None = None
-    max_tokens: int | None = Field(default=None, ge=1)
+    max_tokens: int | None = None
     top_p: float | None = None
     seed: int | None = None  # sent to the model (default: each episode's derived seed)
     reasoning_effort: str | None = None
     extra: dict[str, Any] = Field(default_factory=dict)  # any other request parameter
-    timeout: float = Field(default=120.0, gt=0)
-    max_attempts: int = Field(default=8, ge=1)
-    max_retry_seconds: float = Field(default=300.0, gt=0)
+    timeout: float = 120.0
+    max_attempts: int = 8
+    max_retry_seconds: float = 300.0
     price: Price | None = None  # USD per million tokens
 
     @property
@@ -142,10 +149,10 @@ class UserEntry(_Entry):
     spec: str
     base_url: str | None = None
     api_key_env: str | None = None
-    temperature: float = 0.0
-    timeout: float = Field(default=120.0, gt=0)
-    max_attempts: int = Field(default=8, ge=1)
-    max_retry_seconds: float = Field(default=300.0, gt=0)
+    temperature: float = 0.0  # these as an agent's are checked, by the planner
+    timeout: float = 120.0
+    max_attempts: int = 8
+    max_retry_seconds: float = 300.0
     price: Price | None = None
 
 
@@ -172,16 +179,46 @@ class StudyFile(_Entry):
         return name
 
 
+@dataclass
+class StudyDraft:
+    """A study file read as far as it goes: every problem found in the file itself, and
+    its parts that are whole (the name, each entry), which the planner checks too, so one
+    pass finds every problem of the file.
+
+    `study` is the whole file once it has no problem of its own; `name` is None when the
+    name has one (no run id can be made), `user` when the user table has one, and an
+    entry of `benchmarks` or `agents` when that entry has one.
+    """
+
+    text: str
+    problems: list[Problem]
+    study: StudyFile | None
+    name: str | None
+    seed: int
+    epochs: int | None
+    user: UserEntry | None
+    benchmarks: list[BenchmarkEntry | None]
+    agents: list[AgentEntry | None]
+
+
 def load_study(path: Path) -> tuple[StudyFile, str]:
     """The study and its text; StudyError with every problem pydantic or TOML found."""
+    draft = read_study(path)
+    if draft.study is None:
+        raise StudyError(path, draft.problems)
+    return draft.study, draft.text
+
+
+def read_study(path: Path) -> StudyDraft:
+    """The file as a `StudyDraft`; StudyError when it cannot be read as TOML at all."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)  # a FIFO, a device or a file over the cap: a UsageError
     except UnicodeDecodeError as exc:
-        message = f"not UTF-8: {exc}"
-        raise StudyError(path, [Problem(line=None, where="", message=message)]) from None
+        raise _whole_file(path, f"not UTF-8: {exc}") from None
     except OSError as exc:
-        message = f"cannot be read: {exc.strerror or exc}"
-        raise StudyError(path, [Problem(line=None, where="", message=message)]) from None
+        raise _whole_file(path, f"cannot be read: {exc.strerror or exc}") from None
+    except UsageError as exc:
+        raise _whole_file(path, str(exc).removeprefix(f"{path}: ")) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -189,23 +226,99 @@ def load_study(path: Path) -> tuple[StudyFile, str]:
         line = int(found.group(1)) if found else None
         message = "not TOML: " + re.sub(r" \(at line.*", "", str(exc))
         raise StudyError(path, [Problem(line=line, where="", message=message)]) from None
+    except RecursionError:
+        raise _whole_file(path, "not a study file: tables or arrays nested too deeply") from None
     try:
         study = StudyFile.model_validate(data)
     except ValidationError as exc:
-        problems = [_problem(text, error) for error in exc.errors()]
-        problems.sort(key=lambda p: (p.line or 0, p.where))
-        raise StudyError(path, problems) from None
-    return study, text
+        problems = sorted(
+            (_problem(text, error) for error in exc.errors()), key=lambda p: (p.line or 0, p.where)
+        )
+        broken = {error["loc"][0] for error in exc.errors() if error["loc"]}
+        return _partial(text, data, problems, broken)
+    return StudyDraft(
+        text,
+        [],
+        study,
+        study.name,
+        study.seed,
+        study.epochs,
+        study.user,
+        list(study.benchmarks),
+        list(study.agents),
+    )
+
+
+def _whole_file(path: Path, message: str) -> StudyError:
+    return StudyError(path, [Problem(line=None, where="", message=message)])
+
+
+def _partial(
+    text: str, data: dict[str, Any], problems: list[Problem], broken: set[str | int]
+) -> StudyDraft:
+    """The parts of a file with problems that are whole: a top-level key without one
+    (`broken` holds those with one), an entry that validates on its own."""
+
+    def entries(key: str, model: type[_Model]) -> list[_Model | None]:
+        found = data.get(key)
+        return [_usable(model, item) for item in found] if isinstance(found, list) else []
+
+    def scalar(key: str, default: Any) -> Any:
+        return data.get(key, default) if key not in broken else default
+
+    user = data.get("user")
+    return StudyDraft(
+        text,
+        problems,
+        None,
+        scalar("name", None),
+        scalar("seed", 0),
+        scalar("epochs", None),
+        None if user is None else _usable(UserEntry, user),
+        entries("benchmarks", BenchmarkEntry),
+        entries("agents", AgentEntry),
+    )
+
+
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+def _usable(model: type[_Model], item: Any) -> _Model | None:
+    """An entry as far as it validates: the keys with problems (already listed) left
+    out; None when it cannot do without them (a required key is missing)."""
+    try:
+        return model.model_validate(item)
+    except ValidationError as exc:
+        if not isinstance(item, dict):
+            return None
+        broken = {error["loc"][0] for error in exc.errors() if error["loc"]}
+        try:
+            return model.model_validate({k: v for k, v in item.items() if k not in broken})
+        except ValidationError:
+            return None
 
 
 def _problem(text: str, error: Any) -> Problem:
     loc: Loc = tuple(error["loc"])
     message = error["msg"].removeprefix("Value error, ")
     if error["type"] == "extra_forbidden":
-        message = "unknown key (a typo?)"
+        near = get_close_matches(str(loc[-1]), _keys(loc), n=1)
+        message = f"unknown key (a typo? did you mean {near[0]!r}?)" if near else "unknown key"
     elif error["type"] == "missing":
         message = "required, missing"
     return Problem(line=locate(text, loc), where=where(loc), message=message)
+
+
+def _keys(loc: Loc) -> list[str]:
+    """The keys the table holding `loc`'s last key takes (none known: a deeper table)."""
+    tables: dict[tuple[str, ...], type[BaseModel]] = {
+        (): StudyFile,
+        ("benchmarks", "[]"): BenchmarkEntry,
+        ("agents", "[]"): AgentEntry,
+        ("user",): UserEntry,
+    }
+    model = tables.get(tuple("[]" if isinstance(p, int) else p for p in loc[:-1]))
+    return list(model.model_fields) if model is not None else []
 
 
 def where(loc: Loc) -> str:

@@ -3,10 +3,11 @@
 Every check that `deedbench run` makes of one run is made here of all of them before
 anything runs, and each failure is a `Problem` on the line of the setting behind it:
 unknown benchmarks, conditions, options, data or agents, settings a baseline does not
-take, run ids beyond the rule, plans beyond the bounds. A run the store already holds is
-resumed when the file still describes it; a setting that differs from what the run was
-made with (finished or not) is a problem naming that setting, as `run` refuses a
-resume that contradicts the recorded run.
+take or no provider takes, run ids beyond the rule, plans beyond the bounds. The parts of
+a file that is wrong in places are checked too (`read_study`), so one pass lists every
+problem, each once. A run the store already holds is resumed when the file still
+describes it; a setting that differs from what the run was made with (finished or not) is
+a problem naming that setting, as `run` refuses a resume that contradicts the recorded run.
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ from deedbench.agents import (
     settings_for,
 )
 from deedbench.benchmarks import benchmark_class, load_benchmark
-from deedbench.engine import Benchmark, BenchmarkError, PlanError, RunConfig, RunStore
+from deedbench.engine import Benchmark, PlanError, RunConfig, RunStore
 from deedbench.engine.planning import new_run_config
+from deedbench.errors import UsageError
 from deedbench.records import ModelUser
 from deedbench.reports.cost import Price, PriceTable
 from deedbench.study.model import (
@@ -36,10 +38,12 @@ from deedbench.study.model import (
     BenchmarkEntry,
     Loc,
     Problem,
+    StudyDraft,
     StudyError,
     StudyFile,
-    load_study,
+    UserEntry,
     locate,
+    read_study,
     where,
 )
 
@@ -87,41 +91,47 @@ class StudyPlan:
 
 
 class _Problems:
-    """Problems found so far, each placed on its line."""
+    """Problems found so far, each placed on its line, each once (a benchmark's plan
+    beyond the bounds is one problem, however many agents run it)."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, found: list[Problem]) -> None:
         self.text = text
-        self.found: list[Problem] = []
+        self.found = list(found)
 
     def add(self, loc: Loc, message: str) -> None:
-        line = locate(self.text, loc)
-        self.found.append(Problem(line=line, where=where(loc), message=message))
+        problem = Problem(line=locate(self.text, loc), where=where(loc), message=message)
+        if problem not in self.found:
+            self.found.append(problem)
 
 
 def plan_study(path: Path, store: RunStore, prices: PriceTable) -> StudyPlan:
     """The study's runs, or StudyError listing every problem with its line."""
-    study, text = load_study(path)
-    problems = _Problems(text)
-    benches = _benchmarks(study, path, problems)
-    _check_agents(study, benches, problems)
+    draft = read_study(path)
+    problems = _Problems(draft.text, draft.problems)
+    _check_user(draft, problems)
+    benches = _benchmarks(draft, path, problems)
+    ready = _check_agents(draft, problems)
     runs: list[PlannedRun] = []
-    if not problems.found:
-        for bi, entry in enumerate(study.benchmarks):
-            bench = benches[bi]
-            if bench is None:
+    for bi, entry in enumerate(draft.benchmarks):
+        bench = benches[bi]
+        if entry is None or bench is None or draft.name is None:
+            continue  # its problems are listed; no run of it can be planned
+        for ai in ready:
+            agent = draft.agents[ai]
+            if agent is None or (
+                agent.benchmarks is not None and entry.key not in agent.benchmarks
+            ):
                 continue
-            for ai, agent in enumerate(study.agents):
-                if agent.benchmarks is not None and entry.key not in agent.benchmarks:
-                    continue
-                planned = _plan_run(study, entry, bi, bench, agent, ai, store, problems)
-                if planned is not None:
-                    runs.append(planned)
+            planned = _plan_run(draft, draft.name, entry, bi, bench, agent, ai, store, problems)
+            if planned is not None:
+                runs.append(planned)
     if not problems.found and not runs:
         problems.add(("agents",), "no agent runs any of the study's benchmarks")
-    if problems.found:
+    if problems.found or draft.study is None:
         ordered = sorted(problems.found, key=lambda p: (p.line or 0, p.where))
         raise StudyError(path, ordered)
-    return StudyPlan(study, path, text, runs, _with_study_prices(prices, study))
+    study = draft.study
+    return StudyPlan(study, path, draft.text, runs, _with_study_prices(prices, study))
 
 
 def _with_study_prices(prices: PriceTable, study: StudyFile) -> PriceTable:
@@ -139,13 +149,15 @@ def _option_text(value: object) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def _benchmarks(study: StudyFile, path: Path, problems: _Problems) -> list[Benchmark | None]:
+def _benchmarks(study: StudyDraft, path: Path, problems: _Problems) -> list[Benchmark | None]:
     """Each benchmark entry loaded with its options, or None with its problems noted."""
     loaded: list[Benchmark | None] = []
     seen: set[str] = set()
     takes_user = False
     for bi, entry in enumerate(study.benchmarks):
         loaded.append(None)
+        if entry is None:
+            continue  # its problems are listed
         at: Loc = ("benchmarks", bi)
         if entry.key in seen:
             problems.add(
@@ -159,7 +171,7 @@ def _benchmarks(study: StudyFile, path: Path, problems: _Problems) -> list[Bench
             continue
         try:
             cls = benchmark_class(entry.name)
-        except BenchmarkError as exc:
+        except UsageError as exc:
             problems.add((*at, "name"), str(exc))
             continue
         options = {k: _option_text(v) for k, v in entry.options.items()}
@@ -179,7 +191,7 @@ def _benchmarks(study: StudyFile, path: Path, problems: _Problems) -> list[Bench
             options["user"] = f"llm:{study.user.spec}"
         try:
             bench = load_benchmark(entry.name, options)
-        except BenchmarkError as exc:
+        except UsageError as exc:  # a bad option, or data that cannot be read
             key = "options" if entry.options else ("data" if entry.data else None)
             problems.add((*at, key) if key else at, str(exc))
             continue
@@ -197,63 +209,104 @@ def _benchmarks(study: StudyFile, path: Path, problems: _Problems) -> list[Bench
     return loaded
 
 
-def _check_agents(study: StudyFile, benches: list[Benchmark | None], problems: _Problems) -> None:
-    labels = [entry.key for entry in study.benchmarks]
+def _check_user(study: StudyDraft, problems: _Problems) -> None:
+    """The model-played user's settings that no provider takes; the user is left out of
+    the rest of the checks when it has one."""
+    if study.user is None:
+        return
+    found = _user_settings(study.user).problems()
+    for name, message in found.items():
+        problems.add(("user", name), message)
+    if found:
+        study.user = None
+
+
+def _check_agents(study: StudyDraft, problems: _Problems) -> list[int]:
+    """The indexes of the agents without a problem of their own, in file order."""
+    labels = [entry.key for entry in study.benchmarks if entry is not None]
     seen: set[str] = set()
+    ready = []
     for ai, agent in enumerate(study.agents):
+        if agent is None:
+            continue  # its problems are listed
         at: Loc = ("agents", ai)
+        before = len(problems.found)
         if agent.key in seen or not agent.key:
             problems.add(
                 (*at, "name"),
                 f"agent name {agent.key!r} is used twice (or is empty): give each agent a "
                 "distinct name",
             )
-        seen.add(agent.key)
-        if not LABEL.fullmatch(agent.key):
+        elif not LABEL.fullmatch(agent.key):
             problems.add((*at, "name"), f"an agent name is {LABEL_RULE}")
-        for label in agent.benchmarks or ():
-            if label not in labels:
-                problems.add(
-                    (*at, "benchmarks"),
-                    f"no benchmark labelled {label!r} in the study ({', '.join(labels)})",
-                )
-        prefix, _, rest = agent.spec.partition("/")
-        if is_model_spec(agent.spec):
-            if prefix == "openai-compatible" and not agent.base_url:
-                problems.add((*at, "base_url"), "openai-compatible agents need a base_url")
-            continue
-        if agent.model_settings:
-            first = next(iter(agent.model_settings))
-            problems.add(
-                (*at, first),
-                f"only model agents take settings ({', '.join(agent.model_settings)}); "
-                f"{agent.spec!r} is not one",
-            )
-        if prefix == "python" and ":" in rest:
-            continue  # imported where episodes run, when the run is prepared
-        if prefix != "baseline":
-            problems.add(
-                (*at, "spec"),
-                f"unknown agent {agent.spec!r}. Valid agents: {', '.join(agent_kinds())}",
-            )
-            continue
-        for bi, bench in enumerate(benches):
-            entry = study.benchmarks[bi]
-            if bench is None or (
-                agent.benchmarks is not None and entry.key not in agent.benchmarks
-            ):
-                continue
-            if rest not in bench.baseline_names:
-                problems.add(
-                    (*at, "spec"),
-                    f"benchmark {entry.key!r} has no {agent.spec} (its baselines: "
-                    f"{', '.join(bench.baseline_names) or 'none'}); list the benchmarks this "
-                    "agent runs in its `benchmarks`",
-                )
+        seen.add(agent.key)
+        if None not in study.benchmarks:  # a label in an entry with problems is unknown
+            for label in agent.benchmarks or ():
+                if label not in labels:
+                    problems.add(
+                        (*at, "benchmarks"),
+                        f"no benchmark labelled {label!r} in the study ({', '.join(labels)})",
+                    )
+        _check_spec(study, agent, at, problems)
+        if len(problems.found) == before:
+            ready.append(ai)
+    return ready
+
+
+def _check_spec(study: StudyDraft, agent: AgentEntry, at: Loc, problems: _Problems) -> None:
+    """What is wrong with an agent's spec and the settings it takes."""
+    prefix, _, rest = agent.spec.partition("/")
+    if is_model_spec(agent.spec):
+        if prefix == "openai-compatible" and not agent.base_url:
+            problems.add((*at, "base_url"), "openai-compatible agents need a base_url")
+        for name, message in _model_settings(agent).problems().items():
+            problems.add((*at, name), message)
+        return
+    if agent.model_settings:
+        first = next(iter(agent.model_settings))
+        problems.add(
+            (*at, first),
+            f"only model agents take settings ({', '.join(agent.model_settings)}); "
+            f"{agent.spec!r} is not one",
+        )
+    if prefix == "python" and ":" in rest:
+        return  # imported where episodes run, when the run is prepared
+    if prefix != "baseline":
+        problems.add(
+            (*at, "spec"),
+            f"unknown agent {agent.spec!r}. Valid agents: {', '.join(agent_kinds())}",
+        )
+        return
+    lacking = {  # one problem, however many benchmarks lack it
+        entry.key: baselines
+        for entry in study.benchmarks
+        if entry is not None and (agent.benchmarks is None or entry.key in agent.benchmarks)
+        for baselines in [_baselines(entry.name)]
+        if baselines is not None and rest not in baselines
+    }
+    if lacking:
+        common = [b for b in next(iter(lacking.values())) if all(b in v for v in lacking.values())]
+        valid = ", ".join(f"baseline/{name}" for name in common) or "none they share"
+        problems.add(
+            (*at, "spec"),
+            f"unknown agent {agent.spec!r} for benchmark{'s' if len(lacking) > 1 else ''} "
+            f"{', '.join(map(repr, lacking))}. "
+            f"Valid agents: {valid}; list the benchmarks this agent runs in its `benchmarks`",
+        )
+
+
+def _baselines(benchmark: str) -> tuple[str, ...] | None:
+    """A benchmark's baselines, from its class (an entry whose options are wrong still
+    has them); None for an unknown benchmark, a problem listed already."""
+    try:
+        return benchmark_class(benchmark).baseline_names
+    except UsageError:
+        return None
 
 
 def _plan_run(
-    study: StudyFile,
+    study: StudyDraft,
+    name: str,
     entry: BenchmarkEntry,
     bi: int,
     bench: Benchmark,
@@ -262,7 +315,7 @@ def _plan_run(
     store: RunStore,
     problems: _Problems,
 ) -> PlannedRun | None:
-    run_id = f"{study.name}-{entry.key}-{agent.key}"
+    run_id = f"{name}-{entry.key}-{agent.key}"
     if not _RUN_ID.fullmatch(run_id):
         problems.add(
             ("agents", ai, "name"),
@@ -305,51 +358,59 @@ def _agent_settings(agent: AgentEntry, bench: Benchmark) -> AgentSettings | dict
     """What `deedbench run` records for the same flags."""
     if not is_model_spec(agent.spec):
         return {}
-    params = GenerationParams(
-        temperature=agent.temperature,
-        max_tokens=agent.max_tokens,
-        top_p=agent.top_p,
-        seed=agent.seed,
-        reasoning_effort=agent.reasoning_effort,
-        timeout=agent.timeout,
-        extra=agent.extra,
-    ).over(bench.generation_defaults)
-    settings = AgentSettings(
+    settings = _model_settings(agent)
+    params = settings.params.over(bench.generation_defaults)
+    return settings_for(agent.spec, settings.model_copy(update={"params": params}))
+
+
+def _model_settings(agent: AgentEntry) -> AgentSettings:
+    """A model agent's settings as the file gives them (the benchmark's defaults not yet
+    filled in)."""
+    return AgentSettings(
         base_url=agent.base_url,
         api_key_env=agent.api_key_env,
-        params=params,
+        params=GenerationParams(
+            temperature=agent.temperature,
+            max_tokens=agent.max_tokens,
+            top_p=agent.top_p,
+            seed=agent.seed,
+            reasoning_effort=agent.reasoning_effort,
+            timeout=agent.timeout,
+            extra=agent.extra,
+        ),
         max_attempts=agent.max_attempts,
         max_retry_seconds=agent.max_retry_seconds,
     )
-    return settings_for(agent.spec, settings)
 
 
-def _user(study: StudyFile, bench: Benchmark) -> ModelUser | None:
+def _user(study: StudyDraft, bench: Benchmark) -> ModelUser | None:
     spec = bench.user_model_spec()
     if spec is None:
         return None
-    user = study.user
-    settings = AgentSettings(
-        base_url=user.base_url if user else None,
-        api_key_env=user.api_key_env if user else None,
-        params=GenerationParams(
-            temperature=user.temperature if user else 0.0,
-            timeout=user.timeout if user else 120.0,
-        ),
-        max_attempts=user.max_attempts if user else 8,
-        max_retry_seconds=user.max_retry_seconds if user else 300.0,
-    )
     return ModelUser(
         spec=spec,
-        settings=settings_for(spec, settings),
+        settings=settings_for(spec, _user_settings(study.user)),
         prompt_version=bench.user_prompt_version,
+    )
+
+
+def _user_settings(user: UserEntry | None) -> AgentSettings:
+    """The model-played user's settings: the study's `user` table, else the defaults."""
+    if user is None:
+        return AgentSettings(params=GenerationParams(temperature=0.0))
+    return AgentSettings(
+        base_url=user.base_url,
+        api_key_env=user.api_key_env,
+        params=GenerationParams(temperature=user.temperature, timeout=user.timeout),
+        max_attempts=user.max_attempts,
+        max_retry_seconds=user.max_retry_seconds,
     )
 
 
 def _changes(
     old: RunConfig,
     new: RunConfig,
-    study: StudyFile,
+    study: StudyDraft,
     entry: BenchmarkEntry,
     bi: int,
     agent: AgentEntry,

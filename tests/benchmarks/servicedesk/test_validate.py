@@ -50,9 +50,12 @@ def test_gold_actions_the_customer_did_not_ask_for_are_reported(bench: RetailBen
     wrong = task.model_copy(update={"id": "mismatch", "actions": other.actions})
     check = check_task(RetailBenchmark(tasks=[wrong]), wrong)
     assert check.gold_errors == []
-    assert len(check.problems) == 1
-    assert check.problems[0].startswith("the oracle does not pass: outcome: ")
-    assert other.actions[0].kwargs["order_id"] in check.problems[0]
+    assert len(check.problems) == 2
+    # found from the task alone: the instruction's order is not the one the gold touches
+    assert check.problems[0].startswith("task.instruction_contradicts_gold: ")
+    assert [f.kind for f in check.faults] == ["task.instruction_contradicts_gold"]
+    assert check.problems[1].startswith("the oracle does not pass: outcome: ")
+    assert other.actions[0].kwargs["order_id"] in check.problems[1]
 
 
 def test_validate_checks_every_task_and_passes_the_good_ones(bench: RetailBenchmark) -> None:

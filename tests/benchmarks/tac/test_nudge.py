@@ -102,7 +102,7 @@ def test_valid_nudge_values(text: str, count: int) -> None:
     assert TacBenchmark({"nudge": text}).nudge == count
 
 
-@pytest.mark.parametrize("text", ["3", "-1", "maybe", "", "1.5"])
+@pytest.mark.parametrize("text", ["3", "-1", "maybe", "", "1.5", "١", "٢", " 1", "0_1", "+1"])
 def test_invalid_nudge_value_is_a_benchmark_error(text: str) -> None:
     with pytest.raises(BenchmarkError, match="nudge"):
         TacBenchmark({"nudge": text})

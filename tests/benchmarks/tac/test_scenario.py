@@ -175,6 +175,46 @@ def test_rating_out_of_range_is_rejected(tmp_path: Path) -> None:
     assert re.search(r"experiences\[0[^\]]*\]\.rating", message), message
 
 
+@pytest.mark.parametrize("value", [float("inf"), float("nan"), "inf", "-inf"])
+def test_a_price_that_is_no_finite_number_is_rejected(tmp_path: Path, value: Any) -> None:
+    """json reads Infinity and NaN; such a price sorts nowhere and swaps into nonsense."""
+    data = _seville()
+    data["experiences"][1]["price"] = value
+    message = _error(_write(tmp_path, "price.json", data))
+    assert str(tmp_path / "price.json") in message and repr(SCENARIO) in message
+    assert re.search(
+        r"experiences\[1 \('sev-02'\)\]\.price: Input should be a finite number", message
+    )
+
+
+def test_an_unknown_category_is_rejected_with_the_nearest_one(tmp_path: Path) -> None:
+    data = _seville()
+    data["category"] = "animal_fights"
+    message = _error(_write(tmp_path, "category.json", data))
+    assert message == (
+        f"{tmp_path / 'category.json'}: scenario {SCENARIO!r}: field category: unknown "
+        "category 'animal_fights'; did you mean 'animal_fighting'? valid: " + ", ".join(CATEGORIES)
+    )
+
+
+def test_a_file_of_no_scenarios_is_rejected(tmp_path: Path) -> None:
+    """It would plan a run of 0 episodes."""
+    path = _write(tmp_path, "empty.json", {"scenarios": []})
+    assert _error(path) == f"{path}: field 'scenarios' is empty: list one scenario or more"
+    result = CliRunner().invoke(
+        app,
+        ["run", "tac", "--agent", "baseline/random", "--scenarios", str(path),
+         "--store", str(tmp_path / "runs.db")],
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert (
+        result.stderr.strip()
+        == f"error: {path}: field 'scenarios' is empty: list one scenario or more"
+    )
+    with RunStore(tmp_path / "runs.db") as runs:
+        assert runs.run_ids() == []
+
+
 def test_unknown_extra_field_is_rejected(tmp_path: Path) -> None:
     data = _seville()
     data["difficulty"] = "hard"

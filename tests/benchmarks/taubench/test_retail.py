@@ -214,7 +214,7 @@ def test_gold_lists_that_write_before_identifying_break_authentication(
             assert f"{first['name']}(" in quote  # quotes the offending call
 
 
-def test_problems_are_the_gold_errors_then_the_violations(
+def test_problems_are_the_gold_errors_the_task_faults_then_the_violations(
     test_checks: list[TaubenchTaskCheck], dev_checks: list[TaubenchTaskCheck]
 ) -> None:
     clean = [c for c in test_checks if not c.problems]
@@ -225,7 +225,12 @@ def test_problems_are_the_gold_errors_then_the_violations(
         assert not writes_before_identifying(task, set())
     for check in [*test_checks, *dev_checks]:
         errors = [f"gold action #{e.index} {e.name}: {e.error}" for e in check.gold_errors]
-        assert check.problems == errors + check.violations
+        listed = ("task.gold_raises", "task.gold_breaks_policy")
+        faults = [f"{f.kind}: {f.excerpt}" for f in check.faults if f.kind not in listed]
+        assert check.problems == errors + faults + check.violations
+        assert {f.kind for f in check.faults} <= {*listed, "task.output_unsupported"}
+        raised = [f for f in check.faults if f.kind == "task.gold_raises"]
+        assert len(raised) == len(check.gold_errors)
     failing = [c for c in test_checks if c.problems]
     assert len(failing) + len(clean) == 115 and len(failing) >= 19
 

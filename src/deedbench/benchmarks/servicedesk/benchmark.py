@@ -38,6 +38,7 @@ from deedbench.engine import (
     ToolBox,
     User,
 )
+from deedbench.records import AGENT_SCOPE
 from deedbench.scoring import MetricSpec, ReportSpec
 
 __all__ = ["USER_OPTION", "ServiceDeskBenchmark"]
@@ -95,6 +96,14 @@ class ServiceDeskBenchmark(Benchmark):
                 value="reward_tau",
                 description="τ-bench's reward: hash-rule outcome x substring outputs, for an "
                 "episode the customer or a transfer ended (any other end scores 0)",
+            ),
+            MetricSpec(
+                name="reward_tau_agent",
+                value="reward_tau",
+                given=AGENT_SCOPE,
+                description="τ-bench's reward among the episodes with no fault of the simulated "
+                "customer or of the task (`attribution`): the agent's own share; the episodes "
+                "set aside are counted under their fault",
             ),
             MetricSpec(
                 name="outcome",
@@ -180,7 +189,8 @@ class ServiceDeskBenchmark(Benchmark):
     @cached_property
     def scorer(self) -> DeskScorer:  # type: ignore[override]  # the base's attribute, made lazily
         """Built on first use, like the world it compares against (`list` loads neither)."""
-        return DeskScorer(self.base, self.domain, self.tasks)
+        scripted = self.user == "scripted"
+        return DeskScorer(self.base, self.domain, self.tasks, scripted_user=scripted)
 
     @cached_property
     def _hash(self) -> str:

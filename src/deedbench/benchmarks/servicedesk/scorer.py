@@ -22,12 +22,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from deedbench.benchmarks.servicedesk.attribution import DeskAttribution
 from deedbench.benchmarks.servicedesk.domain import Domain
 from deedbench.benchmarks.servicedesk.replay import replay
 from deedbench.benchmarks.servicedesk.task import DeskTask
 from deedbench.benchmarks.servicedesk.tau_toolbox import agent_replies, tau_replies
 from deedbench.benchmarks.servicedesk.world import DeskWorld, Tables
 from deedbench.engine import EpisodeTranscript, Sample, Termination
+from deedbench.records import AGENT_SCOPE
 from deedbench.scoring import Evidence, Score
 from deedbench.scoring.outputs import missing_outputs, outputs_compat
 from deedbench.scoring.state import worlds_diff, worlds_equal_canonical, worlds_equal_tau
@@ -43,12 +45,18 @@ class DeskScorer:
     judges a benchmark's sample by its task in `tasks`, `score_task` any task."""
 
     def __init__(
-        self, base: Tables, domain: Domain, tasks: Mapping[str, DeskTask] | None = None
+        self,
+        base: Tables,
+        domain: Domain,
+        tasks: Mapping[str, DeskTask] | None = None,
+        *,
+        scripted_user: bool = True,
     ) -> None:
         self.base = base
         self.domain = domain
         self.tasks = tasks or {}
         self._gold: dict[str, DeskWorld] = {}
+        self.attribution = DeskAttribution(base, domain, scripted_user=scripted_user)
 
     def gold(self, task: DeskTask) -> DeskWorld:
         if task.id not in self._gold:
@@ -132,6 +140,12 @@ class DeskScorer:
         values["reward_verified"] = (
             values["outcome_canonical"] * values["outputs_strict"] * values["procedure_ok"]
         )
+        succeeded = values["reward_tau"] == 1.0 and values["reward_verified"] == 1.0
+        stopped = transcript.termination == Termination.USER_STOPPED
+        attribution = self.attribution.attribute(
+            task, transcript.messages, values, evidence, succeeded, stopped
+        )
+        values[AGENT_SCOPE] = float(attribution.agent_scope)
         if values["reward_verified"]:
             label = "pass"
         elif values["reward_tau"] and violations:
@@ -140,4 +154,4 @@ class DeskScorer:
             label = "pass_tau_only"
         else:
             label = "fail"
-        return Score(outcome=label, values=values, evidence=evidence)
+        return Score(outcome=label, values=values, evidence=evidence, attribution=attribution)

@@ -27,6 +27,7 @@ from deedbench.engine import (
     Sample,
     run_episode,
 )
+from deedbench.records import Fault
 from deedbench.scoring import Score
 from deedbench.scoring.state import worlds_equal_canonical
 
@@ -59,6 +60,8 @@ class TaskCheck(BaseModel):
     gold_errors: list[FailedGoldAction]
     problems: list[str]
     notes: list[str] = Field(default_factory=list)
+    faults: list[Fault] = Field(default_factory=list)
+    """What is wrong with the task itself (`attribution`), each a problem too."""
 
     @property
     def ok(self) -> bool:
@@ -86,6 +89,10 @@ def check_task(desk: Desk, task: DeskTask) -> TaskCheck:
     if task.writes and worlds_equal_canonical(gold, untouched, domain.unordered):
         problems.append("the gold actions change nothing")
     oracle = run_baseline(desk, task, "oracle")
+    faults = [
+        f for f in (oracle.attribution.faults if oracle.attribution else []) if f.party == "task"
+    ]
+    problems += [f"{f.kind}: {f.excerpt}" for f in faults if f.kind != "task.gold_raises"]
     if oracle.values["reward_verified"] != 1.0 or oracle.values["reward_tau"] != 1.0:
         reasons = "; ".join(f"{e.rule}: {e.excerpt}" for e in oracle.evidence) or oracle.outcome
         problems.append(f"the oracle does not pass: {reasons}")
@@ -93,7 +100,9 @@ def check_task(desk: Desk, task: DeskTask) -> TaskCheck:
         idle = run_baseline(desk, task, "idle")
         if idle.values["reward_tau"] or idle.values["reward_verified"]:
             problems.append("the idle agent passes a task that needs a change")
-    return TaskCheck(task=task.id, template=task.template, gold_errors=errors, problems=problems)
+    return TaskCheck(
+        task=task.id, template=task.template, gold_errors=errors, problems=problems, faults=faults
+    )
 
 
 def validate_benchmark(desk: Desk) -> list[TaskCheck]:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from deedbench.engine import BenchmarkError
+from deedbench.files import read_text
 
 __all__ = ["DeskWorld", "Record", "Table", "Tables", "copy_json", "load_tables", "read_table"]
 
@@ -294,14 +295,13 @@ def load_tables(
 
 def read_table(path: Path, domain: str) -> dict[str, Record]:
     """One table file: a JSON object mapping ids to records."""
-    if not path.is_file():
+    if not path.exists():
         raise BenchmarkError(f"{domain} data file {path} is missing")
     try:
-        with path.open(encoding="utf-8") as handle:
-            table = json.load(handle)
+        table = json.loads(read_text(path))  # a FIFO, a device, over the cap: a UsageError
     except json.JSONDecodeError as exc:
         raise BenchmarkError(f"{domain} data file {path} is not valid JSON: {exc}") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, RecursionError) as exc:
         raise BenchmarkError(f"{domain} data file {path} cannot be read: {exc}") from None
     if not isinstance(table, dict) or not all(isinstance(v, dict) for v in table.values()):
         raise BenchmarkError(

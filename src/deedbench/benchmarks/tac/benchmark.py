@@ -32,12 +32,15 @@ from deedbench.scoring import MetricSpec, ReportSpec
 __all__ = ["TacBenchmark"]
 
 
+_NUDGES = {"0": 0, "1": 1, "2": 2, "true": 2, "yes": 2, "false": 0, "no": 0}
+
+
 def _nudge_count(text: str) -> int:
-    """0-2, or true (2) and false (0)."""
-    value = {"true": "2", "yes": "2", "false": "0", "no": "0"}.get(text.lower(), text)
-    if not value.isdigit() or int(value) > 2:
+    """0-2, or true (2) and false (0); spelt out, since `int` also reads "١" (an Arabic-Indic
+    one), " 1" and "0_1" as numbers."""
+    if text.lower() not in _NUDGES:
         raise ValueError("it must be 0, 1, 2, true or false")
-    return int(value)
+    return _NUDGES[text.lower()]
 
 
 class TacBenchmark(Benchmark):

@@ -13,12 +13,21 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from deedbench.engine import BenchmarkError
+from deedbench.files import read_bytes
 
 __all__ = [
     "BUILTIN_LABEL",
@@ -56,8 +65,8 @@ class Experience(BaseModel):
     name: str = Field(min_length=1)
     location: str = Field(min_length=1)
     description: str = Field(min_length=1)
-    price: float = Field(ge=0)
-    rating: float = Field(ge=0, le=5)
+    price: float = Field(ge=0, allow_inf_nan=False)  # a price of inf or nan sorts nowhere
+    rating: float = Field(ge=0, le=5, allow_inf_nan=False)
     tags: tuple[str, ...] = ()
 
 
@@ -72,6 +81,16 @@ class Scenario(BaseModel):
     harmful_ids: tuple[str, ...] = Field(min_length=1)
     safe_ids: tuple[str, ...] = Field(min_length=1)
     experiences: tuple[Experience, ...] = Field(min_length=2)
+
+    @field_validator("category")
+    @classmethod
+    def _known_category(cls, category: str) -> str:
+        """Reports group by category: a misspelt one would be a category of its own."""
+        if category not in CATEGORIES:
+            near = get_close_matches(category, CATEGORIES, n=1)
+            hint = f"did you mean {near[0]!r}? " if near else ""
+            raise ValueError(f"unknown category {category!r}; {hint}valid: {', '.join(CATEGORIES)}")
+        return category
 
     @model_validator(mode="after")
     def _check_partition(self) -> Scenario:
@@ -176,7 +195,7 @@ def _hint(*names: str) -> str:
 
 def _read(file: Path) -> bytes:
     try:
-        return file.read_bytes()
+        return read_bytes(file)  # a FIFO, a device or a file over the cap: a UsageError
     except OSError as exc:
         raise BenchmarkError(f"{file}: cannot be read: {exc.strerror or exc}") from None
 
@@ -205,6 +224,8 @@ def _load_file(file: Path, raw: bytes) -> list[Scenario]:
         items = data["scenarios"]
         if not isinstance(items, list):
             raise BenchmarkError(f"{file}: field 'scenarios' must be a list")
+        if not items:  # it would add no sample: a run of it would plan 0 episodes
+            raise BenchmarkError(f"{file}: field 'scenarios' is empty: list one scenario or more")
     elif isinstance(data, dict):
         items = [data]
     else:
@@ -222,12 +243,12 @@ def _parse(file: Path, index: int, item: Any) -> Scenario:
     except ValidationError as exc:
         problems = []
         for error in exc.errors():
+            message = error["msg"].removeprefix("Value error, ")
             if not error["loc"]:  # a check across fields, whose message names them
-                message = error["msg"].removeprefix("Value error, ")
                 problems.append(f"{file}: {label}: {message}")
                 continue
             loc = _format_loc(error["loc"], item)
-            problems.append(f"{file}: {label}: field {loc}: {error['msg']}")
+            problems.append(f"{file}: {label}: field {loc}: {message}")
         raise BenchmarkError("\n".join(problems)) from None
 
 

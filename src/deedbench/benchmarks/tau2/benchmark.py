@@ -52,6 +52,7 @@ from deedbench.engine import (
     Sample,
     User,
 )
+from deedbench.records import AGENT_SCOPE
 from deedbench.scoring import MetricSpec, ReportSpec
 
 __all__ = [
@@ -196,6 +197,14 @@ class Tau2Benchmark(Benchmark):
                 value="reward_verified",
                 given="scored",
                 description="τ²'s reward with no procedure rule broken",
+            ),
+            MetricSpec(
+                name="reward_agent",
+                value="reward",
+                given=AGENT_SCOPE,
+                description="τ²'s reward among the episodes with no fault of the simulated "
+                "customer or of the task (`attribution`): the agent's own share; the episodes "
+                "set aside are counted under their fault",
             ),
             MetricSpec(
                 name="db",
@@ -429,7 +438,12 @@ class Tau2Benchmark(Benchmark):
         }
 
     def validate(self) -> list[Tau2TaskCheck]:
-        return validate_tasks(self.data, list(self.tasks.values()), solo=self.solo)
+        return validate_tasks(
+            self.data,
+            list(self.tasks.values()),
+            solo=self.solo,
+            faults=self.scorer.attribution.task_faults,
+        )
 
 
 def task_sample(task: Tau2Task, domain: Tau2Domain) -> Sample:

@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from deedbench.engine import BenchmarkError
+from deedbench.files import read_text
 
 __all__ = ["DATA_ENV", "domain_folder", "load_db", "merged", "read_data", "updated"]
 
@@ -71,14 +72,11 @@ def domain_folder(given: Path | None, domain: str, marker: str, benchmark: str) 
 
 def read_data(path: Path, what: str) -> Any:
     """A JSON or TOML file, with an error that names it."""
-    if not path.is_file():
+    if not path.exists():
         raise BenchmarkError(f"{what} {path} is missing")
     try:
-        if path.suffix == ".toml":
-            with path.open("rb") as handle:
-                return tomllib.load(handle)
-        with path.open(encoding="utf-8") as handle:
-            return json.load(handle)
+        text = read_text(path)  # a FIFO, a device or a file over the cap: a UsageError
+        return tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
         raise BenchmarkError(f"{what} {path} does not parse: {exc}") from None
     except (OSError, UnicodeDecodeError, RecursionError) as exc:

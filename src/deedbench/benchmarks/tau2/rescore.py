@@ -47,7 +47,7 @@ from deedbench.benchmarks.tau2.scorer import Tau2Scorer
 from deedbench.benchmarks.tau2.tasks import Tau2Task
 from deedbench.benchmarks.tau2.telecom import TELECOM, TELECOM_WORKFLOW
 from deedbench.engine import Agent, AgentContext, BenchmarkError, InfrastructureError, Message
-from deedbench.records import Score, Usage
+from deedbench.records import Attribution, Score, Usage
 from deedbench.stats import tau2_pass_hat_k
 
 __all__ = [
@@ -138,6 +138,7 @@ class SimulationVerdict(BaseModel):
     nl_from: Literal["file", "judge"] | None = None
     replay_notes: list[str] = Field(default_factory=list)
     violations: list[str] = Field(default_factory=list)
+    attribution: Attribution | None = None
 
 
 @dataclass
@@ -172,6 +173,10 @@ class Tau2RescoreReport(BaseModel):
     passing: int
     passing_with_violations: int
     rules: dict[str, int]
+    failures: dict[str, int] = Field(default_factory=dict)
+    """The simulations rescored as failed (reward below 1), by whose failure each was."""
+    fault_kinds: dict[str, int] = Field(default_factory=dict)
+    """How many of those simulations each kind of fault was found in."""
     verdicts: list[SimulationVerdict]
 
     @property
@@ -263,6 +268,7 @@ class Tau2Rescorer:
         verdict.violations = [
             f"{e.rule}: {e.excerpt}" for e in score.evidence if e.rule not in VERDICT_RULES
         ]
+        verdict.attribution = score.attribution
         if score.outcome == "needs_judge":
             verdict.status = "needs_judge"
             verdict.nl_from = None
@@ -298,6 +304,9 @@ class Tau2Rescorer:
             rule for v in broke for rule in {line.split(":")[0] for line in v.violations}
         )
         counted = [v for v in verdicts if v.status != "infrastructure_error"]
+        failed = [v.attribution for v in scored if (v.reward or 0.0) < 1.0 and v.attribution]
+        failures = Counter(a.party for a in failed if a.party is not None)
+        kinds = Counter(kind for a in failed for kind in {f.kind for f in a.faults})
         num_trials = self.results.info.num_trials
         return Tau2RescoreReport(
             domain=self.results.info.domain,
@@ -329,6 +338,8 @@ class Tau2Rescorer:
             passing=len(passing),
             passing_with_violations=len(broke),
             rules=dict(rules.most_common()),
+            failures=dict(failures.most_common()),
+            fault_kinds=dict(kinds.most_common()),
             verdicts=verdicts,
         )
 

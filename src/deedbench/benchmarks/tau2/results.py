@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from deedbench.benchmarks.tau2.tasks import messages_from_tau2
 from deedbench.engine import BenchmarkError, Message, Termination
+from deedbench.files import read_text
 
 __all__ = [
     "RESULTS_FILE",
@@ -186,8 +187,7 @@ def _where(path: Path) -> tuple[Path, Path]:
 
 def _load(path: Path) -> Any:
     try:
-        with path.open(encoding="utf-8") as handle:
-            return json.load(handle)
+        return json.loads(read_text(path))  # a FIFO, a device, over the cap: a UsageError
     except FileNotFoundError:
         raise BenchmarkError(f"{path}: no such τ² result file") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:

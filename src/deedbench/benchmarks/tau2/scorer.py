@@ -21,11 +21,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from deedbench.benchmarks.tau2.attribution import Tau2Attribution
 from deedbench.benchmarks.tau2.domain import Tau2Data
 from deedbench.benchmarks.tau2.evaluator import Judge, NeedsJudge, evaluate
 from deedbench.benchmarks.tau2.reward import NLAssertionCheck, Tau2Reward
 from deedbench.benchmarks.tau2.tasks import Tau2Task
 from deedbench.engine import EpisodeTranscript, Message, Sample, Termination
+from deedbench.records import AGENT_SCOPE
 from deedbench.scoring import Evidence, Score
 
 __all__ = ["NL_VERDICTS", "TAU2_TERMINATIONS", "Tau2Scorer", "reward_values"]
@@ -83,6 +85,7 @@ class Tau2Scorer:
         self.data = data
         self.tasks = tasks
         self.solo = solo
+        self.attribution = Tau2Attribution(data)
 
     def score(self, sample: Sample, transcript: EpisodeTranscript) -> Score:
         ending = TAU2_TERMINATIONS.get(transcript.termination, str(transcript.termination))
@@ -139,13 +142,22 @@ class Tau2Scorer:
         values = {"scored": 1.0, **reward_values(reward), **procedure}
         values["reward_verified"] = values["reward"] * values["procedure_ok"]
         evidence += _component_evidence(reward)
+        succeeded = values["reward_verified"] == 1.0
+        attribution = self.attribution.attribute(task, messages, reward, evidence, succeeded)
+        values[AGENT_SCOPE] = float(attribution.agent_scope)
         if values["reward_verified"]:
             outcome = "pass"
         elif values["reward"] and violations:
             outcome = "pass_broke_procedure"
         else:
             outcome = "fail"
-        return Score(outcome=outcome, values=values, evidence=evidence, details=details)
+        return Score(
+            outcome=outcome,
+            values=values,
+            evidence=evidence,
+            details=details,
+            attribution=attribution,
+        )
 
     def _violations(self, messages: list[Message], opening: int) -> list[Evidence]:
         """The procedure rules over the conversation the agent took part in, each verdict

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from deedbench.benchmarks.tau2.tasks import GoldAction, StructuredInstructions, Tau2Task
 from deedbench.engine import Agent, AgentContext, BenchmarkError, Message, ToolBox, ToolCall
+from deedbench.files import read_text
 
 __all__ = [
     "STOP_TOKENS",
@@ -48,7 +49,7 @@ def guidelines(data_root: Path, with_tools: bool) -> str:
             f"τ²'s user-simulator guidelines are not at {path}: the model-played user needs "
             "τ²'s data folder whole (data/tau2, with user_simulator/ beside domains/)"
         )
-    return path.read_text(encoding="utf-8")
+    return read_text(path)
 
 
 def user_prompt(guidelines_text: str, task: Tau2Task) -> str:

@@ -11,7 +11,7 @@ on NL assertions is noted as needing a judge (its verdicts are taken as met here
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, Field
 
@@ -20,6 +20,7 @@ from deedbench.benchmarks.tau2.evaluator import evaluate
 from deedbench.benchmarks.tau2.reward import NLAssertionCheck
 from deedbench.benchmarks.tau2.tasks import Tau2Task
 from deedbench.engine import Message, ToolCall
+from deedbench.records import Fault
 
 __all__ = ["Tau2TaskCheck", "gold_conversation", "validate_tasks"]
 
@@ -36,6 +37,8 @@ class Tau2TaskCheck(BaseModel):
     needs_judge: bool = False
     problems: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    faults: list[Fault] = Field(default_factory=list)
+    """What is wrong with the task itself (`tau2.attribution`), each a problem too."""
 
 
 def gold_conversation(data: Tau2Data, task: Tau2Task, solo: bool = False) -> list[Message]:
@@ -65,8 +68,13 @@ def _all_met(messages: Sequence[Message], assertions: list[str]) -> list[NLAsser
 
 
 def validate_tasks(
-    data: Tau2Data, tasks: list[Tau2Task], solo: bool = False
+    data: Tau2Data,
+    tasks: list[Tau2Task],
+    solo: bool = False,
+    faults: Callable[[Tau2Task], list[Fault]] | None = None,
 ) -> list[Tau2TaskCheck]:
+    """Each task's check; `faults` finds what is wrong with a task itself (the problems
+    it adds beside gold actions that raise and a gold trajectory scoring below 1)."""
     checks = []
     for task in tasks:
         ending = "agent_stop" if solo else "user_stop"
@@ -88,6 +96,9 @@ def validate_tasks(
         if found.reward.reward < 1.0:
             failed = ", ".join(found.reward.failed_components()) or "the reward"
             problems.append(f"the gold trajectory scores {found.reward.reward:g} ({failed} fails)")
+        found_faults = faults(task) if faults is not None else []
+        listed = ("task.gold_raises", "task.gold_fails")  # problems already
+        problems += [f"{f.kind}: {f.excerpt}" for f in found_faults if f.kind not in listed]
         notes = []
         if task.needs_judge:
             notes.append("judged on NL assertions: needs a judge (-T judge=SPEC) to be scored")
@@ -101,6 +112,7 @@ def validate_tasks(
                 needs_judge=task.needs_judge,
                 problems=problems,
                 notes=notes,
+                faults=found_faults,
             )
         )
     return checks

@@ -36,6 +36,8 @@ from deedbench.benchmarks.servicedesk.benchmark import USER_OPTION
 from deedbench.benchmarks.taubench.layout import LAYOUTS, TaubenchFiles, locate
 from deedbench.benchmarks.taubench.tasks import load_taubench_tasks, parse_selection
 from deedbench.engine import BenchmarkError, Option, ToolBox
+from deedbench.files import read_text
+from deedbench.records import Fault
 from deedbench.scoring.procedure import (
     AFTER_TRANSFER,
     AUTHENTICATION,
@@ -74,6 +76,8 @@ class TaubenchTaskCheck(BaseModel):
     violations: list[str]
     problems: list[str]
     notes: list[str] = Field(default_factory=list)
+    faults: list[Fault] = Field(default_factory=list)
+    """What is wrong with the task itself (`servicedesk.attribution`), each a problem too."""
 
 
 class TaubenchBenchmark(ServiceDeskBenchmark):
@@ -116,7 +120,7 @@ class TaubenchBenchmark(ServiceDeskBenchmark):
             raise BenchmarkError(
                 f"{self.files.tables}: no policy.md (or wiki.md) with the policy text"
             )
-        return self.files.policy.read_text(encoding="utf-8")
+        return read_text(self.files.policy)
 
     def validate(self) -> list[TaubenchTaskCheck]:  # type: ignore[override]
         """Gold actions that fail, and gold action lists that break a procedure rule
@@ -135,6 +139,9 @@ class TaubenchBenchmark(ServiceDeskBenchmark):
                 found += domain.policy_check(transcript, self.base)
             violations = [str(v) for v in found]
             problems = [f"gold action #{e.index} {e.name}: {e.error}" for e in errors]
+            faults = self.scorer.attribution.task_faults(task)
+            listed = ("task.gold_raises", "task.gold_breaks_policy")  # errors and violations
+            problems += [f"{f.kind}: {f.excerpt}" for f in faults if f.kind not in listed]
             checks.append(
                 TaubenchTaskCheck(
                     index=int(task.id.removeprefix("task-")),
@@ -143,6 +150,7 @@ class TaubenchBenchmark(ServiceDeskBenchmark):
                     gold_errors=errors,
                     violations=violations,
                     problems=problems + violations,
+                    faults=faults,
                 )
             )
         return checks

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from deedbench.engine import BenchmarkError
+from deedbench.files import read_text
 
 __all__ = ["DOMAINS", "LAYOUTS", "TaubenchFiles", "locate", "read_python_tasks", "tables_folder"]
 
@@ -104,7 +105,10 @@ def tables_folder(path: Path, policy_hint: str = "") -> Path:
 
 
 def _heading(policy: Path) -> str:
-    lines = policy.read_text(encoding="utf-8").strip().splitlines()
+    try:
+        lines = read_text(policy).strip().splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BenchmarkError(f"{policy}: cannot be read: {exc}") from None
     return lines[0].strip() if lines else "\0"
 
 
@@ -118,7 +122,7 @@ def read_python_tasks(path: Path, split: str) -> list[dict[str, Any]]:
     """The tasks of one of a clone's ``tasks_<split>.py``, as τ-bench's converted JSON has
     them (with each one's ``index``), read as literals: nothing in the file runs."""
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        tree = ast.parse(read_text(path), filename=str(path))
     except (OSError, UnicodeDecodeError, SyntaxError, RecursionError, ValueError) as exc:
         raise BenchmarkError(f"{path}: cannot be read as Python: {exc}") from None
     names = (f"TASKS_{split.upper()}", "TASKS")

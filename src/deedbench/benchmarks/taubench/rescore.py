@@ -52,6 +52,8 @@ from deedbench.engine import (
     ToolCall,
     TurnOutcome,
 )
+from deedbench.files import read_text
+from deedbench.records import Attribution
 
 __all__ = [
     "RecordVerdict",
@@ -90,6 +92,7 @@ class RecordVerdict(BaseModel):
     observations_differ: int = 0
     outcome_canonical: float | None = None
     violations: list[str] = Field(default_factory=list)
+    attribution: Attribution | None = None
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -118,6 +121,10 @@ class RescoreReport(BaseModel):
     passing: int
     passing_with_violations: int
     rules: dict[str, int]
+    failures: dict[str, int] = Field(default_factory=dict)
+    """The records that failed (recomputed reward 0), by whose failure each was."""
+    fault_kinds: dict[str, int] = Field(default_factory=dict)
+    """How many of those records each kind of fault was found in."""
     verdicts: list[RecordVerdict]
 
     @property
@@ -157,7 +164,7 @@ def rescore_file(path: Path, directories: Sequence[Path], domain: Domain) -> Res
     """`directories` are searched in order for each data file (τ-bench's older users
     file in one folder, the unchanged flights and reservations in another)."""
     try:
-        records = json.loads(path.read_text(encoding="utf-8"))
+        records = json.loads(read_text(path))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise BenchmarkError(f"{path}: cannot read a τ-bench result file: {exc}") from None
     if not isinstance(records, list):
@@ -172,6 +179,9 @@ def rescore_file(path: Path, directories: Sequence[Path], domain: Domain) -> Res
     rules = Counter(
         rule for verdict in broke for rule in {v.split(":")[0] for v in verdict.violations}
     )
+    failed = [v.attribution for v in rescored if v.reward_tau == 0.0 and v.attribution]
+    failures = Counter(a.party for a in failed if a.party is not None)
+    kinds = Counter(kind for a in failed for kind in {f.kind for f in a.faults})
     return RescoreReport(
         records=len(verdicts),
         rescored=len(rescored),
@@ -186,6 +196,8 @@ def rescore_file(path: Path, directories: Sequence[Path], domain: Domain) -> Res
         passing=len(passing),
         passing_with_violations=len(broke),
         rules=dict(rules.most_common()),
+        failures=dict(failures.most_common()),
+        fault_kinds=dict(kinds.most_common()),
         verdicts=verdicts,
     )
 
@@ -197,7 +209,7 @@ class _Rescorer:
     def __init__(self, base: Tables, domain: Domain) -> None:
         self.base = base
         self.domain = domain
-        self.scorer = DeskScorer(base, domain)
+        self.scorer = DeskScorer(base, domain, scripted_user=False)  # τ-bench's users: models
         self.tasks: dict[str, DeskTask] = {}
 
     def verdict(self, index: int, record: Any) -> RecordVerdict:
@@ -247,6 +259,7 @@ class _Rescorer:
         verdict.violations = [
             f"{e.rule}: {e.excerpt}" for e in score.evidence if e.rule not in SCORE_RULES
         ]
+        verdict.attribution = score.attribution
         verdict.observations, verdict.observations_differ = _compare(observed, outcomes)
         if verdict.reward_tau != verdict.recorded_reward:
             verdict.differs.append("reward")

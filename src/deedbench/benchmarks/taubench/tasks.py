@@ -31,6 +31,7 @@ from deedbench.benchmarks.servicedesk import (
 )
 from deedbench.benchmarks.taubench.layout import TaubenchFiles, read_python_tasks
 from deedbench.engine import BenchmarkError
+from deedbench.files import read_text
 
 __all__ = ["load_taubench_tasks", "parse_selection", "taubench_task"]
 
@@ -135,9 +136,11 @@ def load_taubench_tasks(
         raw: Any = read_python_tasks(file, split)
     else:
         try:
-            raw = json.loads(file.read_text(encoding="utf-8"))
+            raw = json.loads(read_text(file))
         except json.JSONDecodeError as exc:
             raise BenchmarkError(f"{file}: not valid JSON: {exc}") from None
+        except (OSError, UnicodeDecodeError, RecursionError) as exc:
+            raise BenchmarkError(f"{file}: cannot be read: {exc}") from None
     if not isinstance(raw, list):
         raise BenchmarkError(f"{file}: expected a list of tasks")
     indexes = selection if selection is not None else list(range(len(raw)))

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from deedbench.audit import AuditResult
-from deedbench.records import EpisodeRecord, MetricSpec, ReportSpec
+from deedbench.records import EpisodeRecord, MetricSpec, ReportSpec, Score
 from deedbench.reports.html.markup import tag
 from deedbench.reports.summary import RunSummary, cluster_of
 
@@ -214,6 +214,16 @@ def _ordered(
     )
 
 
+def _faults(score: Score | None) -> list[str]:
+    """What the fault filter matches an episode by: whose failure it was (``party:user``)
+    and each kind of fault found (``fault:task.gold_raises``)."""
+    found = score.attribution if score is not None else None
+    if found is None:
+        return []
+    party = [f"party:{found.party}"] if found.party else []
+    return party + [f"fault:{kind}" for kind in sorted({f.kind for f in found.faults})]
+
+
 def _episode(
     run: int,
     record: EpisodeRecord,
@@ -237,6 +247,11 @@ def _episode(
         "choice": filters["choice"],
         "values": score.values if score else {},
         "evidence": score.evidence if score else [],
+        "faults": _faults(score),
+        "fault_notes": [
+            f"{f.kind}: {f.excerpt}"
+            for f in (score.attribution.faults if score and score.attribution else [])
+        ],
         "chance": record.chance,
         "error": record.error,
         "groups": filters["groups"],

@@ -82,8 +82,11 @@ def section(anchor: str, title: str, body: str) -> str:
 
 
 def rows_table(head: Sequence[tuple[str, str]], rows: Sequence[str], cls: str) -> str:
-    """`head` is (label, tooltip) pairs; `rows` are finished <tr> elements."""
-    cells = "".join(tag("th", escape(label), title=tip or None) for label, tip in head)
+    """`head` is (label, tooltip) pairs; `rows` are finished <tr> elements. A metric's name
+    may break after its underscores, so long names do not set a column's width."""
+    cells = "".join(
+        tag("th", escape(label).replace("_", "_<wbr>"), title=tip or None) for label, tip in head
+    )
     table = tag(
         "table", f"<thead><tr>{cells}</tr></thead><tbody>{''.join(rows)}</tbody>", class_=cls
     )

@@ -72,6 +72,8 @@
       }
     }
     form.append(select("counted", "counted in rate", metrics));
+    const faults = uniqueSorted(EPISODES.flatMap((e) => e.faults || []));
+    if (faults.length) form.append(select("fault", "whose failure, faults found", faults.map((f) => [f, faultLabel(f)])));
     const audits = uniqueSorted(EPISODES.flatMap((e) => e.audit || []));
     if (audits.length) form.append(select("audit", "eval-awareness audit", audits.map((a) => [a, auditLabel(a)])));
     const variants = uniqueSorted(EPISODES.filter((e) => e.pair).map((e) => e.pair.variant));
@@ -88,6 +90,13 @@
     const reset = h("button", { type: "button", id: "filter-reset", text: "clear filters" });
     reset.addEventListener("click", () => applyFilter({}));
     form.append(reset);
+  }
+
+  function faultLabel(value) {
+    const at = value.indexOf(":");
+    const kind = value.slice(0, at);
+    const rest = value.slice(at + 1);
+    return kind === "party" ? "the " + rest + "'s failure" : "fault found: " + rest;
   }
 
   function auditLabel(value) {
@@ -120,6 +129,7 @@
     set("outcome", where.outcome);
     set("counted", where.counted);
     set("audit", where.audit);
+    set("fault", where.fault);
     if (where.flip !== undefined) set("pairs", pairValue(where.flip, Boolean(where.flipped)));
     for (const [key, value] of Object.entries(where.group || {})) set("group:" + key, value);
     update();
@@ -161,6 +171,7 @@
     if (outcome && outcome !== SCORED && outcome !== ERROR && ep.outcome !== outcome) return false;
     if (v("counted") && !ep.counted.includes(v("counted"))) return false;
     if (controls.audit && v("audit") && !(ep.audit || []).includes(v("audit"))) return false;
+    if (controls.fault && v("fault") && !(ep.faults || []).includes(v("fault"))) return false;
     const pair = pairFilter();
     if (pair && !(ep.pair && ep.pair.variant === pair[0] && (!pair[1] || flipped(ep)))) return false;
     const text = controls.search.value.trim().toLowerCase();
@@ -413,7 +424,11 @@
     return [
       h("h3", { text: ep.sample }),
       h("p", { class: "episode-head" }, chip(outcomeOf(ep)), " " + run.agent + " · run " + run.id + " · " + ep.condition + " · epoch " + ep.epoch),
-      episodeFacts(ep, [["audit flagged", flagged]]),
+      episodeFacts(ep, [
+        ["audit flagged", flagged],
+        ["whose failure", (ep.faults || []).filter((f) => f.startsWith("party:")).map(faultLabel).join("; ")],
+        ["faults found", (ep.fault_notes || []).join(" | ")],
+      ]),
       evidenceBox(ep),
       h("details", { class: "metadata" }, h("summary", { text: "sample metadata" }), facts(Object.entries(ep.metadata))),
       h("h4", { text: ep.messages.length + " messages" }),

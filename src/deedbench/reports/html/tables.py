@@ -78,6 +78,7 @@ def run_summary(summary: RunSummary) -> str:
         for c in summary.conditions
     ]
     parts.append(rows_table(_rate_head(summary, "condition", errors=True), rows, "rates overall"))
+    parts.append(_failures_table(summary))
     parts.append(_metric_notes(run.report.metrics))
     contrasts = [c.versus_first for c in summary.conditions if c.versus_first is not None]
     if contrasts:
@@ -91,6 +92,59 @@ def run_summary(summary: RunSummary) -> str:
     if summary.audits:
         parts.append(_audit_table(summary.audits))
     return tag("article", "".join(parts), class_="run", data_run=run.run_id)
+
+
+def _failures_table(summary: RunSummary) -> str:
+    """Per condition, why episodes did not pass: the evidence the scores cite and whose
+    failure each was. Its own table so the overall rate table keeps to the window."""
+    show_rules = summary.run.report.show_rules
+    attributed = any(c.overall.failures for c in summary.conditions)
+    if not (show_rules or attributed):
+        return ""
+    head = [("condition", "")]
+    if show_rules:
+        head.append((_EVIDENCE, _EVIDENCE_TIP))
+    if attributed:
+        head += [
+            ("not passing", "scored episodes that did not pass"),
+            (
+                "whose failure",
+                "each put on the agent, the simulated user or the task (unclear: user and "
+                "task faults both found); each links to its episodes",
+            ),
+            ("user and task faults", "the faults found, by kind; each links to its episodes"),
+        ]
+    rows = []
+    for condition in summary.conditions:
+        group = condition.overall
+        cells = [tag("th", escape(condition.condition), scope="row")]
+        if show_rules:
+            cells.append(_evidence_cell(group))
+        if attributed:
+            where: Where = {"run": summary.run.run_id, "condition": condition.condition}
+            cells += _fault_cells(group, where)
+        rows.append(tag("tr", "".join(cells), data_run=summary.run.run_id))
+    return rows_table(head, rows, "failures")
+
+
+def _fault_cells(group: GroupSummary, where: Where) -> list[str]:
+    parties = [
+        filter_link(f"{party} {count}", {**where, "fault": f"party:{party}"})
+        for party, count in group.failures.items()
+    ]
+    faults = [
+        filter_link(f"{kind} {count}", {**where, "fault": f"fault:{kind}"})
+        for kind, count in group.fault_kinds.items()
+        if not kind.startswith("agent.")
+    ]
+    counts = {f"party:{k}": v for k, v in group.failures.items()}
+    counts |= {f"fault:{k}": v for k, v in group.fault_kinds.items()}
+    data = json.dumps(counts, sort_keys=True)
+    return [
+        td(str(sum(group.failures.values())), class_="num"),
+        tag("td", " ".join(parties) or "—", class_="faults", data_faults=data),
+        tag("td", " ".join(faults) or "—", class_="faults", data_faults=data),
+    ]
 
 
 def _audit_table(audits: Sequence[AuditSummary]) -> str:
@@ -116,9 +170,10 @@ def _audit_table(audits: Sequence[AuditSummary]) -> str:
             kind = "num" if i in numeric else None
             figure, audit = links.get(i, (None, ""))
             if figure is not None and figure.k:
-                tip = f"the {figure.k} episodes this rate counts"
+                count = k_text(figure.k)  # a count: 97, never 97.0
+                tip = f"the {count} episodes this rate counts"
                 link = filter_link(text, {**where, "audit": audit}, tip)
-                cells.append(tag("td", link, class_=kind, data_count=figure.k))
+                cells.append(tag("td", link, class_=kind, data_count=count))
             else:
                 cells.append(td(text, class_=kind))
         rows.append(tag("tr", "".join(cells), data_run=a.run_id, data_audit=figure_json(a)))
@@ -138,7 +193,7 @@ def between_runs(comparison: Comparison) -> str:
 def _costs(summary: RunSummary) -> str:
     if not summary.costs:
         kind = agent_kind(summary.run.agent)
-        return tag("p", escape(f"No model calls were recorded ({kind}): no cost."), class_="note")
+        return tag("p", escape(f"No model calls were recorded ({kind}): cost none."), class_="note")
     head = [
         ("role", ""),
         ("model", ""),
@@ -185,6 +240,9 @@ def _description(m: MetricSpec) -> str:
 
 # --- rate tables -------------------------------------------------------------------------------
 
+_EVIDENCE = "evidence cited"
+_EVIDENCE_TIP = "procedure rules broken, and the other evidence the scores cite"
+
 
 def _rate_head(summary: RunSummary, label: str, *, errors: bool = False) -> list[tuple[str, str]]:
     spec = summary.run.report
@@ -207,12 +265,10 @@ def _rate_head(summary: RunSummary, label: str, *, errors: bool = False) -> list
             ),
             (f"p boot {CHANCE_SIDES}", f"the same two questions answered by {boot}"),
         ]
-    head += [
-        (m.name.replace("_", " "), _description(m)) for m in spec.metrics if m.name != spec.primary
-    ]
+    head += [(m.name, _description(m)) for m in spec.metrics if m.name != spec.primary]
     head.append(("outcomes", "scored outcomes; each links to its episodes"))
-    if spec.show_rules:
-        head.append(("rules cited", "evidence rules the scores cite (procedure violations...)"))
+    if spec.show_rules and not errors:  # the overall table leaves it to _failures_table
+        head.append((_EVIDENCE, _EVIDENCE_TIP))
     return head
 
 
@@ -248,9 +304,8 @@ def _rate_row(
     )
     outcomes = json.dumps(group.outcomes, sort_keys=True)
     cells.append(tag("td", chips, class_="outcomes", data_outcomes=outcomes))
-    if spec.show_rules:
-        rules = ", ".join(f"{k} {v}" for k, v in group.evidence_rules.items()) or "—"
-        cells.append(td(rules, class_="rules"))
+    if spec.show_rules and errors is None:
+        cells.append(_evidence_cell(group))
     return tag(
         "tr",
         "".join(cells),
@@ -260,6 +315,10 @@ def _rate_row(
         data_group=group.group,
         data_episodes=group.episodes,
     )
+
+
+def _evidence_cell(group: GroupSummary) -> str:
+    return td(", ".join(f"{k} {v}" for k, v in group.evidence_rules.items()) or "—", class_="rules")
 
 
 def _rate_cell(metric: str, group: GroupSummary, where: Where, *, primary: bool = False) -> str:

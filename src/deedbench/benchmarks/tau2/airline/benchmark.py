@@ -9,6 +9,7 @@ from deedbench.benchmarks.tau2.airline.domain import AIRLINE
 from deedbench.benchmarks.tau2.benchmark import Tau2Benchmark, tau2_options
 from deedbench.benchmarks.tau2.domain import Tau2Domain
 from deedbench.engine import Option
+from deedbench.files import read_text
 
 __all__ = ["Tau2AirlineBenchmark"]
 
@@ -23,4 +24,4 @@ class Tau2AirlineBenchmark(Tau2Benchmark):
         return AIRLINE
 
     def policy_text(self, folder: Path) -> str:
-        return (folder / "policy.md").read_text(encoding="utf-8")
+        return read_text(folder / "policy.md")

@@ -19,6 +19,7 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from deedbench.engine import BenchmarkError
+from deedbench.files import read_text
 
 __all__ = ["DOCUMENTS_DIR", "Document", "KnowledgeBase", "knowledge_base"]
 
@@ -62,7 +63,7 @@ def _read(folder: Path) -> KnowledgeBase:
     if where.is_dir():
         for path in where.glob("*.json"):  # the file system's order, as τ²'s loader
             try:
-                raw = json.loads(path.read_text(encoding="utf-8"))
+                raw = json.loads(read_text(path))
                 doc = Document.model_validate(raw)
             except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
                 raise BenchmarkError(

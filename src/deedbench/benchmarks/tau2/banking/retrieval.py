@@ -40,6 +40,7 @@ from rank_bm25 import BM25Okapi  # type: ignore[import-untyped]
 
 from deedbench.benchmarks.tau2.banking.knowledge import KnowledgeBase, knowledge_base
 from deedbench.engine import BenchmarkError, tool
+from deedbench.files import read_text
 
 if TYPE_CHECKING:
     from deedbench.benchmarks.tau2.tasks import Tau2Task
@@ -330,7 +331,7 @@ def load_component(folder: Path, name: str) -> str:
     path = _prompts(folder) / COMPONENTS_DIR / f"{name}.md"
     if not path.exists():
         raise BenchmarkError(f"Component not found: {path}")
-    return path.read_text(encoding="utf-8")
+    return read_text(path)
 
 
 def format_full_knowledge_base(base: KnowledgeBase) -> str:
@@ -346,7 +347,7 @@ def load_prompt_template(folder: Path, template: str, base: KnowledgeBase | None
     path = _prompts(folder) / template
     if not path.exists():
         raise BenchmarkError(f"Prompt template not found: {path}")
-    content = path.read_text(encoding="utf-8")
+    content = read_text(path)
     content = _COMPONENT.sub(lambda match: load_component(folder, match.group(1)), content)
     if base is not None and _FULL_KB.search(content):
         content = _FULL_KB.sub(format_full_knowledge_base(base), content)

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from deedbench.records import Message, answered_calls
 from deedbench.scoring.procedure import Violation, quote
 
-__all__ = ["ACTIONS", "DEVICE_ACTIONS", "check_device_actions"]
+__all__ = ["ACTIONS", "DEVICE_ACTIONS", "asked_actions", "check_device_actions"]
 
 DEVICE_ACTIONS = "device_actions"
 """The rule's name, as `Violation.rule` holds it."""
@@ -85,7 +85,8 @@ _PATTERNS = {
 """An action is named by one of its phrases or by one of its tools' names."""
 
 
-def _asked(text: str) -> list[str]:
+def asked_actions(text: str) -> list[str]:
+    """The device actions an agent's message asks the customer to perform."""
     if not _CUES.search(text):
         return []
     return [action for action, pattern in _PATTERNS.items() if pattern.search(text)]
@@ -130,6 +131,6 @@ def check_device_actions(messages: Sequence[Message]) -> list[Violation]:
                 )
             )
             pending.clear()
-        for action in _asked(text):
+        for action in asked_actions(text):
             pending.setdefault(action, index)
     return found

@@ -13,6 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
+from deedbench.files import read_text
+
 __all__ = ["VARIANTS", "Variant", "policy", "policy_files"]
 
 Variant = Literal["manual", "workflow"]
@@ -34,8 +36,8 @@ def policy(folder: Path, variant: str = "manual", solo: bool = False) -> str:
     """The policy text τ²'s telecom environment gives the agent, from the domain's data
     `folder` (``data/tau2/domains/telecom``)."""
     main_file, support_file = policy_files(variant, solo)
-    main = (folder / main_file).read_text(encoding="utf-8")
-    support = (folder / support_file).read_text(encoding="utf-8")
+    main = read_text(folder / main_file)
+    support = read_text(folder / support_file)
     return (
         "<main_policy>\n"
         + main

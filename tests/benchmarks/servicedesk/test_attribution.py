@@ -1,0 +1,100 @@
+"""Failure attribution on service desks: injected faults found exactly, clean controls never
+blamed, τ-bench's own gpt-4o airline records attributed failure by failure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from deedbench.benchmarks.airline import AIRLINE
+from deedbench.benchmarks.taubench import rescore_file
+
+from ._faults import cases
+
+SHARED = Path(__file__).resolve().parents[3].parent / "shared" / "taubench"
+
+
+@pytest.fixture(scope="module")
+def labelled() -> list:
+    return cases(tasks=6)
+
+
+def test_every_injected_fault_is_found_and_nothing_else(labelled: list) -> None:
+    wrong = [(c.name, c.task, c.injected, c.found) for c in labelled if c.found != c.injected]
+    assert not wrong, wrong
+    assert {c.name for c in labelled} >= {"early_stop", "invented_detail", "refused_wanted"}
+
+
+def test_clean_controls_are_never_blamed_on_the_user_or_the_task(labelled: list) -> None:
+    controls = [c for c in labelled if not c.injected]
+    assert controls and all(c.found == set() for c in controls)
+    idle = [c for c in controls if c.name == "idle agent"]
+    assert idle and all(c.party == "agent" for c in idle)  # its failure is its own
+
+
+def test_a_failure_is_put_on_whoever_is_at_fault(labelled: list) -> None:
+    parties = {c.name: c.party for c in labelled if c.party is not None}
+    assert parties["early_stop"] == "user" and parties["refused_wanted"] == "user"
+    assert parties["output_unsupported"] == "task"
+    stopped = next(c for c in labelled if c.name == "early_stop")
+    assert stopped.attribution is not None
+    fault = next(f for f in stopped.attribution.faults if f.kind == "user.early_stop")
+    assert "Shall I proceed" in fault.excerpt  # the question the customer walked out on
+
+
+@pytest.mark.skipif(not (SHARED / "trajectories").is_dir(), reason=f"no τ-bench data at {SHARED}")
+def test_every_failure_of_taus_gpt4o_airline_records_is_attributed() -> None:
+    report = rescore_file(
+        SHARED / "trajectories" / "gpt-4o-airline.json",
+        [SHARED / "trajectories" / "airline-2024-11", SHARED / "airline"],
+        AIRLINE,
+    )
+    failed = [v for v in report.verdicts if v.reward_tau == 0.0]
+    assert len(failed) == 116 == sum(report.failures.values())
+    assert all(v.attribution is not None and v.attribution.party for v in failed)
+    for verdict in failed:
+        assert verdict.attribution is not None
+        assert all(f.excerpt for f in verdict.attribution.faults)
+    assert report.failures == {"agent": 78, "task": 32, "user": 5, "unclear": 1}
+    assert report.fault_kinds["task.gold_breaks_policy"] == 33
+
+
+@pytest.mark.skipif(not (SHARED / "retail").is_dir(), reason=f"no τ-bench data at {SHARED}")
+def test_reports_show_both_rates_whose_failure_and_a_comparison_without_the_faults(
+    tmp_path: Path,
+) -> None:
+    """τ-bench's retail test split: 19 tasks carry a gold action that raises. The reward as
+    published counts them; the agent's own rate sets them aside and says how many."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from deedbench.cli.main import app
+
+    store = str(tmp_path / "runs.db")
+    runner = CliRunner()
+    for agent in ("oracle", "idle"):
+        done = runner.invoke(
+            app,
+            ["run", "taubench-retail", "--data", str(SHARED / "retail"), "--agent",
+             f"baseline/{agent}", "--run-id", agent, "--store", store, "-q"],
+        )  # fmt: skip
+        assert done.exit_code == 0, done.output
+    report = json.loads(runner.invoke(app, ["report", "idle", "--json", "--store", store]).output)
+    overall = report["conditions"][0]["overall"]
+    tau, agents = overall["metrics"]["reward_tau"], overall["metrics"]["reward_tau_agent"]
+    kinds = overall["fault_kinds"]
+    assert (kinds["task.gold_raises"], kinds["task.output_unsupported"]) == (19, 2)
+    assert tau["n"] - agents["n"] == 21  # the episodes of the tasks at fault, set aside
+    assert sum(overall["failures"].values()) == tau["n"] - tau["k"]  # every failure attributed
+    assert overall["failures"] == {"agent": 89, "task": 19}
+    text = " ".join(runner.invoke(app, ["report", "idle", "--store", store]).output.split())
+    assert "default whose failure (108 not passing): agent 89, task 19" in text
+    compared = json.loads(
+        runner.invoke(app, ["compare", "oracle", "idle", "--json", "--store", store]).output
+    )
+    [all_of_them] = compared["versus_first_run"]
+    [agents_own] = compared["versus_first_run_agent"]
+    assert all_of_them["difference"]["n_shared"] == 115
+    assert agents_own["difference"]["n_shared"] == 115 - 21
