@@ -25,6 +25,35 @@ from deedbench.engine import RunStore
 from reports._html_support import PAYLOADS, XSS, Reports, expected_rate_text, group_of
 from view._server import serving
 
+# Per run row: the lines its id takes and whether it is cut, where its rate cell ends,
+# the parts of its agent spec that break (parts long enough to break anywhere aside),
+# and whether the agent spec is shown; and how far the table overflows its frame.
+RUNS_LAYOUT = """() => {
+  const lines = (node) => {
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+  };
+  const shown = (node) => node.offsetParent !== null;
+  const frame = document.querySelector("#runs");
+  return {
+    overflow: frame.scrollWidth - frame.clientWidth,
+    right: frame.getBoundingClientRect().right,
+    rows: [...document.querySelectorAll("tr.run-row")].map((tr) => {
+      const id = tr.querySelector("a.run-id");
+      const agents = [...tr.querySelectorAll(".breakable")].filter(shown);
+      return {
+        id: id.textContent,
+        lines: lines(id),
+        cut: id.scrollWidth > id.clientWidth,
+        rate: tr.querySelector("td.rate").getBoundingClientRect().right,
+        broken: agents.flatMap((a) => [...a.querySelectorAll(".part:not(.long)")])
+          .filter((p) => lines(p) > 1).map((p) => p.textContent),
+        agent: agents.map((a) => a.textContent),
+      };
+    }),
+  };
+}"""
 RATE_CELLS = """() => [...document.querySelectorAll("#figures td[data-wilson]")].map((td) => ({
   row: {...td.closest("tr").dataset}, cell: {...td.dataset}, text: td.textContent,
 }))"""
@@ -119,7 +148,8 @@ def test_a_run_being_written_shows_new_episodes_within_two_seconds(
     page.goto(url)
     row = page.locator('tr[data-run="live"]')
     expect(row.locator("td.progress")).to_have_attribute("data-scored", "5")
-    expect(row.locator(".state-chip")).to_contain_text("stopped before the end")
+    expect(row.locator(".state-chip")).to_have_text("stopped")
+    expect(row.locator("td.state")).to_contain_text("resume it with deedbench run --run-id")
 
 
 def test_a_run_page_shows_report_json_figures_and_links_that_are_urls(
@@ -245,3 +275,39 @@ def test_an_opened_episode_is_in_view_with_the_searched_words_marked(
     found = page.locator("#episode-detail mark.found")
     assert found.count() > 0 and found.first.inner_text().lower() == "corrida"
     screenshot(f"view-episode-{width}")
+
+
+@pytest.mark.parametrize("width", [900, 1400, 1920])
+def test_the_runs_list_never_breaks_a_run_id_and_shows_every_rate(
+    page: Page, url: str, store: Path, width: int, screenshot: Callable[..., Path]
+) -> None:
+    """Run ids as deedbench makes them (benchmark, date, time, a tag: up to 40 characters)
+    show whole on one line; any longer one (the markup run's, 69) stays on one line, cut
+    with an ellipsis. No rate is cut off, and an agent spec breaks only after a "/"."""
+    long_id = "taubench-airline-20261204-200246-cf8a"  # 37 characters
+    with RunStore(store) as writer:
+        if writer.get_run(long_id) is None:
+            config = writer.require_run("mixed")
+            writer.create_run(
+                config.model_copy(
+                    update={
+                        "run_id": long_id,
+                        "agent": "openai-compatible/Qwen/Qwen2.5-7B-Instruct",
+                    }
+                )
+            )
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(url)
+    expect(page.locator(f'tr[data-run="{long_id}"]')).to_be_visible()
+    expect(page.locator('tr[data-run="mixed"] .cond-rate').first).to_be_visible(timeout=30_000)
+    layout = page.evaluate(RUNS_LAYOUT)
+    screenshot(f"view-runs-{width}", full_page=True)
+    assert layout["overflow"] <= 1, layout
+    for row in layout["rows"]:
+        assert row["lines"] == 1, row
+        assert row["cut"] == (len(row["id"]) > 40), row
+        assert row["rate"] <= layout["right"] + 1, row
+        assert row["broken"] == [], row
+        assert len(row["agent"]) == 1, row  # in its column, or under the id when narrow
+    shown = {row["id"]: row for row in layout["rows"]}
+    assert shown[long_id]["agent"] == ["openai-compatible/Qwen/Qwen2.5-7B-Instruct"]

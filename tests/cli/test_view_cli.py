@@ -55,7 +55,7 @@ def test_another_host_needs_expose_and_is_warned_about(
     monkeypatch.setattr(
         deedbench.view,
         "serve",
-        lambda reader, prices, host, port, ready: served.append((host, port)),
+        lambda reader, prices, host, port, ready, **_: served.append((host, port)),
     )
     exposed = invoke("view", "--host", "0.0.0.0", "--expose", "--port", "0", "--store", str(store))
     assert exposed.exit_code == 0, exposed.output

@@ -1,4 +1,5 @@
-"""`deedbench view` as a user starts it: a child process on a free port, stopped by Ctrl-C."""
+"""`deedbench view` as a user starts it: a child process on a free port, stopped by Ctrl-C,
+keeping its figures in a cache folder of its own (never the user's)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import select
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,26 +21,28 @@ LAUNCH = "from deedbench.cli.main import app; app(prog_name='deedbench')"
 
 @contextmanager
 def serving(store: Path, *options: str) -> Iterator[str]:
-    """The URL `deedbench view --port 0` prints; the server is stopped (SIGINT, as Ctrl-C)
-    however the block ends, and killed if it does not stop within ten seconds."""
+    """The URL `deedbench view --port 0` prints (on 127.0.0.1 for a server listening on
+    every address); the server is stopped (SIGINT, as Ctrl-C) however the block ends, and
+    killed if it does not stop within ten seconds."""
     command = [sys.executable, "-c", LAUNCH, "view", "--port", "0", "--store", str(store)]
+    cache = tempfile.TemporaryDirectory(prefix="deedbench-view-cache-")
     process = subprocess.Popen(
         [*command, *options],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env={**os.environ, "COLUMNS": "500"},
+        env={**os.environ, "COLUMNS": "500", "XDG_CACHE_HOME": cache.name},
     )
     try:
         assert process.stdout is not None
         ready, _, _ = select.select([process.stdout], [], [], 60)
         line = process.stdout.readline() if ready else ""
-        found = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        found = re.search(r"http://(127\.0\.0\.1|0\.0\.0\.0):(\d+)/", line)
         if found is None:
             process.kill()
             _, errors = process.communicate(timeout=10)
             raise AssertionError(f"deedbench view did not start: {line!r} {errors!r}")
-        yield found.group(0)
+        yield f"http://127.0.0.1:{found.group(2)}/"
     finally:
         if process.poll() is None:
             process.send_signal(signal.SIGINT)
@@ -50,3 +54,4 @@ def serving(store: Path, *options: str) -> Iterator[str]:
         for stream in (process.stdout, process.stderr):
             if stream is not None:
                 stream.close()
+        cache.cleanup()

@@ -11,6 +11,7 @@ from urllib.parse import quote, urlencode
 import pytest
 from starlette.testclient import TestClient
 
+from deedbench.view import StoreReader
 from deedbench.view.app import POLICY
 from reports._html_support import PAYLOADS, Reports, read_html
 
@@ -283,3 +284,26 @@ def test_keys_a_run_read_are_redacted_from_every_answer(
     ]
     assert all(secret not in text for text in answers)
     assert "[REDACTED]" in answers[3]
+
+
+def test_pages_of_episodes_follow_the_reports_order(client: TestClient, reports: Reports) -> None:
+    """Walked a page at a time (pages of 7 cut through samples and conditions), the list
+    is the HTML report's browser, in its order; newest first, the order written reversed."""
+    browser = reports.tac.data()
+    in_report = [
+        f"mixed/{e['condition']}/{e['epoch']}/{e['sample']}"
+        for e in browser["episodes"]
+        if browser["runs"][e["run"]]["id"] == "mixed"
+    ]
+    reader = StoreReader(reports.tac.path.parent / "runs.db", on_corrupt=pytest.fail)
+    written = [
+        f"mixed/{r.condition}/{r.epoch}/{r.sample_id}" for _, r in reader.light_records("mixed")
+    ]
+    for sort, expected in (("run", in_report), ("newest", written[::-1])):
+        walked: list[str] = []
+        total = 1
+        while len(walked) < total:
+            page = get(client, f"/api/runs/mixed/episodes?limit=7&offset={len(walked)}&sort={sort}")
+            total = page["total"]
+            walked += [row["ref"] for row in page["rows"]]
+        assert walked == expected and total == 192

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from importlib.util import find_spec
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -40,6 +41,23 @@ def view(
             help="Allow a --host other machines can reach: they can read every transcript.",
         ),
     ] = False,
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allowed-host",
+            metavar="<host>",
+            help="A name (or address) browsers may reach the viewer by, beyond this "
+            "machine's own; repeat for more; *.example.com for every name under it.",
+        ),
+    ] = None,
+    figures_cache: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="<file>",
+            help="File that keeps computed figures between starts "
+            "[default: $XDG_CACHE_HOME or ~/.cache, deedbench/view-summaries.db].",
+        ),
+    ] = None,
     prices: PricesOption = None,
     store: StoreOption = None,
 ) -> None:
@@ -48,8 +66,13 @@ def view(
         raise fail(f"deedbench view needs the view extra; install it with: {INSTALL_HINT}")
     from deedbench.engine import StoreError
     from deedbench.view import ServeError, StoreReader, serve
-    from deedbench.view.server import is_loopback
+    from deedbench.view.server import allowed_hosts, is_loopback
+    from deedbench.view.summaries import SummaryCache, default_cache
 
+    try:
+        hosts = allowed_hosts(host, allowed_host or [])
+    except ValueError as exc:
+        raise fail(f"--allowed-host {exc}") from None
     if not is_loopback(host):
         if not expose:
             raise fail(
@@ -58,7 +81,9 @@ def view(
             )
         errors.print(
             f"[yellow]warning:[/yellow] serving on {safe(host)}: anyone who can reach this "
-            "address can read every run and transcript in the store (there is no login)",
+            "address can read every run and transcript in the store (there is no login). "
+            f"Requests must name it as one of: {safe(', '.join(hosts))} (add others with "
+            "--allowed-host)",
             highlight=False,
             markup=True,
             soft_wrap=True,
@@ -79,7 +104,8 @@ def view(
         )
         console.file.flush()
 
+    cache = SummaryCache(figures_cache or default_cache(), on_problem=warn)
     try:
-        serve(reader, table, host, port, ready)
+        serve(reader, table, host, port, ready, hosts=hosts, cache=cache)
     except ServeError as exc:
         raise fail(str(exc)) from None

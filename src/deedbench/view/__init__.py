@@ -3,8 +3,9 @@
 A Starlette application (`app.py`) over a read-only view of the store (`source.py`,
 `catalog.py`): pages (`pages.py`) that a script (`assets/view.js`) fills from a JSON
 API (`api.py`), served by uvicorn (`server.py`). Its figures are the report's own:
-`reports.summary.summarize` and the HTML report's tables and charts. Importing this
-package imports Starlette and uvicorn, the `view` extra.
+`reports.summary`'s, computed off the request threads and kept between starts
+(`summaries.py`), drawn as the HTML report's tables and charts. Importing this package
+imports Starlette and uvicorn, the `view` extra.
 """
 
 from deedbench.view.app import create_app

@@ -21,8 +21,9 @@ from deedbench.records import MAX_EPOCHS
 from deedbench.reports.format import contrast_text, interval, pct
 from deedbench.reports.html import render_figures
 from deedbench.view.align import align_calls, calls_of
-from deedbench.view.catalog import Catalog, EpisodeFilter, Summarized, UnknownEpisode
+from deedbench.view.catalog import Catalog, EpisodeFilter, UnknownEpisode
 from deedbench.view.source import Activity
+from deedbench.view.summaries import Summarized
 
 __all__ = [
     "Rejected",
@@ -238,7 +239,7 @@ def figures(request: Request) -> Response:
     run_id = request.path_params["run_id"]
     _config(catalog, run_id)
     summarized, act = catalog.summary(run_id)
-    html = render_figures([summarized.summary], {run_id: summarized.figures})
+    html = render_figures([summarized.summary], {})
     return json_response(
         {
             "html": html,
@@ -258,15 +259,14 @@ def episodes(request: Request) -> Response:
     offset = _number(request, "offset", 0, MAX_OFFSET)
     limit = _number(request, "limit", 100, PAGE_LIMIT)
     newest = request.query_params.get("sort", "run") == "newest"
-    chosen, counts = catalog.episodes(run_id, where, newest_first=newest)
+    listing = catalog.episodes(run_id, where, newest_first=newest, offset=offset, limit=limit)
     spec = config.report
-    keep = ("ref", "sample", "condition", "epoch", "status", "shown", "choice")
     return json_response(
         {
-            "total": len(chosen),
-            "counts": counts,
+            "total": listing.total,
+            "counts": listing.counts,
             "offset": offset,
-            "rows": [{k: row[k] for k in keep} for row in chosen[offset : offset + limit]],
+            "rows": listing.rows,
             "facets": catalog.facets(run_id),
             "metrics": [
                 [m.name, f"{m.name} ({m.given} = 1)" if m.given else m.name] for m in spec.metrics

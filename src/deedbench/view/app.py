@@ -3,12 +3,15 @@
 - Every answer carries a Content-Security-Policy that lets the page load only the
   viewer's own script, styles and API (`'self'`; inline styles as the HTML report
   has them), no frame, form or plugin, plus `nosniff`, no referrer and no caching.
-- Requests must name this server by a host it serves (127.0.0.1 or localhost unless
-  `--host` names another): a web page elsewhere that rebinds its name to 127.0.0.1
-  (DNS rebinding) gets a 400, never a transcript.
+- Requests must name this server by a host it serves (`server.allowed_hosts`: 127.0.0.1,
+  localhost and the address bound; exposed, the machine's names too; and any
+  `--allowed-host`): a web page elsewhere that rebinds its name to this address (DNS
+  rebinding) gets a 400, never a transcript.
 - A request for nothing in the store, or a malformed one, is a 4xx with one line of
   reason (JSON under /api/, a small page elsewhere); a store that cannot be read is a
-  503 saying why; no answer ever carries a traceback.
+  503 saying why; no answer ever carries a traceback. An error that escapes the
+  application before it answered is answered here (a plain 500 with the headers),
+  not by the server, whose own answers carry none of them.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from deedbench.reports.cost import PriceTable
 from deedbench.view import api, pages
 from deedbench.view.catalog import Catalog
 from deedbench.view.source import StoreReader
+from deedbench.view.summaries import SummaryCache
 
 __all__ = ["POLICY", "create_app"]
 
@@ -47,7 +51,9 @@ HEADERS = {
 
 
 class SecurityHeaders:
-    """Adds `HEADERS` to every response the application sends, errors included."""
+    """Adds `HEADERS` to every response the application sends, errors included, and
+    answers an error that escapes it before it answered (then lets the error go on to
+    the server's log)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -56,23 +62,35 @@ class SecurityHeaders:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        started = False
 
         async def sending(message: Message) -> None:
+            nonlocal started
             if message["type"] == "http.response.start":
+                started = True
                 headers = MutableHeaders(scope=message)
                 for name, value in HEADERS.items():
                     headers[name] = value
             await send(message)
 
-        await self.app(scope, receive, sending)
+        try:
+            await self.app(scope, receive, sending)
+        except Exception:
+            if not started:
+                await _internal_answer()(scope, receive, sending)
+            raise
 
 
 def create_app(
-    reader: StoreReader, prices: PriceTable, hosts: Sequence[str] = ("127.0.0.1", "localhost")
+    reader: StoreReader,
+    prices: PriceTable,
+    hosts: Sequence[str] = ("127.0.0.1", "localhost"),
+    cache: SummaryCache | None = None,
 ) -> tuple[ASGIApp, Catalog]:
     """The application over one store, and its catalog (close it when done). `hosts` are
-    the names requests may give in their Host header; ("*",) accepts any."""
-    catalog = Catalog(reader, prices)
+    the names requests may give in their Host header (`*.example.com`: every name under
+    it); `cache` keeps the summaries computed (None: in memory only)."""
+    catalog = Catalog(reader, prices, cache)
     app = Starlette(
         routes=[*api.routes, *pages.routes],
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))],
@@ -109,6 +127,10 @@ async def _store_error(request: Request, exc: Exception) -> Response:
 
 
 async def _internal_error(request: Request, exc: Exception) -> Response:
+    return _internal_answer()
+
+
+def _internal_answer() -> Response:
     return Response(
         "internal error: the viewer's terminal shows what went wrong\n",
         status_code=500,

@@ -1,42 +1,46 @@
 """What the viewer knows of a store's runs, kept up to date as runs are written.
 
-A run's light records (`StoreReader.light_records`: no transcripts) are read once and
-then only the rows written since (by rowid), so watching a live run costs one small
-query per poll; of each, the viewer keeps its browser row and its `EpisodeFigures` (what
-pairings and links read), not the record, and counts it in the run's `RunTally`. Its
-summary is that tally's, the same figures as `deedbench report --json` (read from the
-store anew once an episode was stored again); it is computed again when the run changed,
-but no more often than every `RECOMPUTE_FACTOR` times its own cost, so a big live run
-cannot keep a core busy (its page says of how many episodes its figures are).
+Nothing here grows with a run's episodes. The browser's list is SQL over the stored
+summaries (`StoreReader`): a filter becomes a `Selection`, and a page of the report's
+order (condition, sample in the run's order, epoch) is found from the count of each
+(condition, sample) bucket, kept while the run is unchanged, then read bucket by bucket.
+Of a run the catalog keeps its configuration, what its filters can take (its samples,
+conditions, outcomes and each distinct metadata's groups, read on by rowid, so a poll
+of a live run reads only the new rows) and its latest summary.
 
-Summaries the runs list needs are computed by one background thread, so listing a
-store never waits for a big run; a run's own page waits for its summary.
+A summary is the same figures as `deedbench report --json`, computed by a `Summarizer`
+(a big run's in a child process) and kept in a `SummaryCache` on disk once the run is
+not being executed, so a finished run's figures show at once on the next start. A run
+that changed is summarized again, but no more often than every `RECOMPUTE_FACTOR` times
+its own cost, so a big live run cannot keep a core busy (its page says of how many
+episodes its figures are). Summaries the runs list needs are computed in the
+background, so listing a store never waits for a big run; a run's own page waits.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
 from collections.abc import Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
-from sys import intern
 from typing import Any
 
 from deedbench.engine import EpisodeKey, EpisodeRecord, RunConfig, register_secret
 from deedbench.reports.contrast import Contrast, contrast
 from deedbench.reports.cost import PriceTable
-from deedbench.reports.html import ERROR, SCORED, episode_data, episode_filters
-from deedbench.reports.summary import EpisodeFigures, RunSummary, RunTally, cluster_of
-from deedbench.scoring import ReportSpec
-from deedbench.view.source import Activity, StoreReader
+from deedbench.reports.html import ERROR, SCORED, episode_data
+from deedbench.reports.summary import EpisodeFigures, RunTally, cluster_of
+from deedbench.view.source import Activity, ListedEpisode, Selection, StoreReader
+from deedbench.view.summaries import Summarized, Summarizer, SummaryCache
 
 __all__ = [
     "Catalog",
     "EpisodeFilter",
+    "Listing",
     "Pairing",
-    "Summarized",
     "UnknownEpisode",
     "UnknownRun",
     "ref",
@@ -54,16 +58,6 @@ class UnknownEpisode(LookupError):
 
 
 @dataclass(frozen=True)
-class Summarized:
-    """A run's summary and the number of stored episodes it was computed from."""
-
-    summary: RunSummary
-    episodes: int
-    seconds: float  # how long computing it took
-    figures: list[EpisodeFigures] = field(default_factory=list)  # its scored episodes'
-
-
-@dataclass(frozen=True)
 class EpisodeFilter:
     """The transcript browser's filter, as the report's links write it (`data-filter`)."""
 
@@ -73,6 +67,16 @@ class EpisodeFilter:
     counted: str | None = None  # a metric: the episodes its rate counts
     sample: str = ""  # part of the sample id
     text: str = ""  # words in the transcript
+
+
+@dataclass(frozen=True)
+class Listing:
+    """A page of the episodes a filter selects, how many it selects, and how many of
+    them show each outcome ("error", an outcome, or "?")."""
+
+    rows: list[dict[str, Any]]
+    total: int
+    counts: dict[str, int]
 
 
 @dataclass(frozen=True)
@@ -88,40 +92,53 @@ class Pairing:
 
 @dataclass
 class _Run:
-    """One run as the viewer holds it."""
+    """One run as the viewer holds it: nothing per episode."""
 
     config: RunConfig
-    lock: threading.Lock = field(default_factory=threading.Lock)  # figures and rows
-    summarizing: threading.Lock = field(default_factory=threading.Lock)  # one at a time
-    figures: dict[EpisodeKey, EpisodeFigures] = field(default_factory=dict)  # rowid order
-    rows: dict[EpisodeKey, dict[str, Any]] = field(default_factory=dict)  # for the list
-    tally: RunTally = field(init=False)  # every record read, counted as it is read
-    # an episode was stored again: its first counts cannot be taken back from the tally,
-    # so summaries read the store anew
-    recount: bool = False
-    shared: dict[Any, Any] = field(default_factory=dict)  # what equal rows share (`_row`)
-    last_rowid: int = 0
+    # re-entrant: a summary that finished before its callback was added settles at once
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    # What its filters can take, read up to rowid `seen`: each distinct metadata (as
+    # the store renders its JSON) with its value of each `group_by` key.
+    seen: int = 0
+    samples: set[str] = field(default_factory=set)
+    conditions: set[str] = field(default_factory=set)
+    outcomes: set[str] = field(default_factory=set)
+    groups: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    ranks: dict[str, int] | None = None  # each sample's place in the run's order
+    # the last list's buckets ((condition, sample), count) in order and outcome counts,
+    # with the run's contents and the selection they count
+    tallied: tuple[str, Selection, list[tuple[tuple[str, str], int]], dict[str, int]] | None = None
     summarized: Summarized | None = None
-    summarized_version: str = ""
+    summarized_contents: str = ""
     computed_at: float = 0.0
-    pending: bool = False  # a background summary is on its way
+    pending: _Pending | None = None  # a summary on its way
 
-    def __post_init__(self) -> None:
-        self.tally = RunTally(self.config)
+
+@dataclass(frozen=True)
+class _Pending:
+    """A summary being computed, of the run's `contents`; `key` is its place in the
+    cache (None: not kept)."""
+
+    future: Future[Summarized]
+    contents: str
+    key: str | None
 
 
 class Catalog:
     """The runs of one store, their summaries, browser rows and pairings."""
 
-    def __init__(self, reader: StoreReader, prices: PriceTable) -> None:
+    def __init__(
+        self, reader: StoreReader, prices: PriceTable, cache: SummaryCache | None = None
+    ) -> None:
         self.reader = reader
         self.prices = prices
+        self._cache = cache or SummaryCache(None, reader.report_corrupt)
+        self._summarizer = Summarizer(reader, prices)
         self._runs: dict[str, _Run] = {}
         self._lock = threading.Lock()
-        self._background = ThreadPoolExecutor(1, thread_name_prefix="deedbench-view-summary")
 
     def close(self) -> None:
-        self._background.shutdown(wait=False, cancel_futures=True)
+        self._summarizer.close()
 
     # --- runs ------------------------------------------------------------------------------
 
@@ -143,86 +160,103 @@ class Catalog:
             act = activity.get(run_id)
             if act is None:
                 continue
-            if act.version != run.summarized_version and self._due(run):
-                self._schedule(run_id, run)
-            yield run.config, act, run.summarized
+            with run.lock:
+                self._bring_up(run, act)
+                summarized = run.summarized
+            yield run.config, act, summarized
 
     def summary(self, run_id: str) -> tuple[Summarized, Activity]:
-        """The run's summary, computed now if it is missing or stale and due, from the
-        run's tally (or the store, once an episode was stored again) without holding the
-        run's lock, so its episodes list never waits."""
+        """The run's summary, computed now if it is missing or stale and due (waiting for
+        one already on its way)."""
         run = self._run(run_id)
-        with run.summarizing:
+        while True:
+            act = self.reader.activity().get(run_id) or Activity({}, 0, 0, None)
             with run.lock:
-                act = self._refresh(run)
-                stale = run.summarized is None or (
-                    act.version != run.summarized_version and self._due(run)
-                )
-                tally = run.tally.snapshot() if stale and not run.recount else None
-            if stale:
-                started = time.monotonic()
-                audits = self.reader.audits(run_id) if act.audits else []
-                if tally is None:
-                    records = (record for _, record in self.reader.light_records(run_id))
-                    tally = RunTally.of(run.config, records)
-                summary = tally.summary(self.prices, audits=audits)
-                finished = time.monotonic()
-                seconds = finished - started
-                run.summarized = Summarized(summary, tally.added, seconds, tally.episodes)
-                run.summarized_version = act.version
-                run.computed_at = finished
-            assert run.summarized is not None
-            return run.summarized, act
+                pending = self._bring_up(run, act)
+                if pending is None:
+                    assert run.summarized is not None
+                    return run.summarized, act
+            pending.future.result()  # raises what stopped it (a store that cannot be read)
+            self._settle(run, pending)
+
+    def _bring_up(self, run: _Run, act: Activity) -> _Pending | None:
+        """Start what brings the run's summary up to date (the caller holds its lock):
+        the summary on its way, if one is, or None when the one at hand will do."""
+        if run.pending is not None:
+            return run.pending
+        fresh = run.summarized is not None and run.summarized_contents == act.contents
+        if fresh or (run.summarized is not None and not self._due(run)):
+            return None
+        key = SummaryCache.key(run.config, act.contents, self.prices)
+        kept = self._cache.get(self.reader.path, run.config.run_id, key)
+        if kept is not None:
+            run.summarized, run.summarized_contents = kept, act.contents
+            run.computed_at = time.monotonic()
+            return None
+        future = self._summarizer.submit(run.config, act.stored, act.audits > 0)
+        # a run being executed changes before anyone reads its summary again: not kept
+        pending = _Pending(future, act.contents, None if act.executor else key)
+        run.pending = pending
+        future.add_done_callback(lambda _: self._settle(run, pending))
+        return pending
+
+    def _settle(self, run: _Run, pending: _Pending) -> None:
+        """Take a finished summary as the run's (once: the first of its waiter and its
+        callback to come), and keep it on disk."""
+        with run.lock:
+            if run.pending is not pending:
+                return
+            run.pending = None
+            future = pending.future
+            if future.cancelled() or future.exception() is not None:
+                return  # whoever waits for it is told why; the next look tries again
+            run.summarized, run.summarized_contents = future.result(), pending.contents
+            run.computed_at = time.monotonic()
+        if pending.key is not None:
+            self._cache.put(self.reader.path, run.config.run_id, pending.key, future.result())
 
     # --- episodes --------------------------------------------------------------------------
 
     def episodes(
-        self, run_id: str, where: EpisodeFilter, *, newest_first: bool
-    ) -> tuple[list[dict[str, Any]], dict[str, int]]:
-        """The browser rows the filter selects, in the report's order (condition, sample,
-        epoch) or newest first, and the count of each outcome among them."""
+        self, run_id: str, where: EpisodeFilter, *, newest_first: bool, offset: int, limit: int
+    ) -> Listing:
+        """A page of the browser rows the filter selects, in the report's order
+        (condition, sample, epoch) or newest first, the number selected and the count of
+        each outcome among them."""
         run = self._run(run_id)
-        with run.lock:
-            self._refresh(run)
-            keys = list(run.rows)
-        found = self.reader.containing(run_id, where.text) if where.text else None
-        chosen = [
-            run.rows[k]
-            for k in keys
-            if _matches(run.rows[k], where) and (found is None or k in found)
-        ]
+        chosen = self._choose(run, where)
+        if chosen is None:
+            return Listing([], 0, {})
+        buckets, counts = self._tally(run, chosen)
+        total = sum(counts.values())
         if newest_first:
-            chosen.sort(key=lambda row: -row["rowid"])
+            found = self.reader.newest(run_id, chosen, offset, limit)
         else:
-            samples = {s: i for i, s in enumerate(run.config.sample_ids)}
-            conditions = {c: i for i, c in enumerate(run.config.conditions)}
-            chosen.sort(
-                key=lambda row: (
-                    conditions.get(row["condition"], len(conditions)),
-                    samples.get(row["sample"], len(samples)),
-                    row["sample"],
-                    row["epoch"],
-                )
-            )
-        counts: dict[str, int] = {}
-        for row in chosen:
-            counts[row["shown"]] = counts.get(row["shown"], 0) + 1
-        return chosen, dict(sorted(counts.items()))
+            slices, start = [], 0
+            for (condition, sample_id), n in buckets:
+                if start + n > offset and start < offset + limit:
+                    skip = max(0, offset - start)
+                    slices.append(
+                        (condition, sample_id, skip, min(n, offset + limit - start) - skip)
+                    )
+                start += n
+            found = self.reader.sliced(run_id, chosen, slices)[:limit]
+        return Listing([_row(run_id, e) for e in found], total, counts)
 
     def facets(self, run_id: str) -> dict[str, Any]:
         """The values each filter can take in this run: conditions, groups, outcomes."""
         run = self._run(run_id)
         with run.lock:
-            rows = list(run.rows.values())
-        groups: dict[str, set[str]] = {key: set() for key in run.config.report.group_by}
-        for row in rows:
-            for key, value in row["groups"].items():
-                groups.setdefault(key, set()).add(value)
-        return {
-            "conditions": sorted({row["condition"] for row in rows}),
-            "groups": {key: sorted(values) for key, values in groups.items()},
-            "outcomes": sorted({row["outcome"] for row in rows if row["outcome"] is not None}),
-        }
+            self._learn(run)
+            group_by = run.config.report.group_by
+            return {
+                "conditions": sorted(run.conditions),
+                "groups": {
+                    key: sorted({values[i] for values in run.groups.values()})
+                    for i, key in enumerate(group_by)
+                },
+                "outcomes": sorted(run.outcomes),
+            }
 
     def episode(self, run_id: str, key: EpisodeKey) -> tuple[dict[str, Any], list[dict[str, str]]]:
         """One episode as the browser reads it, and the episodes it can be put beside."""
@@ -232,32 +266,123 @@ class Catalog:
             raise UnknownEpisode(key)
         return episode_data(record, run.config.report), self._related(run, record)
 
+    def _choose(self, run: _Run, where: EpisodeFilter) -> Selection | None:
+        """The filter as SQL tests it; None when it selects nothing (an unknown metric)."""
+        spec = run.config.report
+        given = None
+        if where.counted:
+            metric = next((m for m in spec.metrics if m.name == where.counted), None)
+            if metric is None:
+                return None
+            given = metric.given
+        status = outcome = None
+        if where.outcome == SCORED:
+            status = "scored"
+        elif where.outcome == ERROR:
+            status = "error"
+        elif where.outcome:
+            outcome = where.outcome
+        with run.lock:
+            self._learn(run)
+            metadata = samples = None
+            if where.groups:
+                metadata = frozenset(
+                    text
+                    for text, values in run.groups.items()
+                    if all(
+                        dict(zip(spec.group_by, values, strict=True)).get(k) == v
+                        for k, v in where.groups.items()
+                    )
+                )
+            if where.sample:
+                needle = where.sample.lower()
+                samples = frozenset(s for s in run.samples if needle in s.lower())
+        return Selection(
+            condition=where.condition or None,
+            samples=samples,
+            metadata=metadata,
+            status=status,
+            outcome=outcome,
+            counted=bool(where.counted),
+            given=given,
+            text=where.text,
+        )
+
+    def _learn(self, run: _Run) -> None:
+        """Read what the run's episodes written since the last look are (the caller holds
+        its lock): their samples, conditions, outcomes and groups."""
+        group_by = run.config.report.group_by
+        for sample_id, condition, metadata, outcome, rowid in self.reader.kinds(
+            run.config.run_id, run.seen
+        ):
+            run.samples.add(sample_id)
+            run.conditions.add(condition)
+            if outcome is not None:
+                run.outcomes.add(outcome)
+            if metadata not in run.groups:
+                values = json.loads(metadata) if metadata else {}
+                run.groups[metadata] = tuple(str(values.get(key, "?")) for key in group_by)
+            run.seen = max(run.seen, rowid)
+
+    def _tally(
+        self, run: _Run, chosen: Selection
+    ) -> tuple[list[tuple[tuple[str, str], int]], dict[str, int]]:
+        """The selected episodes' (condition, sample) buckets in the report's order with
+        their sizes, and their outcome counts: kept while the run and selection stay."""
+        contents = (
+            self.reader.activity().get(run.config.run_id) or Activity({}, 0, 0, None)
+        ).contents
+        with run.lock:
+            if run.tallied is not None and run.tallied[:2] == (contents, chosen):
+                return run.tallied[2], run.tallied[3]
+        sizes: dict[tuple[str, str], int] = {}
+        counts: dict[str, int] = {}
+        for condition, sample_id, shown, n in self.reader.tally(run.config.run_id, chosen):
+            sizes[(condition, sample_id)] = sizes.get((condition, sample_id), 0) + n
+            counts[shown] = counts.get(shown, 0) + n
+        config = run.config
+        with run.lock:
+            if run.ranks is None:
+                run.ranks = {s: i for i, s in enumerate(config.sample_ids)}
+            ranks = run.ranks
+        conditions = {c: i for i, c in enumerate(config.conditions)}
+        buckets = sorted(
+            sizes.items(),
+            key=lambda item: (
+                conditions.get(item[0][0], len(conditions)),
+                ranks.get(item[0][1], len(ranks)),
+                item[0][1],
+            ),
+        )
+        counts = dict(sorted(counts.items()))
+        with run.lock:
+            run.tallied = (contents, chosen, buckets, counts)
+        return buckets, counts
+
     def _related(self, run: _Run, record: EpisodeRecord) -> list[dict[str, str]]:
         """Episodes worth reading beside this one: the same sample in another condition,
         the base variant of its cluster, the same episode in other runs of the same data."""
         config, key = run.config, record.key
         related = []
-        with run.lock:
-            self._refresh(run)
-            for condition in config.conditions:
+        stored = set(self.reader.conditions_of(config.run_id, key.sample_id, key.epoch))
+        for condition in config.conditions:
+            if condition != key.condition and condition in stored:
                 other = EpisodeKey(key.sample_id, condition, key.epoch)
-                if condition != key.condition and other in run.rows:
-                    related.append(
-                        {"label": f"{condition} (same sample)", "ref": ref(config.run_id, other)}
-                    )
-            spec = config.report
-            variant = record.metadata.get(spec.flip_by or "")
-            if spec.flip_by and variant is not None and variant != spec.flip_base:
-                cluster = cluster_of(spec)(record)
-                for other, f in run.figures.items():
-                    if (
-                        other.condition == key.condition
-                        and other.epoch == key.epoch
-                        and f.variant == spec.flip_base
-                        and f.cluster == cluster
-                    ):
-                        label = f"the {spec.flip_base} {spec.flip_by} ({other.sample_id})"
-                        related.append({"label": label, "ref": ref(config.run_id, other)})
+                related.append(
+                    {"label": f"{condition} (same sample)", "ref": ref(config.run_id, other)}
+                )
+        spec = config.report
+        variant = record.metadata.get(spec.flip_by or "")
+        if spec.flip_by and variant is not None and variant != spec.flip_base:
+            cluster = cluster_of(spec)(record)
+            figures = RunTally(config).figures
+            for _, light in self.reader.light_records(
+                config.run_id, condition=key.condition, epoch=key.epoch
+            ):
+                f = figures(light)
+                if f.variant == spec.flip_base and f.cluster == cluster:
+                    label = f"the {spec.flip_base} {spec.flip_by} ({light.sample_id})"
+                    related.append({"label": label, "ref": ref(config.run_id, light.key)})
         peers = [
             run_id
             for run_id in self.reader.run_ids()
@@ -321,13 +446,14 @@ class Catalog:
         return Pairing(result, rows, len(set(side_a) - set(side_b)), len(set(side_b) - set(side_a)))
 
     def _side(self, run: _Run, condition: str) -> dict[tuple[str, int], EpisodeFigures]:
-        with run.lock:
-            self._refresh(run)
-            return {
-                (k.sample_id, k.epoch): f
-                for k, f in run.figures.items()
-                if k.condition == condition and f.score is not None
-            }
+        """The scored episodes of one condition, read for this pairing."""
+        figures = RunTally(run.config).figures
+        side = {}
+        for _, record in self.reader.light_records(run.config.run_id, condition=condition):
+            f = figures(record)
+            if f.score is not None:
+                side[(f.sample_id, f.epoch)] = f
+        return side
 
     # --- plumbing --------------------------------------------------------------------------
 
@@ -344,42 +470,9 @@ class Catalog:
         with self._lock:
             return self._runs.setdefault(run_id, _Run(config))
 
-    def _refresh(self, run: _Run) -> Activity:
-        """Read the records written since the last look and tally them (the caller holds
-        the run's lock)."""
-        act = self.reader.activity().get(run.config.run_id) or Activity({}, 0, 0, None)
-        if act.last_rowid == run.last_rowid:
-            return act
-        spec = run.config.report
-        for rowid, record in self.reader.light_records(run.config.run_id, run.last_rowid):
-            key = record.key
-            figures = run.tally.figures(record)
-            if run.figures.pop(key, None) is not None:  # stored again: moves to the end
-                run.recount = True
-            elif not run.recount:
-                run.tally.add(record, figures)
-            run.figures[key] = figures
-            run.rows[key] = _row(run.config.run_id, rowid, record, spec, run.shared)
-            run.last_rowid = max(run.last_rowid, rowid)
-        return act
-
     def _due(self, run: _Run) -> bool:
         seconds = run.summarized.seconds if run.summarized else 0.0
         return time.monotonic() - run.computed_at >= RECOMPUTE_FACTOR * seconds
-
-    def _schedule(self, run_id: str, run: _Run) -> None:
-        with self._lock:
-            if run.pending:
-                return
-            run.pending = True
-
-        def work() -> None:
-            try:
-                self.summary(run_id)
-            finally:
-                run.pending = False
-
-        self._background.submit(work)
 
 
 def ref(run_id: str, key: EpisodeKey) -> str:
@@ -388,46 +481,18 @@ def ref(run_id: str, key: EpisodeKey) -> str:
     return f"{run_id}/{key.condition}/{key.epoch}/{key.sample_id}"
 
 
-def _row(
-    run_id: str, rowid: int, record: EpisodeRecord, spec: ReportSpec, shared: dict[Any, Any]
-) -> dict[str, Any]:
-    """The browser's row of an episode, with the groups and rates it counts in computed
-    by the report's own code (`episode_filters`), so a filter selects what a rate counts.
-    Its texts, groups and counted metrics are the objects of the run's rows with equal
-    ones (`shared`): epochs of a sample repeat them, and a big run has many."""
-    data = episode_filters(record, spec.group_by, spec.metrics)
-    shown = "error" if record.status == "error" else (data["outcome"] or "?")
-    groups, counted = data["groups"], data["counted"]
+def _row(run_id: str, episode: ListedEpisode) -> dict[str, Any]:
+    """The browser's row of an episode."""
+    key = EpisodeKey(episode.sample_id, episode.condition, episode.epoch)
     return {
-        "ref": ref(run_id, record.key),
-        "rowid": rowid,
-        "sample": intern(record.sample_id),
-        "condition": intern(record.condition),
-        "epoch": record.epoch,
-        "status": intern(record.status),
-        "outcome": None if data["outcome"] is None else intern(data["outcome"]),
-        "shown": intern(shown),
-        "choice": None if data["choice"] is None else intern(data["choice"]),
-        "groups": shared.setdefault(("groups", *groups.items()), groups),
-        "counted": shared.setdefault(("counted", *counted), counted),
+        "ref": ref(run_id, key),
+        "sample": episode.sample_id,
+        "condition": episode.condition,
+        "epoch": episode.epoch,
+        "status": episode.status,
+        "shown": episode.shown,
+        "choice": episode.choice,
     }
-
-
-def _matches(row: dict[str, Any], where: EpisodeFilter) -> bool:
-    if where.condition and row["condition"] != where.condition:
-        return False
-    if any(row["groups"].get(k) != v for k, v in where.groups.items()):
-        return False
-    outcome = where.outcome
-    if outcome == SCORED and row["status"] != "scored":
-        return False
-    if outcome == ERROR and row["status"] != "error":
-        return False
-    if outcome and outcome not in (SCORED, ERROR) and row["outcome"] != outcome:
-        return False
-    if where.counted and where.counted not in row["counted"]:
-        return False
-    return not where.sample or where.sample.lower() in row["sample"].lower()
 
 
 def _value(episode: EpisodeFigures, value: str) -> float:

@@ -12,16 +12,23 @@ only by `deedbench view`.
 from __future__ import annotations
 
 import ipaddress
+import re
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from contextlib import suppress
 
 import uvicorn
 
 from deedbench.reports.cost import PriceTable
 from deedbench.view.app import create_app
 from deedbench.view.source import StoreReader
+from deedbench.view.summaries import SummaryCache
 
-__all__ = ["ServeError", "is_loopback", "serve"]
+__all__ = ["ServeError", "allowed_hosts", "host_name", "is_loopback", "serve"]
+
+_NAME = re.compile(
+    r"(\*\.)?[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*\.?"
+)
 
 
 class ServeError(Exception):
@@ -38,14 +45,50 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def host_name(text: str) -> str:
+    """A name or address as Host headers give it (lower case, an IPv6 address in
+    brackets); `*.example.com` stands for every name under example.com. ValueError for
+    anything else (a port, a URL, `*` alone)."""
+    name = text.strip().lower()
+    with suppress(ValueError):
+        address = ipaddress.ip_address(name.removeprefix("[").removesuffix("]"))
+        return f"[{address}]" if address.version == 6 else str(address)
+    if not _NAME.fullmatch(name):
+        raise ValueError(
+            f"{text!r} is not a host name or address (give one without port or scheme; "
+            "*.example.com for every name under example.com)"
+        )
+    return name
+
+
+def allowed_hosts(host: str, extra: Sequence[str] = ()) -> list[str]:
+    """The names requests may give in their Host header; any other gets a 400, so a page
+    elsewhere that rebinds its own name to this server's address (DNS rebinding) reads
+    nothing. On loopback: 127.0.0.1, localhost and the address bound. Exposed, also this
+    machine's names (host name, fully qualified name, localhost forms) and the addresses
+    they resolve to. And, either way, `extra` (`--allowed-host`)."""
+    names = {"127.0.0.1", "localhost", host}
+    if not is_loopback(host):
+        machine = {socket.gethostname(), socket.getfqdn()}
+        names |= {"::1", "localhost.localdomain", *machine}
+        for name in machine:
+            with suppress(OSError):
+                names |= {str(info[4][0]) for info in socket.getaddrinfo(name, None)}
+    return sorted({host_name(name) for name in [*names, *extra] if name})
+
+
 def serve(
     reader: StoreReader,
     prices: PriceTable,
     host: str,
     port: int,
     ready: Callable[[str], None],
+    *,
+    hosts: Sequence[str],
+    cache: SummaryCache,
 ) -> None:
-    """Serve the store until interrupted; `ready` gets the URL once it is listening."""
+    """Serve the store until interrupted, to requests that name one of `hosts`; `ready`
+    gets the URL once it is listening."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -56,10 +99,7 @@ def serve(
         sock.close()
         raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     bound = sock.getsockname()[1]
-    hosts = ["127.0.0.1", "localhost"] if is_loopback(host) else ["*"]
-    if is_loopback(host) and host not in hosts:
-        hosts.append(host)
-    app, catalog = create_app(reader, prices, hosts)
+    app, catalog = create_app(reader, prices, hosts, cache)
     config = uvicorn.Config(
         app,
         log_level="warning",

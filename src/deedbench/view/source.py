@@ -4,18 +4,32 @@ Every call opens the file with SQLite's read-only URI (`mode=ro`, `query_only`),
 viewer can sit beside a run being executed (WAL lets readers read while the one writer
 writes) and can never migrate, lock or change the store, whatever a bug asked it to do.
 
-Figures need no transcript, so `light_records` reads the episode summaries the store
-keeps beside its records (`engine.store`, format 2: each record with its messages cut to
-the role and token usage of each model call): Python parses a transcript only for the
-episode a page shows (`episode`). A store of an earlier format, which the viewer never
-migrates, has SQLite make the same summaries from its records as they are read.
+A reader of a WAL store needs its `-shm` index beside it, and SQLite makes it (and an
+empty `-wal`) when they are missing, even for `mode=ro`. Where this user may not write the
+store and its folder (another user's store, a read-only folder or file system), the viewer
+does not let SQLite make them: it could not (the store would not open), or it would leave
+files owned by this user beside someone else's store that their next run cannot write.
+There, while no `-wal` exists, nothing is writing the store (a writer makes the log
+first), so it is opened `immutable` (no lock, no files); when a `-wal` exists, a writer is
+at work or was killed, and the store is read through the writer's own files (`mode=ro`
+reads an existing `-shm` it cannot write), so nothing committed is missed. The choice is
+made again for every connection, so a writer that starts later is seen.
+
+Lists and figures need no transcript, so they read the episode summaries the store keeps
+beside its records (`engine.store`, format 2: each record with its messages cut to the
+role and token usage of each model call), as SQL that filters, counts and pages them:
+a run's size costs the viewer no memory. Python parses a transcript only for the episode
+a page shows (`episode`). A store of an earlier format, which the viewer never migrates,
+is read from its records instead (the same JSON paths), its summaries made by SQLite.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,34 +68,95 @@ class Activity:
     last_rowid: int  # grows with every record written (a rewritten one gets a new rowid)
     audits: int
     executor: str | None  # "pid P on host H" while a live process executes the run
+    last_audit: int = 0  # the rowid of its last audit written (an audit again: a new one)
+
+    @property
+    def stored(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def contents(self) -> str:
+        """Changes whenever a record or an audit of the run is written: what its figures
+        are computed from."""
+        return f"{self.stored}.{self.last_rowid}.{self.audits}.{self.last_audit}"
 
     @property
     def version(self) -> str:
         """Changes whenever anything a page shows of the run may have changed."""
-        stored = sum(self.counts.values())
-        return f"{stored}.{self.last_rowid}.{self.audits}.{int(self.executor is not None)}"
+        return f"{self.contents}.{int(self.executor is not None)}"
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which of a run's episodes a list shows, as SQL tests them: each field None (or
+    empty) selects all. `samples` and `metadata` are the sample ids and the metadata
+    (JSON as the store renders it) allowed; `counted` selects the scored episodes a rate
+    counts: those whose score value `given` is 1, if given; `text` is words in the
+    transcript."""
+
+    condition: str | None = None
+    samples: Collection[str] | None = None
+    metadata: Collection[str] | None = None
+    status: str | None = None
+    outcome: str | None = None
+    counted: bool = False
+    given: str | None = None
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class ListedEpisode:
+    """One row of the browser's list."""
+
+    rowid: int
+    sample_id: str
+    condition: str
+    epoch: int
+    status: str
+    shown: str  # "error", its outcome, or "?"
+    choice: str | None
 
 
 class StoreReader:
     """Reads runs, records and audits from a store file, read-only.
 
     `on_corrupt` gets a message naming each stored record or configuration that no
-    longer parses; readers skip it, as the store's own readers do.
+    longer parses, once (readers read the same records again); readers skip it, as the
+    store's own readers do.
     """
 
     def __init__(self, path: Path, on_corrupt: Callable[[str], None]) -> None:
         self.path = path
-        self._uri = f"file:{quote(str(path.resolve()))}?mode=ro"
+        self._file = path.resolve()
         self._on_corrupt = on_corrupt
+        self._said: set[str] = set()
         # (stamp, counts, last rowids, audits) of the last count of episodes
         self._counted: (
-            tuple[tuple[object, ...], dict[str, dict[str, int]], dict[str, int], dict[str, int]]
+            tuple[
+                tuple[object, ...],
+                dict[str, dict[str, int]],
+                dict[str, int],
+                dict[str, tuple[int, int]],
+            ]
             | None
         ) = None
         with self._connect() as db:  # fail now, naming the file, if it is no run store
             db.execute("SELECT run_id FROM runs LIMIT 1").fetchall()
             (found,) = db.execute("PRAGMA user_version").fetchone()
-        self._light = _LIGHT if found >= 2 else _LIGHT_BEFORE_2
+        # The episodes as lists read them (`l`: run_id, sample_id, condition, epoch,
+        # status, j the summary's JSON) and as figures parse them (`light`).
+        if found >= 2:
+            self._table = (
+                "(SELECT rowid, run_id, sample_id, condition, epoch, status, "
+                "summary_json AS j FROM episode_summaries)"
+            )
+            self._light = "l.j"
+        else:  # the record's JSON has the same paths; its summary is made to be parsed
+            self._table = (
+                "(SELECT rowid, run_id, sample_id, condition, epoch, status, "
+                "record_json AS j FROM episodes)"
+            )
+            self._light = SUMMARY_JSON.replace("record_json", "l.j")
 
     # --- runs ------------------------------------------------------------------------------
 
@@ -100,7 +175,7 @@ class StoreReader:
         try:
             return RunConfig.model_validate_json(row[0])
         except ValidationError as exc:
-            self._on_corrupt(
+            self.report_corrupt(
                 f"{self.path}: skipped run {run_id!r}, its configuration is corrupt: "
                 + exc.errors()[0]["msg"]
             )
@@ -108,25 +183,28 @@ class StoreReader:
 
     def activity(self) -> dict[str, Activity]:
         """Every run's counts, last write, audits and executor. Counting episodes reads
-        every row (about 0.1 s for 20,000), so the counts are kept until the store's last
-        episode or audit rowid moves (a record written or rewritten gets a new one)."""
+        every summary (0.06 s for 100,000 here), so the counts are kept until the store's
+        last summary or audit rowid moves (a record written or rewritten gets a new one)."""
         with self._connect() as db:
             stamp = (
-                db.execute("SELECT MAX(rowid) FROM episodes").fetchone()[0],
+                db.execute(f"SELECT MAX(rowid) FROM {self._table}").fetchone()[0],
                 self._optional(db, "SELECT MAX(rowid) FROM audits")[0:1],
             )
             if self._counted is None or self._counted[0] != stamp:
                 counts: dict[str, dict[str, int]] = {}
                 last: dict[str, int] = {}
                 for run_id, status, n, rowid in db.execute(
-                    "SELECT run_id, status, COUNT(*), MAX(rowid) FROM episodes "
+                    f"SELECT run_id, status, COUNT(*), MAX(rowid) FROM {self._table} "
                     "GROUP BY run_id, status"
                 ):
                     counts.setdefault(run_id, {})[status] = n
                     last[run_id] = max(last.get(run_id, 0), rowid)
-                audits: dict[str, int] = dict(
-                    self._optional(db, "SELECT run_id, COUNT(*) FROM audits GROUP BY run_id")
-                )
+                audits = {
+                    run_id: (n, rowid)
+                    for run_id, n, rowid in self._optional(
+                        db, "SELECT run_id, COUNT(*), MAX(rowid) FROM audits GROUP BY run_id"
+                    )
+                }
                 self._counted = (stamp, counts, last, audits)
             _, counts, last, audits = self._counted
             locks = self._optional(db, "SELECT run_id, pid, host, heartbeat_at FROM run_locks")
@@ -141,25 +219,104 @@ class StoreReader:
             run_id: Activity(
                 counts.get(run_id, {}),
                 last.get(run_id, 0),
-                audits.get(run_id, 0),
+                audits.get(run_id, (0, 0))[0],
                 executors.get(run_id),
+                audits.get(run_id, (0, 0))[1],
             )
             for run_id in run_ids
         }
 
     # --- episodes --------------------------------------------------------------------------
 
-    def light_records(self, run_id: str, after: int = 0) -> Iterator[tuple[int, EpisodeRecord]]:
-        """The run's episode summaries whose records were written after rowid `after`, in
-        the order they were written: each record with its messages cut to their role and
-        token usage (costs are counted per call), everything a summary, a filter or a
-        pairing reads."""
+    def light_records(
+        self, run_id: str, *, condition: str | None = None, epoch: int | None = None
+    ) -> Iterator[tuple[int, EpisodeRecord]]:
+        """The run's episode summaries (of one condition, one epoch, if given) in the
+        order they were written: each record with its messages cut to their role and
+        token usage (costs are counted per call), everything a summary or a pairing
+        reads."""
+        where = " AND l.condition = :condition" if condition is not None else ""
+        where += " AND l.epoch = :epoch" if epoch is not None else ""
         with self._connect() as db:
-            rows = db.execute(self._light, (run_id, after))
-            for rowid, sample_id, condition, epoch, text in rows:
-                record = self._parse(text, run_id, sample_id, condition, epoch)
+            rows = db.execute(
+                f"SELECT l.rowid, l.sample_id, l.condition, l.epoch, {self._light} "
+                f"FROM {self._table} AS l WHERE l.run_id = :run{where} ORDER BY l.rowid",
+                {"run": run_id, "condition": condition, "epoch": epoch},
+            )
+            for rowid, sample_id, cond, ep, text in rows:
+                record = self._parse(text, run_id, sample_id, cond, ep)
                 if record is not None:
                     yield rowid, record
+
+    def kinds(self, run_id: str, after: int) -> Iterator[tuple[str, str, str, str | None, int]]:
+        """What the run's episodes written after rowid `after` are, each kind once:
+        (sample, condition, metadata JSON, outcome, the last rowid of that kind)."""
+        with self._connect() as db:
+            yield from db.execute(
+                f"SELECT l.sample_id, l.condition, l.j -> '$.metadata', {_OUTCOME}, "
+                f"MAX(l.rowid) FROM {self._table} AS l WHERE l.run_id = ? AND l.rowid > ? "
+                "GROUP BY 1, 2, 3, 4",
+                (run_id, after),
+            )
+
+    def tally(self, run_id: str, chosen: Selection) -> list[tuple[str, str, str, int]]:
+        """How many of the chosen episodes each (condition, sample) has, per what the list
+        shows of them ("error", an outcome or "?")."""
+        where, args = self._where(run_id, chosen)
+        with self._connect() as db:
+            return db.execute(
+                f"SELECT l.condition, l.sample_id, {_SHOWN}, COUNT(*) FROM {self._table} AS l "
+                f"WHERE {where} GROUP BY 1, 2, 3",
+                args,
+            ).fetchall()
+
+    def newest(
+        self, run_id: str, chosen: Selection, offset: int, limit: int
+    ) -> list[ListedEpisode]:
+        """A page of the chosen episodes, the last written first."""
+        where, args = self._where(run_id, chosen)
+        args.update(limit=limit, offset=offset)
+        with self._connect() as db:
+            rows = db.execute(
+                f"SELECT {_LISTED} FROM {self._table} AS l WHERE {where} "
+                "ORDER BY l.rowid DESC LIMIT :limit OFFSET :offset",
+                args,
+            )
+            return [ListedEpisode(*row) for row in rows]
+
+    def sliced(
+        self, run_id: str, chosen: Selection, slices: Sequence[tuple[str, str, int, int]]
+    ) -> list[ListedEpisode]:
+        """The chosen episodes of each (condition, sample, offset, limit) slice, by epoch:
+        parts of the report's order, whose (condition, sample) buckets the caller ranks."""
+        where, args = self._where(run_id, chosen)
+        found: list[ListedEpisode] = []
+        with self._connect() as db:
+            for condition, sample_id, offset, limit in slices:
+                rows = db.execute(
+                    f"SELECT {_LISTED} FROM {self._table} AS l WHERE {where} "
+                    "AND l.condition = :in_condition AND l.sample_id = :in_sample "
+                    "ORDER BY l.epoch LIMIT :limit OFFSET :offset",
+                    {
+                        **args,
+                        "in_condition": condition,
+                        "in_sample": sample_id,
+                        "limit": limit,
+                        "offset": offset,
+                    },
+                )
+                found.extend(ListedEpisode(*row) for row in rows)
+        return found
+
+    def conditions_of(self, run_id: str, sample_id: str, epoch: int) -> list[str]:
+        """The conditions in which this sample's epoch is stored."""
+        with self._connect() as db:
+            rows = db.execute(
+                f"SELECT l.condition FROM {self._table} AS l "
+                "WHERE l.run_id = ? AND l.sample_id = ? AND l.epoch = ?",
+                (run_id, sample_id, epoch),
+            )
+            return [condition for (condition,) in rows]
 
     def episode(self, run_id: str, key: EpisodeKey) -> EpisodeRecord | None:
         """One episode's whole record, transcript and all."""
@@ -233,10 +390,20 @@ class StoreReader:
                 return []
             raise
 
+    def _uri(self) -> str:
+        """`mode=ro`, or `immutable` where SQLite must not make the WAL's files (above)."""
+        uri = f"file:{quote(str(self._file))}?mode=ro"
+        folder = self._file.parent
+        if os.access(self._file, os.W_OK) and os.access(folder, os.W_OK):
+            return uri
+        if os.path.exists(f"{self._file}-wal"):
+            return uri
+        return uri + "&immutable=1"
+
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
         try:
-            with closing(sqlite3.connect(self._uri, uri=True, timeout=10)) as db:
+            with closing(sqlite3.connect(self._uri(), uri=True, timeout=10)) as db:
                 db.execute("PRAGMA query_only = ON")
                 yield db
         except sqlite3.Error as exc:
@@ -249,3 +416,7 @@ class StoreReader:
         if "malformed" in text or "corrupt" in text:
             return f"the run store {self.path} is damaged ({text}): restore it from a copy"
         return f"cannot read the run store {self.path}: {text}"
+
+
+def _json_list(values: Collection[str]) -> str:
+    return json.dumps(sorted(values))

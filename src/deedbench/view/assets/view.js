@@ -144,8 +144,30 @@
         "td",
         { class: "progress", "data-scored": run.scored, "data-errors": run.errors, "data-planned": run.planned },
         h("span", { class: "bar" }, h("span", { class: "fill", style: "width:" + (100 * share).toFixed(1) + "%" })),
-        h("span", { class: "counts", text: run.scored + " scored · " + run.errors + " errors · " + run.planned + " planned" }),
+        h("span", { class: "counts" }, h("span", { text: run.scored + " scored" }), " · ", h("span", { text: run.errors + " errors" }), " · ", h("span", { text: run.planned + " planned" })),
       );
+    }
+
+    function breakable(text, longest) {
+      // Breaks only after a "/" (a <wbr>), never inside a part of at most `longest`
+      // characters; a longer part may break anywhere rather than widen the table.
+      const node = h("span", { class: "breakable" });
+      text.split(/(?<=\/)/).forEach((part, i) => {
+        if (i) node.append(h("wbr"));
+        node.append(h("span", { class: part.length <= longest ? "part" : "part long", text: part }));
+      });
+      return node;
+    }
+
+    function facts(run) {
+      return run.conditions.join(", ") + " · " + run.epochs + "\u00a0epoch" + (run.epochs === 1 ? "" : "s");
+    }
+
+    function stateCell(run) {
+      const cell = h("td", { class: "state" }, h("span", { class: "state-chip " + run.state, text: run.state }));
+      if (run.state === "running" && run.executor) cell.append(h("span", { class: "sub", text: run.executor }));
+      if (run.state === "stopped") cell.append(h("span", { class: "sub", text: "before the end: resume it with deedbench run --run-id" }));
+      return cell;
     }
 
     function draw() {
@@ -162,25 +184,32 @@
           else chosen.delete(run.id);
           button.disabled = chosen.size !== 2;
         });
+        const created = run.created.slice(0, 19).replace("T", " ");
         body.append(
           h(
             "tr",
             { class: "run-row state-" + run.state, "data-run": run.id, "data-version": run.version },
             h("td", {}, box),
-            h("th", { scope: "row" }, h("a", { href: "/runs/" + enc(run.id), text: run.id })),
-            h("td", { class: "created", text: run.created.slice(0, 19).replace("T", " ") }),
-            h("td", { text: run.benchmark }),
-            h("td", { class: "agent", text: run.agent }),
-            h("td", { text: run.conditions.join(", ") + " · " + run.epochs + " epoch" + (run.epochs === 1 ? "" : "s") }),
+            h(
+              "th",
+              { scope: "row", class: "run" },
+              h("a", { class: "run-id", href: "/runs/" + enc(run.id), text: run.id, title: run.id }),
+              h("span", { class: "sub created", text: created }),
+              // where the columns below are hidden (narrow windows), the same facts here
+              h("span", { class: "sub run-facts" }, run.benchmark + " · ", breakable(run.agent, 32), " · " + facts(run)),
+            ),
+            h("td", { class: "benchmark", text: run.benchmark }),
+            h("td", { class: "agent" }, breakable(run.agent, 32)),
+            h("td", { class: "conditions", text: facts(run) }),
             progress(run),
             rateCell(run),
             h("td", { class: "num cost", text: run.figures ? run.figures.cost || "none" : "" }),
-            h("td", { class: "state" }, h("span", { class: "state-chip " + run.state, text: stateText(run.state, run.executor) })),
+            stateCell(run),
           ),
         );
       }
-      const head = ["", "run", "created", "benchmark", "agent", "conditions", "progress", "primary rate (95%)", "cost", "state"];
-      const table = h("table", { class: "runs-list" }, h("thead", {}, h("tr", {}, ...head.map((t) => h("th", { text: t })))), body);
+      const head = [["", ""], ["run", "run"], ["benchmark", "benchmark"], ["agent", "agent"], ["conditions", "conditions"], ["progress", "progress"], ["primary rate (95%)", "rate"], ["cost", "cost"], ["state", "state"]];
+      const table = h("table", { class: "runs-list" }, h("thead", {}, h("tr", {}, ...head.map(([t, c]) => h("th", { class: c, text: t })))), body);
       const shown = h("p", { class: "count", id: "runs-count", text: rows.length + " of " + latest.length + " runs" });
       holder.replaceChildren(shown, rows.length ? table : h("p", { class: "note", text: latest.length ? "No run matches the filters." : "The store has no runs yet." }));
       button.disabled = chosen.size !== 2;
@@ -195,8 +224,18 @@
       options("agent", latest.map((r) => r.agent));
       draw();
     }
-    load().catch((error) => showProblem(error.message));
-    every(2000, load);
+
+    async function poll() {
+      try {
+        await load();
+      } catch (error) {
+        showProblem(String(error.message || error));
+      }
+      // While figures are being computed, look again soon: most take a moment.
+      const computing = latest.some((r) => r.scored && !r.figures);
+      setTimeout(poll, computing ? 300 : 2000);
+    }
+    poll();
   }
 
   // --- a run's page ------------------------------------------------------------------
