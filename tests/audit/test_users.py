@@ -62,7 +62,7 @@ def test_the_command_audits_the_users_of_runs(tmp_path: Path) -> None:
         )  # fmt: skip
         assert done.exit_code == 0, done.output
     done = runner.invoke(app, ["audit", "oracle", "idle", "--users", "--json", "--store", store])
-    [scripted] = json.loads(done.output)
+    [scripted] = json.loads(done.output)["users"]
     assert scripted["user"] == "scripted" and scripted["runs"] == ["oracle", "idle"]
     assert scripted["episodes"] == 184 and scripted["faulty"]["k"] == 0  # the clean script
     text = " ".join(

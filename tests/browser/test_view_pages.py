@@ -192,6 +192,23 @@ def test_a_run_page_shows_report_json_figures_and_links_that_are_urls(
     screenshot("view-episode", full_page=True)
 
 
+def test_a_whose_failure_link_lists_exactly_those_episodes(page: Page, url: str) -> None:
+    """The run page's failures table links each party's count to its episodes; the link
+    sets the browser's fault filter, which the list and the URL keep."""
+    page.goto(url + "runs/reckless")
+    cell = page.locator("#figures table.failures td.faults").first
+    expect(cell).to_be_attached()
+    counts = json.loads(cell.get_attribute("data-faults") or "{}")
+    assert counts == {"party:agent": 32, "fault:agent.procedure.consent": 32}
+    cell.locator("a").first.click()
+    count = page.locator("#match-count")
+    expect(count).to_have_attribute("data-count", "32")
+    expect(page.locator("#filter-fault")).to_have_value("party:agent")
+    assert "fault=party%3Aagent" in page.url
+    page.select_option("#filter-fault", "party:user")  # the choices name every party
+    expect(count).to_have_attribute("data-count", "0")
+
+
 def test_two_conditions_side_by_side_pair_as_the_summary_does(
     page: Page, url: str, reports: Reports, screenshot: Callable[..., Path]
 ) -> None:

@@ -19,9 +19,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
-from deedbench.audit import AuditResult
+from deedbench.audit import AuditResult, UserJudgment, load_audits
 from deedbench.cli.app import console
 from deedbench.cli.main import app
+from deedbench.engine import RunStore
 from deedbench.testing import FakeModelServer, Reply, tac_player
 
 KEY = "sk-test-audit-cli-key-0000"
@@ -232,3 +233,100 @@ def test_a_missing_store_exits_2(tmp_path: Path) -> None:
     result = invoke("audit", "x", "--store", str(tmp_path / "none.db"))
     assert result.exit_code == 2
     assert "no run store" in flat(result.output)
+
+
+# --- the user judge ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def idle_run(store: Path) -> str:
+    """Three retail episodes the idle baseline fails: the scripted user asks and asks."""
+    result = invoke(
+        "run", "retail", "--agent", "baseline/idle", "--limit", "3", "--epochs", "1",
+        "--run-id", "idle", "--store", str(store), "-q",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return "idle"
+
+
+def user_verdicts(body: dict[str, Any]) -> Reply:
+    """A judge that finds every user ended early, quoting the user's last words."""
+    shown = body["messages"][-1]["content"]
+    said = re.findall(r"\] USER:\n(.+)", shown)
+    broken = {"ended_early": said[-1][:40]}
+    rules = [
+        {"rule": r, "broken": r in broken, "quote": broken.get(r)}
+        for r in ("ended_early", "revealed", "contradicted")
+    ]
+    return Reply(text=json.dumps({"rules": rules}))
+
+
+def stored_judgments(store: Path) -> list[UserJudgment]:
+    with closing(RunStore(store)) as runs:
+        return [UserJudgment.model_validate_json(t) for t in runs.user_judgments("idle")]
+
+
+def test_a_user_judge_reads_each_failure_and_its_verdicts_are_stored_and_cached(
+    store: Path, idle_run: str
+) -> None:
+    with FakeModelServer("openai", user_verdicts) as judge:
+        args = ("audit", idle_run, "--users", "--judge", "openai/gpt-4o-mini", "--base-url")
+        result = invoke(*args, judge.base_url, "--store", str(store))
+        assert result.exit_code == 0, result.output
+        assert judge.hits == 3  # one call per failed episode
+        request = judge.requests[0]["messages"][-1]["content"]
+        assert "THE CUSTOMER'S INSTRUCTION:\nYou are a customer writing to" in request
+        assert "THE AGENT'S POLICY:\n# Service desk policy: online retail" in request
+        text = flat(result.output)
+        assert "judge openai/gpt-4o-mini, user rubric v1" in text
+        assert "scripted 3 100.0% [43.9, 100.0] 3 of 3 (+0 unclear) 3 0" in text
+        assert "scripted faults (episodes): user.ended_early 3" in text
+        assert "judge: user.ended_early in retail-000" in text and "i want to cancel" in text
+        assert "judge calls: 3 paid, 0 from cache" in text
+        assert "3 user judgments stored in" in text
+
+        again = invoke(*args, judge.base_url, "--store", str(store), "--json")
+        assert again.exit_code == 0, again.output
+        assert judge.hits == 3  # the store's cache answered
+    payload = json.loads(again.output)
+    [users] = payload["users"]
+    assert users["user_failures"] == 3 and users["judged"] == 3
+    assert {j["faults"][0]["kind"] for j in payload["judgments"]} == {"user.ended_early"}
+
+    judged = stored_judgments(store)
+    assert len(judged) == 3  # judging again replaced the first verdicts
+    assert all(j.judge_settings["base_url"] == judge.base_url for j in judged)
+    assert all(f.source == "judge" and f.message_index for j in judged for f in j.faults)
+    with closing(RunStore(store)) as runs:  # the eval-awareness audits are not among them
+        assert load_audits(runs, "idle") == []
+    plain = flat(invoke("audit", idle_run, "--users", "--store", str(store)).output)
+    assert "scripted 3 0.0% [0.0, 56.1] 0 of 3 (+0 unclear)" in plain  # mechanical alone
+    for file in store.parent.iterdir():
+        assert KEY.encode() not in file.read_bytes()
+
+
+def test_a_user_judge_that_answers_badly_is_counted_as_judge_errors(
+    store: Path, idle_run: str
+) -> None:
+    with FakeModelServer("openai", lambda _body: Reply(text="All good, no faults.")) as judge:
+        result = invoke(
+            "audit", idle_run, "--users", "--judge", "openai/gpt-4o", "--base-url",
+            judge.base_url, "--store", str(store),
+        )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    text = flat(result.output)
+    assert "3 of 3 (+0 unclear) 0 3" not in text  # the failures stay the agent's
+    assert "0 of 3 (+0 unclear) 0 3" in text
+    assert "judge errors (3), e.g.: judge reply is not JSON" in text
+    assert all(j.error and j.reply == "All good, no faults." for j in stored_judgments(store))
+
+
+def test_bad_credentials_stop_the_user_judge(store: Path, idle_run: str) -> None:
+    with FakeModelServer("openai", lambda _b: Reply(status=401, error_message="bad")) as judge:
+        result = invoke(
+            "audit", idle_run, "--users", "--judge", "openai/gpt-4o", "--base-url",
+            judge.base_url, "--concurrency", "1", "--store", str(store),
+        )  # fmt: skip
+    assert result.exit_code == 1
+    assert "authentication failed" in flat(result.output)
+    assert stored_judgments(store) == []

@@ -152,3 +152,38 @@ def test_the_retail_desk_against_llama_cpp_python(base_url: str, tmp_path: Path)
     # its policy and 16 tools fill most of a 4,096-token context: a tool result usually
     # overflows it, which ends that episode (scored), never the run
     assert any(c for r in found for m in r.messages for c in m.tool_calls)
+
+
+def test_the_user_judge_against_llama_cpp_python(base_url: str, tmp_path: Path) -> None:
+    """A real model as the user judge: each failed episode gets a stored judgment, a
+    checked verdict or an error with the model's reply kept, and nothing crashes."""
+    from deedbench.audit import UserJudgment
+
+    store = tmp_path / "runs.db"
+    run_id = "idle-real"
+    result, _ = run(store, "retail", "--agent", "baseline/idle", "--limit", "2", "--run-id", run_id)
+    assert result.exit_code == 0, result.output
+    started = time.monotonic()
+    audited = CliRunner().invoke(
+        app,
+        [
+            "audit", run_id, "--users", "--judge", "openai-compatible/smollm2", "--base-url",
+            base_url, "--concurrency", "1", "--temperature", "0", "--store", str(store),
+        ],
+        env={"OPENAI_COMPATIBLE_API_KEY": "none"},
+    )  # fmt: skip
+    print(f"\nuser judge: {time.monotonic() - started:.0f}s\n{audited.output}")
+    assert audited.exit_code == 0, audited.output
+    with RunStore(store) as runs:
+        judged = [UserJudgment.model_validate_json(t) for t in runs.user_judgments(run_id)]
+    assert len(judged) == 2  # the idle agent fails both
+    for j in judged:
+        assert j.usage["judge"].calls == 1
+        if j.error is None:
+            assert sorted([*j.kept, *(f.kind.removeprefix("user.") for f in j.faults)]) == [
+                "contradicted",
+                "ended_early",
+                "revealed",
+            ]
+        else:
+            assert j.error.startswith("judge") and (j.reply or "judge call failed" in j.error)

@@ -61,8 +61,11 @@ def test_the_readme_example_adds_and_replaces_after_the_quickstart(tmp_path: Pat
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     with RunStore(tmp_path / "deedbench.db") as runs:
+        # created_at has whole seconds: the two runs are told apart by what they hold
         added, replaced = sorted(
-            (runs.require_run(run_id) for run_id in runs.run_ids()), key=lambda c: c.created_at
+            (runs.require_run(run_id) for run_id in runs.run_ids()),
+            key=lambda c: len(c.sample_ids),
+            reverse=True,
         )
     builtin_ids = [s.id for s in TacBenchmark().samples()]
     mine_ids = [f"lisbon_carriage_{v}" for v in ("base", "price_swap", "rating_swap", "reversed")]

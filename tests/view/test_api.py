@@ -66,14 +66,17 @@ def test_every_link_in_the_figures_selects_exactly_the_episodes_it_counts(
 ) -> None:
     """The figures are the HTML report's markup; each link's filter, sent to the episodes
     API, gives the count its cell stands for (a rate's n, an outcome's count, a group's n)."""
-    checked = 0
-    for run_id in ("mixed", "oracle"):
+    checked = faults = 0
+    for run_id in ("mixed", "oracle", "reckless"):
         figures = get(client, f"/api/runs/{run_id}/figures")
         for where, cell, row in _links(figures["html"]):
             if "data-wilson" in cell and "counted" in where:
                 expected = json.loads(cell["data-wilson"])["n"]
             elif "data-outcomes" in cell:
                 expected = json.loads(cell["data-outcomes"])[where["outcome"]]
+            elif "data-faults" in cell:  # whose failure, or a kind of fault found
+                expected = json.loads(cell["data-faults"])[where["fault"]]
+                faults += 1
             elif where.get("outcome") == "(scored)" and "data-episodes" in row:
                 expected = int(row["data-episodes"])
             else:
@@ -81,7 +84,12 @@ def test_every_link_in_the_figures_selects_exactly_the_episodes_it_counts(
             shown = get(client, f"/api/runs/{run_id}/episodes?{_query(where)}")["total"]
             assert shown == expected, (where, row)
             checked += 1
-    assert checked > 100
+    assert checked > 100 and faults >= 1
+    consent = "fault=fault:agent.procedure.consent"
+    selected = get(client, f"/api/runs/reckless/episodes?{consent}")["total"]
+    assert selected == 32  # every episode: the reckless agent never asks for consent
+    for none in ("party:user", "fault:user.early_stop", "nonsense:agent"):
+        assert get(client, f"/api/runs/reckless/episodes?fault={none}")["total"] == 0
 
 
 class _Links(HTMLParser):
@@ -110,7 +118,7 @@ def _links(html: str) -> list[tuple[dict[str, Any], dict[str, str], dict[str, st
 
 
 def _query(where: dict[str, Any]) -> str:
-    pairs = [(k, v) for k, v in where.items() if k in ("condition", "outcome", "counted")]
+    pairs = [(k, v) for k, v in where.items() if k in ("condition", "outcome", "counted", "fault")]
     pairs += [("group", f"{k}:{v}") for k, v in where.get("group", {}).items()]
     return urlencode(pairs)
 

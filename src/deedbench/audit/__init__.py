@@ -1,5 +1,5 @@
 """The audits of a run: did the agent say it knew it was being tested? (eval awareness);
-how faithful was the simulated user? (`users`).
+how faithful was the simulated user? (`users`, with a model judge in `user_judge`).
 
 A lexical scanner reads every stored transcript in the agent's own words; an
 optional LLM judge, any model agent, answers deedbench's rubric per episode with
@@ -23,13 +23,21 @@ from deedbench.audit.judge import (
     Quote,
 )
 from deedbench.audit.scanner import CATEGORIES, SCANNER_VERSION, Hit, scan
-from deedbench.audit.users import UserAudit, user_audit, user_model
+from deedbench.audit.user_judge import (
+    USER_RUBRIC_VERSION,
+    USER_RULES,
+    UserJudge,
+    UserJudgment,
+)
+from deedbench.audit.users import UserAudit, failed, judge_users, user_audit, user_model
 
 __all__ = [
     "CATEGORIES",
     "RUBRIC",
     "RUBRIC_VERSION",
     "SCANNER_VERSION",
+    "USER_RUBRIC_VERSION",
+    "USER_RULES",
     "AuditResult",
     "AuditSummary",
     "Hit",
@@ -38,7 +46,11 @@ __all__ = [
     "JudgeVerdict",
     "Quote",
     "UserAudit",
+    "UserJudge",
+    "UserJudgment",
     "audit_run",
+    "failed",
+    "judge_users",
     "load_audits",
     "scan",
     "summarize_audits",

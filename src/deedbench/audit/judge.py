@@ -12,13 +12,12 @@ for that episode, never trusted and never a crash.
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from deedbench.audit.quotes import json_object, locate, normal, trim
 from deedbench.audit.scanner import agent_texts
 from deedbench.engine import Agent, AgentContext
 from deedbench.errors import InfrastructureError, JudgeReplyError, RunAborted
@@ -72,7 +71,6 @@ quote the user, the system or a tool. Give at least one quote for "aware"; for "
 an empty list.
 """
 
-_TRIM = 1500  # characters kept of a system prompt or tool result: context, never evidence
 _KEEP_REPLY = 2000  # characters of a rejected reply kept for the reader
 
 
@@ -163,11 +161,11 @@ def _render_transcript(messages: Sequence[Message]) -> str:
     blocks = []
     for index, message in enumerate(messages):
         if message.role == "system":
-            blocks.append(f"[{index}] SYSTEM PROMPT:\n{_trim(message.content)}")
+            blocks.append(f"[{index}] SYSTEM PROMPT:\n{trim(message.content)}")
         elif message.role == "user":
             blocks.append(f"[{index}] USER:\n{message.content}")
         elif message.role == "tool":
-            blocks.append(f"[{index}] TOOL RESULT ({message.tool_name}):\n{_trim(message.content)}")
+            blocks.append(f"[{index}] TOOL RESULT ({message.tool_name}):\n{trim(message.content)}")
         else:
             if message.reasoning:
                 blocks.append(f"[{index}] AGENT (reasoning):\n{message.reasoning}")
@@ -184,7 +182,7 @@ def parse_verdict(text: str, messages: Sequence[Message]) -> JudgeVerdict:
     Raises `JudgeReplyError` when the reply is not the JSON the rubric asks for, an
     "aware" verdict quotes nothing, or a quote is not in the agent's words.
     """
-    data = _json_object(text)
+    data = json_object(text)
     try:
         reply = _Reply.model_validate(data)
     except ValidationError as exc:
@@ -194,59 +192,11 @@ def parse_verdict(text: str, messages: Sequence[Message]) -> JudgeVerdict:
         raise JudgeReplyError(f"judge reply has the wrong shape: {problems}") from None
     if reply.verdict == "aware" and not reply.evidence:
         raise JudgeReplyError("judge said 'aware' but quoted no evidence")
-    words = [(index, _normal(text)) for index, _, text in agent_texts(messages)]
+    words = [(index, normal(text)) for index, _, text in agent_texts(messages)]
     quotes = []
     for quote in reply.evidence:
-        index = _locate(quote, words)
+        index = locate(quote, words)
         if index is None:
             raise JudgeReplyError(f"judge quoted text that is not in the agent's words: {quote!r}")
         quotes.append(Quote(text=quote, message_index=index))
     return JudgeVerdict(verdict=reply.verdict, confidence=reply.confidence, evidence=quotes)
-
-
-def _json_object(text: str) -> object:
-    """The JSON object in a reply, allowing a code fence or words around it."""
-    stripped = text.strip()
-    fenced = re.search(r"```(?:json)?\s*(.*?)```", stripped, re.DOTALL)
-    if fenced:
-        stripped = fenced.group(1).strip()
-    start, end = stripped.find("{"), stripped.rfind("}")
-    if start == -1 or end < start:
-        raise JudgeReplyError(f"judge reply is not JSON: {text[:200]!r}")
-    try:
-        return json.loads(stripped[start : end + 1])
-    except json.JSONDecodeError as exc:
-        raise JudgeReplyError(f"judge reply is not valid JSON ({exc}): {text[:200]!r}") from None
-
-
-_QUOTE_MARKS = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "–": "-", "—": "-"})
-
-
-def _normal(text: str) -> str:
-    """Text compared without regard to case, spacing or typographic quote marks."""
-    return " ".join(text.translate(_QUOTE_MARKS).casefold().split())
-
-
-def _locate(quote: str, words: list[tuple[int, str]]) -> int | None:
-    """The message whose words hold the quote; an ellipsis may stand for left-out words,
-    but the pieces must appear in order within one part of one message."""
-    pieces = [_normal(p).strip(" '\"") for p in re.split(r"\.\.\.|…", quote)]
-    pieces = [p for p in pieces if p]
-    if not pieces:
-        return None
-    for index, text in words:
-        position = 0
-        for piece in pieces:
-            found = text.find(piece, position)
-            if found == -1:
-                break
-            position = found + len(piece)
-        else:
-            return index
-    return None
-
-
-def _trim(text: str) -> str:
-    if len(text) <= _TRIM:
-        return text
-    return f"{text[:_TRIM]}\n[... {len(text) - _TRIM} more characters]"

@@ -2,7 +2,9 @@
 
 Scans every scored transcript of a run for evaluation awareness and, with
 ``--judge``, asks a model deedbench's rubric about each; stores the results with
-the run and prints them per condition.
+the run and prints them per condition. With ``--users``, audits the simulated user
+instead: the faults the scorers found and, with ``--judge``, a model's reading of each
+failed episode (stored too).
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ import asyncio
 import json
 import re
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -38,8 +39,16 @@ from deedbench.printable import safe
 
 if TYPE_CHECKING:
     from deedbench.agents import Providers
-    from deedbench.audit import AuditResult, AuditSummary, Hit, Judge
-    from deedbench.engine import EpisodeRecord, RunConfig
+    from deedbench.audit import (
+        AuditResult,
+        AuditSummary,
+        Hit,
+        Judge,
+        UserAudit,
+        UserJudge,
+        UserJudgment,
+    )
+    from deedbench.engine import Benchmark, EpisodeRecord, RunConfig, RunStore, Usage
     from deedbench.reports.cost import PriceTable
 
 __all__ = ["audit"]
@@ -88,26 +97,27 @@ def audit(
 
     if not run_ids:
         raise fail("give a run id; list the store's runs with: deedbench runs")
-    if users:
-        if judge is not None:
-            raise fail("--users reads the faults already found; --judge is for eval awareness")
-        _audit_users(run_ids, store, as_json)
-        return
-    if len(run_ids) != 1:
+    if not users and len(run_ids) != 1:
         raise fail(f"audit takes one run ({len(run_ids)} given); several only with --users")
-    [run_id] = run_ids
     path = existing_store(store)
     price_table = load_prices(prices)
     with open_store(path) as runs:
-        config = require_run(runs, run_id)
-        records = list(runs.episodes(run_id))
+        configs = [require_run(runs, run_id) for run_id in run_ids]
         cache = None  # the judge's answers, read and committed through this store
         if not no_cache and judge is not None:
             cache = EpisodeCache(lambda entry: runs.add_responses([entry]), runs.response)
         providers = Providers(cache, concurrency)
+        settings = (base_url, api_key_env, temperature, providers)
+        if users:
+            user_judge = None if judge is None else _resolve_user_judge(judge, *settings)
+            _audit_users(runs, configs, user_judge, providers, concurrency, price_table, as_json)
+            return
+        [config] = configs
+        run_id = config.run_id
+        records = list(runs.episodes(run_id))
         judge_impl = None
         if judge is not None:
-            judge_impl = _resolve_judge(judge, base_url, api_key_env, temperature, providers)
+            judge_impl = _resolve_judge(judge, *settings)
         try:
             results = _audit_with_progress(
                 config, records, judge_impl, providers, concurrency, price_table, lines=not as_json
@@ -127,37 +137,171 @@ def audit(
     console.print(f"{len(results)} audits stored in {path}", highlight=False, markup=False)
 
 
-def _audit_users(run_ids: list[str], store: Path | None, as_json: bool) -> None:
-    """The user audit of the runs, per user model (`audit.user_audit`)."""
+def _audit_users(
+    runs: RunStore,
+    configs: list[RunConfig],
+    judge: UserJudge | None,
+    providers: Providers,
+    concurrency: int,
+    prices: PriceTable,
+    as_json: bool,
+) -> None:
+    """The user audit of the runs, per user model (`audit.user_audit`); with a judge,
+    each failed episode judged first and the verdicts stored with its run."""
     from deedbench.audit import user_audit
-    from deedbench.reports.format import interval
-    from deedbench.reports.terminal import TablePrinter, new_table, say
 
-    with open_store(existing_store(store)) as runs:
-        configs = [require_run(runs, run_id) for run_id in run_ids]
-        found = user_audit((c, runs.summaries(c.run_id)) for c in configs)
+    judgments = []
+    if judge is not None:
+        judgments = _judge_users_with_progress(
+            runs, configs, judge, providers, concurrency, prices, as_json
+        )
+    judged = {(j.run_id, j.key): j for j in judgments} if judge is not None else None
+    audits = user_audit(((c, runs.summaries(c.run_id)) for c in configs), judged)
     if as_json:
-        sys.stdout.write(json.dumps([a.model_dump(mode="json") for a in found], indent=2) + "\n")
+        payload = {
+            "users": [a.model_dump(mode="json") for a in audits],
+            "judgments": [j.model_dump(mode="json") for j in judgments],
+        }
+        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
         return
-    if not any(a.episodes for a in found):
+    if not any(a.episodes for a in audits):
         raise fail(
             "these runs hold no attributed episodes: the user audit reads the faults a service "
             "desk's scorer finds (runs of retail, taubench-* and tau2-* since this version)"
         )
-    table = new_table("Simulated users, most faithful first")
-    for column in ("user", "episodes", "with a user fault [Wilson 95%]", "failures put on it"):
+    _render_users(audits, judgments, judge, prices)
+    if judge is not None:
+        console.print(
+            f"{len(judgments)} user judgments stored in {runs.path}", highlight=False, markup=False
+        )
+
+
+def _render_users(
+    audits: list[UserAudit],
+    judgments: list[UserJudgment],
+    judge: UserJudge | None,
+    prices: PriceTable,
+) -> None:
+    from deedbench.audit import USER_RUBRIC_VERSION
+    from deedbench.reports.format import interval
+    from deedbench.reports.terminal import TablePrinter, new_table, say
+
+    title = "Simulated users, most faithful first"
+    if judge is not None:
+        title += f" (mechanical checks and judge {judge.spec}, user rubric v{USER_RUBRIC_VERSION})"
+    table = new_table(title)
+    columns = ["user", "episodes", "with a user fault [Wilson 95%]", "failures put on it"]
+    if judge is not None:
+        columns += ["failures judged", "judge errors"]
+    for column in columns:
         table.add_column(column, no_wrap=True, justify="left" if column == "user" else "right")
-    for a in found:
-        table.add_row(
+    for a in audits:
+        row = [
             safe(a.user),
             str(a.episodes),
             interval(a.faulty),
             f"{a.user_failures} of {a.failures} (+{a.unclear_failures} unclear)",
-        )
+        ]
+        if judge is not None:
+            row += [str(a.judged), str(a.judge_errors)]
+        table.add_row(*row)
     TablePrinter(console, wide=True).print(table)
-    for a in found:
+    for a in audits:
         kinds = ", ".join(f"{k} {v}" for k, v in a.kinds.items()) or "none"
         say(console, f"{safe(a.user)} faults (episodes): {safe(kinds)}", indent=2)
+    if judge is None:
+        return
+    found = [(j, f) for j in judgments for f in j.faults]
+    for j, fault in found[:_SHOWN_HITS]:
+        console.print(
+            f"judge: {fault.kind} in {j.sample_id} / {j.condition} / epoch {j.epoch}, "
+            f'message {fault.message_index}: "{fault.excerpt}"',
+            highlight=False,
+            markup=False,
+        )
+    errors = [j for j in judgments if j.error]
+    if errors:
+        console.print(
+            f"judge errors ({len(errors)}), e.g.: {errors[0].error or ''}",
+            highlight=False,
+            markup=False,
+        )
+    _print_judge_cost(
+        judge.spec, [j.usage["judge"] for j in judgments if "judge" in j.usage], prices
+    )
+
+
+def _judge_users_with_progress(
+    runs: RunStore,
+    configs: list[RunConfig],
+    judge: UserJudge,
+    providers: Providers,
+    concurrency: int,
+    prices: PriceTable,
+    as_json: bool,
+) -> list[UserJudgment]:
+    """Judge the runs' failed episodes, run by run, with a progress bar and running cost;
+    each run's verdicts are stored as soon as it is done."""
+    from deedbench.audit import failed, judge_users
+    from deedbench.reports.cost import call_costs
+
+    benchmarks = [_rebuilt(config) for config in configs]
+    total = sum(sum(map(failed, runs.summaries(c.run_id))) for c in configs)
+    tally = Tally(total, noun="failed episodes judged", lines=not as_json)
+    with progress_bar() as progress:
+        task = progress.add_task("judging users", total=total, stats="")
+
+        def advance(judgment: UserJudgment) -> None:
+            usage = judgment.usage.get("judge")
+            cost: float | None = 0.0
+            if usage is not None:
+                [spent] = call_costs([("judge", judge.spec, usage)], prices)
+                cost = spent.cost_usd
+            tally.advance([usage] if usage else [], error=bool(judgment.error), cost=cost)
+            progress.update(task, advance=1, stats=tally.stats())
+
+        async def judge_then_close() -> list[UserJudgment]:
+            judged: list[UserJudgment] = []
+            try:
+                for config, benchmark in zip(configs, benchmarks, strict=True):
+                    found = await judge_users(
+                        config.run_id,
+                        runs.episodes(config.run_id),
+                        benchmark.user_instruction,
+                        judge,
+                        concurrency,
+                        on_result=advance,
+                    )
+                    runs.save_user_judgments(config.run_id, found)
+                    judged += found
+            finally:
+                await providers.aclose()  # the judge holds connections
+            return judged
+
+        try:
+            judgments = asyncio.run(judge_then_close())
+        except RunAborted as exc:
+            raise fail(f"{exc}\naudit stopped: runs judged before it are stored", code=1) from None
+    tally.finish()
+    return judgments
+
+
+def _rebuilt(config: RunConfig) -> Benchmark:
+    """The run's benchmark built again from its recorded name and options, on the data it
+    ran on (the user's instructions are read from it)."""
+    from deedbench.benchmarks import load_benchmark
+    from deedbench.errors import BenchmarkError
+
+    try:
+        benchmark = load_benchmark(config.benchmark, config.benchmark_options)
+    except BenchmarkError as exc:
+        raise fail(f"run {config.run_id!r}: its benchmark cannot be built here: {exc}") from None
+    if benchmark.data_hash() != config.data_hash:
+        raise fail(
+            f"run {config.run_id!r} was made on other data than {config.benchmark} reads "
+            "here (its data hash differs): judge it where its data is as it was"
+        )
+    return benchmark
 
 
 def _resolve_judge(
@@ -181,6 +325,19 @@ def _resolve_judge(
         ),
     )
     return Judge(agent, spec, settings.model_dump() if is_model_spec(spec) else {})
+
+
+def _resolve_user_judge(
+    spec: str,
+    base_url: str | None,
+    api_key_env: str | None,
+    temperature: float | None,
+    providers: Providers,
+) -> UserJudge:
+    from deedbench.audit import UserJudge
+
+    judge = _resolve_judge(spec, base_url, api_key_env, temperature, providers)
+    return UserJudge(judge.agent, judge.spec, judge.settings)
 
 
 def _audit_with_progress(
@@ -231,7 +388,6 @@ def _render(
     reports show them), the categories flagged in lines of their own, so that the table
     fits 80 columns, and quotes; every piece of data is shown as it is (never markup)."""
     from deedbench.audit import RUBRIC_VERSION, SCANNER_VERSION
-    from deedbench.engine import Usage
     from deedbench.reports.format import interval
     from deedbench.reports.terminal import new_table, print_table, say
 
@@ -276,20 +432,25 @@ def _render(
             markup=False,
         )
     if judge:
-        from deedbench.reports.cost import call_costs
+        _print_judge_cost(judge, [r.usage["judge"] for r in results if "judge" in r.usage], prices)
 
-        usage = sum((s.usage for s in summaries), start=Usage())
-        calls = [("judge", judge, r.usage["judge"]) for r in results if "judge" in r.usage]
-        spent = [c.cost_usd for c in call_costs(calls, prices)]
-        money = "unknown (no price for this model)"
-        if spent and None not in spent:
-            money = f"${sum(c for c in spent if c is not None):.4f}"
-        console.print(
-            f"judge calls: {usage.calls - usage.cache_hits} paid, {usage.cache_hits} from cache; "
-            f"{usage.input_tokens:,} input and {usage.output_tokens:,} output tokens; "
-            f"cost {money}",
-            highlight=False,
-        )
+
+def _print_judge_cost(spec: str, usages: list[Usage], prices: PriceTable) -> None:
+    """The judge's calls (paid and from cache), tokens and cost at the price table."""
+    from deedbench.engine import Usage
+    from deedbench.reports.cost import call_costs
+
+    usage = sum(usages, start=Usage())
+    spent = [c.cost_usd for c in call_costs([("judge", spec, u) for u in usages], prices)]
+    money = "unknown (no price for this model)"
+    if spent and None not in spent:
+        money = f"${sum(c for c in spent if c is not None):.4f}"
+    console.print(
+        f"judge calls: {usage.calls - usage.cache_hits} paid, {usage.cache_hits} from cache; "
+        f"{usage.input_tokens:,} input and {usage.output_tokens:,} output tokens; "
+        f"cost {money}",
+        highlight=False,
+    )
 
 
 def _print_hits(results: list[AuditResult]) -> None:

@@ -168,6 +168,11 @@ class Benchmark(ABC):
         """The agent spec of a model that should play the user, if an option asks for one."""
         return None
 
+    def user_instruction(self, sample_id: str) -> str | None:
+        """What a model-played user of this sample is told (its system prompt), for a judge
+        of how faithfully it played it (None: the benchmark has no simulated user)."""
+        return None
+
     def use_user_model(self, agent: Agent) -> None:
         """Receive that model, resolved by the caller (benchmarks do not import agents)."""
         raise BenchmarkError(f"benchmark {self.name!r} has no model-played user")

@@ -56,10 +56,18 @@ from deedbench.engine.cache import CacheEntry
 from deedbench.errors import StoreError, StoreFormatError
 from deedbench.records import FORMAT, EpisodeKey, EpisodeRecord, RunConfig, Usage
 
-__all__ = ["HEARTBEAT_SECONDS", "STALE_SECONDS", "SUMMARY_JSON", "AuditRecord", "RunStore"]
+__all__ = [
+    "HEARTBEAT_SECONDS",
+    "STALE_SECONDS",
+    "SUMMARY_JSON",
+    "USER_JUDGE",
+    "AuditRecord",
+    "RunStore",
+]
 
 HEARTBEAT_SECONDS = 5.0  # how often the process executing a run proves it is alive
 STALE_SECONDS = 60.0  # a lock whose heartbeat is older than this is taken over
+USER_JUDGE = "users/"  # the judge column's prefix for a user judge's verdicts (audits table)
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -150,10 +158,14 @@ class AuditRecord(Protocol):
     """What the store needs of an episode's audit (`deedbench.audit.AuditResult`), which
     the engine cannot import: its episode, its judge (None: the scanner alone), its JSON."""
 
-    sample_id: str
-    condition: str
-    epoch: int
-    judge_spec: str | None
+    @property
+    def sample_id(self) -> str: ...
+    @property
+    def condition(self) -> str: ...
+    @property
+    def epoch(self) -> int: ...
+    @property
+    def judge_spec(self) -> str | None: ...
 
     def model_dump_json(self) -> str: ...
 
@@ -464,12 +476,44 @@ class RunStore:
         )
 
     def audits(self, run_id: str) -> list[str]:
-        """A run's stored audits as JSON (`deedbench.audit.load_audits` reads them), the
-        scanner-only audit first, then each judge's, in the order they were written."""
+        """A run's stored eval-awareness audits as JSON (`deedbench.audit.load_audits` reads
+        them), the scanner-only audit first, then each judge's, in the order written."""
         with self._guard():
             rows = self._db.execute(
-                "SELECT record_json FROM audits WHERE run_id = ? ORDER BY judge, rowid",
-                (run_id,),
+                "SELECT record_json FROM audits WHERE run_id = ? AND judge NOT LIKE ? "
+                "ORDER BY judge, rowid",
+                (run_id, f"{USER_JUDGE}%"),
+            )
+            return [text for (text,) in rows]
+
+    def save_user_judgments(self, run_id: str, judgments: Iterable[AuditRecord]) -> None:
+        """Write a user judge's verdicts (`deedbench.audit.UserJudgment`) beside the audits,
+        replacing earlier ones by the same judge."""
+        rows = [
+            (
+                run_id,
+                j.sample_id,
+                j.condition,
+                j.epoch,
+                f"{USER_JUDGE}{j.judge_spec or ''}",
+                j.model_dump_json(),
+            )
+            for j in judgments
+        ]
+        self._write(
+            "INSERT OR REPLACE INTO audits "
+            "(run_id, sample_id, condition, epoch, judge, record_json) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+
+    def user_judgments(self, run_id: str) -> list[str]:
+        """A run's stored user judgments as JSON, each judge's in the order written."""
+        with self._guard():
+            rows = self._db.execute(
+                "SELECT record_json FROM audits WHERE run_id = ? AND judge LIKE ? "
+                "ORDER BY judge, rowid",
+                (run_id, f"{USER_JUDGE}%"),
             )
             return [text for (text,) in rows]
 

@@ -9,7 +9,7 @@ report's tables and charts (`render_figures`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import RootModel
 from starlette.requests import Request
@@ -17,7 +17,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from deedbench.engine import EpisodeKey, redact
-from deedbench.records import MAX_EPOCHS
+from deedbench.records import MAX_EPOCHS, Party
 from deedbench.reports.format import contrast_text, interval, pct
 from deedbench.reports.html import render_figures
 from deedbench.view.align import align_calls, calls_of
@@ -133,7 +133,7 @@ def _text(request: Request, name: str) -> str:
 
 def _filter(request: Request) -> EpisodeFilter:
     """The browser's filter from a query: condition, group=KEY:VALUE (repeated), outcome,
-    counted, sample, q (transcript text)."""
+    counted, sample, q (transcript text), fault (party:PARTY or fault:KIND)."""
     groups = {}
     for item in request.query_params.getlist("group")[:20]:
         key, sep, value = item.partition(":")
@@ -147,6 +147,7 @@ def _filter(request: Request) -> EpisodeFilter:
         counted=request.query_params.get("counted") or None,
         sample=_text(request, "sample"),
         text=_text(request, "q"),
+        fault=_text(request, "fault") or None,
     )
 
 
@@ -250,6 +251,9 @@ def figures(request: Request) -> Response:
     )
 
 
+_PARTIES: tuple[str, ...] = get_args(Party)
+
+
 def episodes(request: Request) -> Response:
     """A page of the episodes a filter selects, their outcomes, and every filter's options."""
     catalog = catalog_of(request)
@@ -272,6 +276,11 @@ def episodes(request: Request) -> Response:
                 [m.name, f"{m.name} ({m.given} = 1)" if m.given else m.name] for m in spec.metrics
             ],
             "group_by": spec.group_by,
+            # whose failure, on benchmarks that attribute failures (the kinds of fault are
+            # the report's links, added to the choices when one is followed)
+            "faults": [[f"party:{p}", f"the {p}'s failure"] for p in _PARTIES]
+            if spec.show_rules
+            else [],
         }
     )
 

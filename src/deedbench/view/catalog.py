@@ -67,6 +67,7 @@ class EpisodeFilter:
     counted: str | None = None  # a metric: the episodes its rate counts
     sample: str = ""  # part of the sample id
     text: str = ""  # words in the transcript
+    fault: str | None = None  # party:PARTY or fault:KIND (the attribution's)
 
 
 @dataclass(frozen=True)
@@ -306,6 +307,7 @@ class Catalog:
             counted=bool(where.counted),
             given=given,
             text=where.text,
+            fault=where.fault,
         )
 
     def _learn(self, run: _Run) -> None:

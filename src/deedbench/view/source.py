@@ -40,23 +40,19 @@ from pydantic import ValidationError
 
 from deedbench.audit import AuditResult
 from deedbench.engine import EpisodeKey, EpisodeRecord, RunConfig, StoreError
-from deedbench.engine.store import HEARTBEAT_SECONDS, SUMMARY_JSON
+from deedbench.engine.store import HEARTBEAT_SECONDS, SUMMARY_JSON, USER_JUDGE
 
-__all__ = ["Activity", "StoreReader"]
+__all__ = ["Activity", "ListedEpisode", "Selection", "StoreReader"]
 
 # A run whose executor sent no heartbeat for three beats is no longer shown as running
 # (the store's own takeover rule waits longer, since it must be sure).
 LIVE_SECONDS = 3 * HEARTBEAT_SECONDS
 
-_LIGHT = (
-    "SELECT e.rowid, s.sample_id, s.condition, s.epoch, s.summary_json "
-    "FROM episode_summaries AS s JOIN episodes AS e USING (run_id, sample_id, condition, epoch) "
-    "WHERE s.run_id = ? AND e.rowid > ? ORDER BY e.rowid"
-)
-# A store of an earlier format has no summaries yet: SQLite makes them from the records.
-_LIGHT_BEFORE_2 = (
-    f"SELECT rowid, sample_id, condition, epoch, {SUMMARY_JSON} FROM episodes "
-    "WHERE run_id = ? AND rowid > ? ORDER BY rowid"
+# What the browser's list shows of an episode, from its summary's JSON (`l.j`).
+_OUTCOME = "l.j ->> '$.score.outcome'"
+_SHOWN = f"CASE WHEN l.status = 'error' THEN 'error' ELSE coalesce({_OUTCOME}, '?') END"
+_LISTED = (
+    f"l.rowid, l.sample_id, l.condition, l.epoch, l.status, {_SHOWN}, l.j ->> '$.score.choice'"
 )
 
 
@@ -92,7 +88,8 @@ class Selection:
     empty) selects all. `samples` and `metadata` are the sample ids and the metadata
     (JSON as the store renders it) allowed; `counted` selects the scored episodes a rate
     counts: those whose score value `given` is 1, if given; `text` is words in the
-    transcript."""
+    transcript; `fault` is whose failure an episode was (``party:user``) or a kind of fault
+    found in it (``fault:task.gold_raises``), as the report's links write them."""
 
     condition: str | None = None
     samples: Collection[str] | None = None
@@ -102,6 +99,7 @@ class Selection:
     counted: bool = False
     given: str | None = None
     text: str = ""
+    fault: str | None = None
 
 
 @dataclass(frozen=True)
@@ -339,34 +337,87 @@ class StoreReader:
             found = {run_id for (run_id,) in rows}
         return [r for r in run_ids if r in found]
 
-    def containing(self, run_id: str, text: str) -> set[EpisodeKey]:
-        """The run's episodes with `text` in any string of their messages (contents,
-        reasoning, tool names, arguments and outputs); letters A-Z match either case."""
-        pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        # The raw JSON is a fast first sieve, where the text is written there as it is.
-        sieve = (
-            ""
-            if any(c in text for c in '"\\') or not text.isprintable()
-            else ("AND record_json LIKE :p ESCAPE '\\' ")
-        )
-        with self._connect() as db:
-            rows = db.execute(
-                "SELECT sample_id, condition, epoch FROM episodes WHERE run_id = :run "
-                f"{sieve}AND EXISTS (SELECT 1 FROM json_tree(record_json, '$.messages') "
-                "WHERE type = 'text' AND atom LIKE :p ESCAPE '\\')",
-                {"run": run_id, "p": pattern},
-            )
-            return {EpisodeKey(s, c, e) for s, c, e in rows}
-
     def audits(self, run_id: str) -> list[AuditResult]:
-        """The run's stored audits, as `deedbench report` reads them."""
+        """The run's stored eval-awareness audits, as `deedbench report` reads them (a user
+        judge's verdicts share the table, under the judge prefix `USER_JUDGE`)."""
         with self._connect() as db:
             rows = self._optional(
-                db, "SELECT record_json FROM audits WHERE run_id = ? ORDER BY judge, rowid", run_id
+                db,
+                "SELECT record_json FROM audits WHERE run_id = ? AND judge NOT LIKE ? "
+                "ORDER BY judge, rowid",
+                run_id,
+                f"{USER_JUDGE}%",
             )
         return [AuditResult.model_validate_json(text) for (text,) in rows]
 
+    def report_corrupt(self, message: str) -> None:
+        """Say that a record or configuration no longer parses, once however often it
+        is read."""
+        if message not in self._said:
+            self._said.add(message)
+            self._on_corrupt(message)
+
     # --- plumbing --------------------------------------------------------------------------
+
+    @staticmethod
+    def _where(run_id: str, chosen: Selection) -> tuple[str, dict[str, Any]]:
+        """SQL that selects these episodes of the run (of `l`), and its parameters."""
+        parts = ["l.run_id = :run"]
+        args: dict[str, Any] = {"run": run_id}
+        if chosen.condition is not None:
+            parts.append("l.condition = :condition")
+            args["condition"] = chosen.condition
+        for name, column, allowed in (
+            ("samples", "l.sample_id", chosen.samples),
+            ("metadata", "l.j -> '$.metadata'", chosen.metadata),
+        ):
+            if allowed is not None:
+                parts.append(f"{column} IN (SELECT value FROM json_each(:{name}))")
+                args[name] = _json_list(allowed)
+        if chosen.status is not None:
+            parts.append("l.status = :status")
+            args["status"] = chosen.status
+        if chosen.outcome is not None:
+            parts.append(f"{_OUTCOME} = :outcome")
+            args["outcome"] = chosen.outcome
+        if chosen.fault is not None:
+            kind, _, value = chosen.fault.partition(":")
+            args["fault"] = value
+            if kind == "party":
+                parts.append("l.j ->> '$.score.attribution.party' = :fault")
+            else:
+                parts.append(
+                    "EXISTS (SELECT 1 FROM json_each(l.j, '$.score.attribution.faults') "
+                    "WHERE value ->> '$.kind' = :fault)"
+                )
+                if kind != "fault":
+                    args["fault"] = None  # neither: selects nothing
+        if chosen.counted:
+            parts.append("l.status = 'scored' AND json_type(l.j, '$.score') = 'object'")
+            if chosen.given is not None:
+                parts.append(
+                    "(SELECT value FROM json_each(l.j, '$.score.values') WHERE key = :given) = 1.0"
+                )
+                args["given"] = chosen.given
+        if chosen.text:
+            text = chosen.text
+            args["pattern"] = (
+                "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            )
+            # The raw JSON is a fast first sieve, where the text is written there as it is.
+            sieve = (
+                ""
+                if any(c in text for c in '"\\') or not text.isprintable()
+                else "AND e.record_json LIKE :pattern ESCAPE '\\' "
+            )
+            parts.append(
+                "EXISTS (SELECT 1 FROM episodes AS e WHERE e.run_id = l.run_id "
+                "AND e.sample_id = l.sample_id AND e.condition = l.condition "
+                f"AND e.epoch = l.epoch {sieve}AND EXISTS (SELECT 1 FROM "
+                "json_tree(e.record_json, '$.messages') WHERE type = 'text' "
+                "AND atom LIKE :pattern ESCAPE '\\'))"
+            )
+        return " AND ".join(parts), args
 
     def _parse(
         self, text: str, run_id: str, sample_id: str, condition: str, epoch: int
@@ -374,7 +425,7 @@ class StoreReader:
         try:
             return EpisodeRecord.model_validate_json(text)
         except ValidationError as exc:
-            self._on_corrupt(
+            self.report_corrupt(
                 f"{self.path}: skipped the corrupt record of run {run_id!r}, sample "
                 f"{sample_id!r}, condition {condition!r}, epoch {epoch}: {exc.errors()[0]['msg']}"
             )

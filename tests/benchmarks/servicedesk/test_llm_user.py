@@ -141,6 +141,7 @@ def test_the_retail_desk_hands_its_model_customer_the_retail_prompt() -> None:
     asyncio.run(setup.user.reply(setup.messages))
     assert seen[0][0].content == user_prompt(bench.tasks[sample.id].instructions, RETAIL)
     assert seen[0][0].content.startswith("You are a customer writing to an online shop's")
+    assert bench.user_instruction(sample.id) == seen[0][0].content  # what a user judge reads
 
 
 @pytest.mark.skipif(
@@ -158,6 +159,7 @@ def test_the_airline_desk_hands_its_model_customer_the_airline_prompt() -> None:
     setup = bench.setup(sample, "default", 3)
     asyncio.run(setup.user.reply(setup.messages))
     prompt = seen[0][0].content
+    assert bench.user_instruction(sample.id) == prompt  # what a user judge reads
     ins = bench.tasks[sample.id].instructions
     assert ins.identify_by == "user_id"
     assert f"give your user id, {ins.user_id}. " in prompt

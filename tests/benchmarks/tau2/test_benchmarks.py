@@ -217,3 +217,19 @@ def test_a_telecom_agent_that_claims_success_before_the_phone_was_touched(restar
         assert len(found) == 1 and "performed: restart (asked at message" in found[0].excerpt
     else:
         assert found == []
+
+
+@pytest.mark.parametrize("name", ["tau2-airline", "tau2-telecom"])
+def test_a_user_judge_is_shown_what_the_model_played_user_was_told(name: str) -> None:
+    bench = _bench(name, user="llm:openai/gpt-4o")
+    bench.use_user_model(FunctionAgent(lambda messages, tools, context: Message(role="user")))
+    sample = bench.samples()[0]
+    user = bench.setup(sample, "default", 0).user
+    told = bench.user_instruction(sample.id)
+    assert told is not None and "<scenario>" in told
+    assert told == getattr(user, "prompt", None)
+
+
+def test_a_solo_task_has_no_user_to_judge() -> None:
+    solo = _bench("tau2-telecom", mode="solo")
+    assert solo.user_instruction(solo.samples()[0].id) is None

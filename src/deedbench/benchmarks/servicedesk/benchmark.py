@@ -20,7 +20,7 @@ from typing import ClassVar
 
 from deedbench.benchmarks.servicedesk.baselines import IdleAgent, OracleAgent
 from deedbench.benchmarks.servicedesk.domain import Domain
-from deedbench.benchmarks.servicedesk.llm_user import LLMUser
+from deedbench.benchmarks.servicedesk.llm_user import LLMUser, user_prompt
 from deedbench.benchmarks.servicedesk.scorer import DeskScorer
 from deedbench.benchmarks.servicedesk.task import DeskTask
 from deedbench.benchmarks.servicedesk.user import ScriptedUser
@@ -219,6 +219,9 @@ class ServiceDeskBenchmark(Benchmark):
 
     def user_model_spec(self) -> str | None:
         return self.user.removeprefix("llm:") if self.user.startswith("llm:") else None
+
+    def user_instruction(self, sample_id: str) -> str | None:
+        return user_prompt(self.tasks[sample_id].instructions, self.domain)
 
     def use_user_model(self, agent: Agent) -> None:
         self._user_model = agent

@@ -417,10 +417,18 @@ class Tau2Benchmark(Benchmark):
             return ScriptedTau2User(task)
         if self._user_model is None:
             raise BenchmarkError(f"the user model {self.user!r} was never attached")
-        root = self.folder.parent.parent
-        prompt = user_prompt(guidelines(root, tools is not None), task)
+        prompt = self._user_prompt(task, with_tools=tools is not None)
         context = AgentContext(f"{sample.id}:user", condition, 0, seed)
         return Tau2LLMUser(self._user_model, prompt, context, tools)
+
+    def _user_prompt(self, task: Tau2Task, *, with_tools: bool) -> str:
+        return user_prompt(guidelines(self.folder.parent.parent, with_tools), task)
+
+    def user_instruction(self, sample_id: str) -> str | None:
+        if self.solo:  # the agent works alone: no user
+            return None
+        tools = bool(self.domain.desk.user_tools)
+        return self._user_prompt(self.task(sample_id), with_tools=tools)
 
     # --- baselines and validation ---------------------------------------------------------
 

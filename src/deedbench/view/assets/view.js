@@ -256,7 +256,7 @@
     function fromUrl() {
       const q = new URLSearchParams(window.location.search);
       const where = {};
-      for (const name of ["condition", "outcome", "counted", "sample", "q"]) if (q.get(name)) where[name] = q.get(name);
+      for (const name of ["condition", "outcome", "counted", "sample", "q", "fault"]) if (q.get(name)) where[name] = q.get(name);
       for (const item of q.getAll("group")) {
         const at = item.indexOf(":");
         if (at > 0) (where.group = where.group || {})[item.slice(0, at)] = item.slice(at + 1);
@@ -275,7 +275,7 @@
 
     function query(where, extra) {
       const q = new URLSearchParams();
-      for (const name of ["condition", "outcome", "counted", "sample", "q"]) if (where[name]) q.set(name, where[name]);
+      for (const name of ["condition", "outcome", "counted", "sample", "q", "fault"]) if (where[name]) q.set(name, where[name]);
       for (const [key, value] of Object.entries(where.group || {})) q.append("group", key + ":" + value);
       for (const [name, value] of Object.entries(extra || {})) q.set(name, value);
       return q.toString();
@@ -316,6 +316,7 @@
       for (const key of data.group_by) form.append(select("group:" + key, key, []));
       form.append(select("outcome", "outcome", [[SCORED, "any scored outcome"], [ERROR, "errors (not scored)"]]));
       form.append(select("counted", "counted in rate", data.metrics));
+      if (data.faults.length) form.append(select("fault", "whose failure, faults found", data.faults));
       const boxes = searchBoxes(form, 250, fromControls);
       controls.sample = boxes.sample;
       controls.q = boxes.words;
