@@ -1,5 +1,5 @@
-"""The user judge: what it is shown, the checks on its reply, and how its findings join the
-mechanical faults in the user audit."""
+"""The user judge: what it is shown and the checks on its reply (its findings in the user
+audit: test_users.py)."""
 
 from __future__ import annotations
 
@@ -7,20 +7,10 @@ import json
 
 import pytest
 
-from deedbench.audit import USER_RULES, UserJudgment, user_audit
+from deedbench.audit import USER_RULES
 from deedbench.audit.user_judge import parse_user_verdicts, user_judge_messages
-from deedbench.benchmarks.retail import RetailBenchmark
-from deedbench.engine import plan_run
 from deedbench.errors import JudgeReplyError
-from deedbench.records import (
-    Attribution,
-    EpisodeRecord,
-    Fault,
-    Message,
-    ModelUser,
-    Score,
-    ToolCall,
-)
+from deedbench.records import Message, ToolCall
 
 POLICY = "You are the desk of Acme. Authenticate the customer before any change."
 INSTRUCTION = "You want to cancel order #W1. Give your email only when asked."
@@ -92,52 +82,3 @@ def test_a_broken_rule_becomes_a_judged_fault_located_in_the_users_words() -> No
 def test_a_reply_that_fails_a_check_is_an_error_never_a_verdict(text: str, message: str) -> None:
     with pytest.raises(JudgeReplyError, match=message):
         parse_user_verdicts(text, TRANSCRIPT)
-
-
-def _record(sample: str, party: str | None, *kinds: str) -> EpisodeRecord:
-    faults = [Fault(kind=k, excerpt="quote") for k in kinds]
-    score = Score(outcome="x", values={}, attribution=Attribution(party=party, faults=faults))
-    return EpisodeRecord(
-        sample_id=sample, condition="default", epoch=1, seed=0, status="scored",
-        termination="user_stopped", steps=1, messages=[], score=score, started_at=0.0,
-        duration_s=0.0,
-    )  # fmt: skip
-
-
-def _judgment(run_id: str, sample: str, *kinds: str, error: str | None = None) -> UserJudgment:
-    return UserJudgment(
-        run_id=run_id,
-        sample_id=sample,
-        condition="default",
-        epoch=1,
-        judge_spec="openai/judge",
-        faults=[Fault(kind=k, excerpt="bye", message_index=5, source="judge") for k in kinds],
-        error=error,
-    )
-
-
-def test_the_judges_findings_join_the_mechanical_faults_in_the_user_audit() -> None:
-    config = plan_run(RetailBenchmark(), "baseline/oracle", run_id="r").model_copy(
-        update={"user": ModelUser(spec="openai/gpt-x")}
-    )
-    records = [
-        _record("1", "agent", "agent.database"),  # the judge finds the user ended early
-        _record("2", "task", "task.gold_raises"),  # and here too: user and task, unclear
-        _record("3", "agent", "agent.database"),  # the judge finds nothing
-        _record("4", "agent", "agent.outputs"),  # the judge failed: as found mechanically
-    ]
-    judged = {
-        (j.run_id, j.key): j
-        for j in (
-            _judgment("r", "1", "user.ended_early"),
-            _judgment("r", "2", "user.ended_early"),
-            _judgment("r", "3"),
-            _judgment("r", "4", error="judge reply is not JSON"),
-        )
-    }
-    [without] = user_audit([(config, records)])
-    assert (without.user_failures, without.unclear_failures, without.faulty.k) == (0, 0, 0)
-    [audit] = user_audit([(config, records)], judged)
-    assert (audit.failures, audit.user_failures, audit.unclear_failures) == (4, 1, 1)
-    assert audit.faulty.k == 2 and audit.kinds == {"user.ended_early": 2}
-    assert (audit.judged, audit.judge_errors) == (3, 1)

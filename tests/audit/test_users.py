@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from deedbench.audit import user_audit
+from deedbench.audit import UserJudgment, user_audit
 from deedbench.benchmarks.retail import RetailBenchmark
 from deedbench.cli.main import app
 from deedbench.engine import plan_run
@@ -71,3 +71,42 @@ def test_the_command_audits_the_users_of_runs(tmp_path: Path) -> None:
     assert "scripted 92 0.0% [0.0, 4.0] 0 of 0 (+0 unclear)" in text
     two = runner.invoke(app, ["audit", "oracle", "idle", "--store", store])
     assert two.exit_code == 2 and "several only with --users" in two.output
+
+
+def _judgment(run_id: str, sample: str, *kinds: str, error: str | None = None) -> UserJudgment:
+    return UserJudgment(
+        run_id=run_id,
+        sample_id=sample,
+        condition="default",
+        epoch=1,
+        judge_spec="openai/judge",
+        faults=[Fault(kind=k, excerpt="bye", message_index=5, source="judge") for k in kinds],
+        error=error,
+    )
+
+
+def test_the_judges_findings_join_the_mechanical_faults_in_the_user_audit() -> None:
+    config = plan_run(RetailBenchmark(), "baseline/oracle", run_id="r").model_copy(
+        update={"user": ModelUser(spec="openai/gpt-x")}
+    )
+    records = [
+        _record("1", "agent", "agent.database"),  # the judge finds the user ended early
+        _record("2", "task", "task.gold_raises"),  # and here too: user and task, unclear
+        _record("3", "agent", "agent.database"),  # the judge finds nothing
+        _record("4", "agent", "agent.outputs"),  # the judge failed: as found mechanically
+    ]
+    judged = {
+        (j.run_id, j.key): j
+        for j in (
+            _judgment("r", "1", "user.ended_early"),
+            _judgment("r", "2", "user.ended_early"),
+            _judgment("r", "3"),
+            _judgment("r", "4", error="judge reply is not JSON"),
+        )
+    }
+    [without] = user_audit([(config, records)])
+    assert (without.user_failures, without.unclear_failures, without.faulty.k) == (0, 0, 0)
+    [audit] = user_audit([(config, records)], judged)
+    assert (audit.failures, audit.user_failures, audit.unclear_failures) == (4, 1, 1)
+    assert audit.faulty.k == 2 and audit.kinds == {"user.ended_early": 2}
+    assert (audit.judged, audit.judge_errors) == (3, 1)

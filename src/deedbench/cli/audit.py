@@ -219,16 +219,9 @@ def _render_users(
             highlight=False,
             markup=False,
         )
-    errors = [j for j in judgments if j.error]
-    if errors:
-        console.print(
-            f"judge errors ({len(errors)}), e.g.: {errors[0].error or ''}",
-            highlight=False,
-            markup=False,
-        )
-    _print_judge_cost(
-        judge.spec, [j.usage["judge"] for j in judgments if "judge" in j.usage], prices
-    )
+    errors = [j.error for j in judgments if j.error]
+    usages = [j.usage["judge"] for j in judgments if "judge" in j.usage]
+    _print_judge_end(judge.spec, errors, usages, prices)
 
 
 def _judge_users_with_progress(
@@ -243,7 +236,6 @@ def _judge_users_with_progress(
     """Judge the runs' failed episodes, run by run, with a progress bar and running cost;
     each run's verdicts are stored as soon as it is done."""
     from deedbench.audit import failed, judge_users
-    from deedbench.reports.cost import call_costs
 
     benchmarks = [_rebuilt(config) for config in configs]
     total = sum(sum(map(failed, runs.summaries(c.run_id))) for c in configs)
@@ -253,10 +245,7 @@ def _judge_users_with_progress(
 
         def advance(judgment: UserJudgment) -> None:
             usage = judgment.usage.get("judge")
-            cost: float | None = 0.0
-            if usage is not None:
-                [spent] = call_costs([("judge", judge.spec, usage)], prices)
-                cost = spent.cost_usd
+            cost = _call_cost(judge.spec, usage, prices)
             tally.advance([usage] if usage else [], error=bool(judgment.error), cost=cost)
             progress.update(task, advance=1, stats=tally.stats())
 
@@ -351,7 +340,6 @@ def _audit_with_progress(
     lines: bool,
 ) -> list[AuditResult]:
     from deedbench.audit import audit_run
-    from deedbench.reports.cost import call_costs
 
     total = sum(r.status == "scored" for r in records)
     tally = Tally(total, noun="transcripts judged", lines=lines and judge is not None)
@@ -360,10 +348,7 @@ def _audit_with_progress(
 
         def advance(result: AuditResult) -> None:
             usage = result.usage.get("judge")
-            cost: float | None = 0.0
-            if judge is not None and usage is not None:
-                [spent] = call_costs([("judge", judge.spec, usage)], prices)
-                cost = spent.cost_usd
+            cost = _call_cost(judge.spec if judge else None, usage, prices)
             tally.advance([usage] if usage else [], error=bool(result.judge_error), cost=cost)
             progress.update(task, advance=1, stats=tally.stats())
 
@@ -424,21 +409,35 @@ def _render(
             highlight=False,
             markup=False,
         )
-    errors = [r for r in results if r.judge_error]
-    if errors:
-        console.print(
-            f"judge errors ({len(errors)}), e.g.: {errors[0].judge_error or ''}",
-            highlight=False,
-            markup=False,
-        )
-    if judge:
-        _print_judge_cost(judge, [r.usage["judge"] for r in results if "judge" in r.usage], prices)
+    errors = [r.judge_error for r in results if r.judge_error]
+    usages = [r.usage["judge"] for r in results if "judge" in r.usage]
+    _print_judge_end(judge, errors, usages, prices)
 
 
-def _print_judge_cost(spec: str, usages: list[Usage], prices: PriceTable) -> None:
-    """The judge's calls (paid and from cache), tokens and cost at the price table."""
+def _call_cost(spec: str | None, usage: Usage | None, prices: PriceTable) -> float | None:
+    """What one judge call cost at the price table (None: no price for the model)."""
+    from deedbench.reports.cost import call_costs
+
+    if spec is None or usage is None:
+        return 0.0
+    [spent] = call_costs([("judge", spec, usage)], prices)
+    return spent.cost_usd
+
+
+def _print_judge_end(
+    spec: str | None, errors: list[str], usages: list[Usage], prices: PriceTable
+) -> None:
+    """The judge's errors (how many, and the first), then its calls (paid and from
+    cache), tokens and cost at the price table; nothing of a judge when none judged."""
     from deedbench.engine import Usage
     from deedbench.reports.cost import call_costs
+
+    if errors:
+        console.print(
+            f"judge errors ({len(errors)}), e.g.: {errors[0]}", highlight=False, markup=False
+        )
+    if spec is None:
+        return
 
     usage = sum(usages, start=Usage())
     spent = [c.cost_usd for c in call_costs([("judge", spec, u) for u in usages], prices)]

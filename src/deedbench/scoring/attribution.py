@@ -20,25 +20,42 @@ plainly, since blaming the user wrongly would excuse the agent.
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from deedbench.records import Fault, Message, ToolCall, answered_calls
 from deedbench.scoring.affirmation import classify_reply
 from deedbench.scoring.procedure import quote
 
 __all__ = [
+    "CONTRADICTS_GOLD",
     "EARLY_STOP",
+    "GOLD_BREAKS_POLICY",
+    "GOLD_RAISES",
+    "ID_KINDS",
     "INVENTED_DETAIL",
+    "OUTPUT_UNSUPPORTED",
     "REFUSED_WANTED",
     "UNWANTED_ACCEPTED",
     "accepted_unwanted",
+    "contradicted_ids",
     "details_in",
     "early_stop",
     "invented_details",
     "refused_wanted",
     "refuses",
+    "unsupported_outputs",
 ]
+
+GOLD_RAISES = "task.gold_raises"
+GOLD_BREAKS_POLICY = "task.gold_breaks_policy"
+OUTPUT_UNSUPPORTED = "task.output_unsupported"
+CONTRADICTS_GOLD = "task.instruction_contradicts_gold"
+ID_KINDS = ("order id", "reservation id", "user id")
+"""The details that name what a task is about: an instruction naming some, and gold actions
+naming others of the same kind, contradict each other."""
 
 INVENTED_DETAIL = "user.invented_detail"
 EARLY_STOP = "user.early_stop"
@@ -258,3 +275,45 @@ def accepted_unwanted(
             )
         )
     return found
+
+
+def unsupported_outputs(
+    outputs: Iterable[str], results: str, instruction: str, noun: str = "output"
+) -> list[Fault]:
+    """The required outputs found neither in any result of the gold actions nor in the
+    instruction: no agent can say them. A number is not checked (it may be worked out from
+    others: a total, a difference)."""
+    known = f"{results} {instruction}".lower().replace(",", "")
+    return [
+        Fault(
+            kind=OUTPUT_UNSUPPORTED,
+            excerpt=f"required {noun} {output!r} is in no result of the gold actions and not "
+            "in the instruction",
+        )
+        for output in outputs
+        if not _numeric(output) and output.lower() not in known
+    ]
+
+
+def contradicted_ids(instruction: str, gold: Iterable[Mapping[str, Any]]) -> list[Fault]:
+    """For each kind of id (`ID_KINDS`) both name, an instruction that names ids none of
+    which the gold actions (their arguments) touch."""
+    named = details_in(instruction)
+    touched = set().union(*(details_in(json.dumps(arguments)) for arguments in gold))
+    found = []
+    for kind in ID_KINDS:
+        asked = {v for k, v in named if k == kind}
+        used = {v for k, v in touched if k == kind}
+        if asked and used and not asked & used:
+            found.append(
+                Fault(
+                    kind=CONTRADICTS_GOLD,
+                    excerpt=f"the instruction names {kind}s {sorted(asked)}, and the gold "
+                    "actions touch none of them",
+                )
+            )
+    return found
+
+
+def _numeric(text: str) -> bool:
+    return re.fullmatch(r"[$]?-?[\d,]+(?:\.\d+)?%?", text.strip()) is not None

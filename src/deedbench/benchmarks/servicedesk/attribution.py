@@ -36,27 +36,27 @@ from deedbench.benchmarks.servicedesk.user import action_done
 from deedbench.benchmarks.servicedesk.world import Tables
 from deedbench.records import Attribution, Evidence, Fault, Message, ToolCall, party_of
 from deedbench.scoring.attribution import (
+    CONTRADICTS_GOLD,
     EARLY_STOP,
+    GOLD_BREAKS_POLICY,
+    GOLD_RAISES,
     INVENTED_DETAIL,
+    OUTPUT_UNSUPPORTED,
     REFUSED_WANTED,
     UNWANTED_ACCEPTED,
     accepted_unwanted,
-    details_in,
+    contradicted_ids,
     early_stop,
     invented_details,
     refused_wanted,
+    unsupported_outputs,
 )
 from deedbench.scoring.procedure import ONE_CHANGE_PER_ORDER, ONE_USER, check_procedure
 
 __all__ = ["TASK_CHECKS", "USER_CHECKS", "DeskAttribution"]
 
-GOLD_RAISES = "task.gold_raises"
-GOLD_BREAKS_POLICY = "task.gold_breaks_policy"
-OUTPUT_UNSUPPORTED = "task.output_unsupported"
-CONTRADICTS_GOLD = "task.instruction_contradicts_gold"
 TASK_CHECKS = (GOLD_RAISES, GOLD_BREAKS_POLICY, OUTPUT_UNSUPPORTED, CONTRADICTS_GOLD)
 USER_CHECKS = (INVENTED_DETAIL, EARLY_STOP, REFUSED_WANTED, UNWANTED_ACCEPTED)
-_ID_KINDS = ("order id", "reservation id", "user id")
 _GOLD_RULES = (ONE_USER, ONE_CHANGE_PER_ORDER)
 """The generic rules a gold action list can break by itself (identification first is the
 dialogue's business: a gold list holds no lookup by name and zip)."""
@@ -96,30 +96,9 @@ class DeskAttribution:
             broken += self.domain.policy_check(transcript, self.base)
         found += [Fault(kind=GOLD_BREAKS_POLICY, excerpt=str(v)) for v in broken]
         instruction = _instruction_text(task, structured=False)
-        seen = " ".join(m.content for m in transcript if m.role == "tool")
-        seen = f"{seen} {instruction}".lower().replace(",", "")
-        for output in task.outputs:  # a number may be worked out from others: not checked
-            if not _numeric(output) and output.lower() not in seen:
-                found.append(
-                    Fault(
-                        kind=OUTPUT_UNSUPPORTED,
-                        excerpt=f"required output {output!r} is in no result of the gold "
-                        "actions and not in the instruction",
-                    )
-                )
-        named = details_in(instruction)
-        touched = set().union(*(details_in(json.dumps(a.kwargs)) for a in task.actions))
-        for kind in _ID_KINDS:  # of the kinds the gold actions name at all
-            asked = {v for k, v in named if k == kind}
-            used = {v for k, v in touched if k == kind}
-            if asked and used and not asked & used:
-                found.append(
-                    Fault(
-                        kind=CONTRADICTS_GOLD,
-                        excerpt=f"the instruction names {kind}s {sorted(asked)}, and the gold "
-                        f"actions touch none of them",
-                    )
-                )
+        results = " ".join(m.content for m in transcript if m.role == "tool")
+        found += unsupported_outputs(task.outputs, results, instruction)
+        found += contradicted_ids(instruction, (a.kwargs for a in task.actions))
         return found
 
     def _applies(self, rule: str) -> bool:
@@ -251,11 +230,3 @@ def _values(action: Action) -> list[str]:
         items = value if isinstance(value, list) else [value]
         found += [str(v) for v in items if isinstance(v, str | int | float)]
     return found
-
-
-def _numeric(text: str) -> bool:
-    try:
-        float(text.replace(",", "").replace("$", ""))
-    except ValueError:
-        return False
-    return True

@@ -37,27 +37,29 @@ from deedbench.records import (
 )
 from deedbench.scoring.affirmation import classify_reply
 from deedbench.scoring.attribution import (
+    CONTRADICTS_GOLD,
     EARLY_STOP,
+    GOLD_BREAKS_POLICY,
+    GOLD_RAISES,
+    ID_KINDS,
     INVENTED_DETAIL,
+    OUTPUT_UNSUPPORTED,
+    contradicted_ids,
     details_in,
     early_stop,
     invented_details,
+    unsupported_outputs,
 )
 from deedbench.scoring.procedure import ONE_CHANGE_PER_ORDER, ONE_USER, check_procedure, quote
 
 __all__ = ["DEVICE_NOT_DONE", "DEVICE_UNREQUESTED", "TASK_CHECKS", "USER_CHECKS", "Tau2Attribution"]
 
-GOLD_RAISES = "task.gold_raises"
-GOLD_BREAKS_POLICY = "task.gold_breaks_policy"
-OUTPUT_UNSUPPORTED = "task.output_unsupported"
-CONTRADICTS_GOLD = "task.instruction_contradicts_gold"
 GOLD_FAILS = "task.gold_fails"
 DEVICE_UNREQUESTED = "user.device_unrequested"
 DEVICE_NOT_DONE = "user.device_not_done"
 TASK_CHECKS = (GOLD_RAISES, GOLD_BREAKS_POLICY, OUTPUT_UNSUPPORTED, CONTRADICTS_GOLD, GOLD_FAILS)
 USER_CHECKS = (INVENTED_DETAIL, EARLY_STOP, DEVICE_UNREQUESTED, DEVICE_NOT_DONE)
 STOP = "###STOP###"
-_ID_KINDS = ("order id", "reservation id", "user id")
 _GOLD_RULES = (ONE_USER, ONE_CHANGE_PER_ORDER)
 _VERDICT_RULES = frozenset({"tau2", "DB", "ENV_ASSERTION", "ACTION", "COMMUNICATE", "NL_ASSERTION"})
 
@@ -104,30 +106,10 @@ class Tau2Attribution:
         found += self._gold_fails(task, conversation)
         instruction = str(task.user_scenario)
         results = " ".join(m.content for m in conversation if m.role == "tool")
-        known = f"{results} {instruction}".lower().replace(",", "")
         criteria = task.evaluation_criteria
-        for info in (criteria.communicate_info or []) if criteria is not None else []:
-            if not _numeric(info) and info.lower() not in known:
-                found.append(
-                    Fault(
-                        kind=OUTPUT_UNSUPPORTED,
-                        excerpt=f"required information {info!r} is in no result of the gold "
-                        "actions and not in the instruction",
-                    )
-                )
-        named = details_in(instruction)
-        touched = set().union(*(details_in(json.dumps(a.arguments)) for a in task.gold))
-        for kind in _ID_KINDS:
-            asked = {v for k, v in named if k == kind}
-            used = {v for k, v in touched if k == kind}
-            if asked and used and not asked & used:
-                found.append(
-                    Fault(
-                        kind=CONTRADICTS_GOLD,
-                        excerpt=f"the instruction names {kind}s {sorted(asked)}, and the gold "
-                        "actions touch none of them",
-                    )
-                )
+        infos = (criteria.communicate_info or []) if criteria is not None else []
+        found += unsupported_outputs(infos, results, instruction, noun="information")
+        found += contradicted_ids(instruction, (a.arguments for a in task.gold))
         return found
 
     def _gold_fails(self, task: Tau2Task, conversation: list[Message]) -> list[Fault]:
@@ -180,7 +162,7 @@ class Tau2Attribution:
         said = details_in(text)
         found = []
         for gold in task.gold:
-            ids = {d for d in details_in(json.dumps(gold.arguments)) if d[0] in _ID_KINDS}
+            ids = {d for d in details_in(json.dumps(gold.arguments)) if d[0] in ID_KINDS}
             if gold.requestor == "assistant" and ids and ids <= said:
                 found.append(_change(gold))
         return found
@@ -277,7 +259,3 @@ def _matched(gold: GoldAction, calls: Sequence[ToolCall]) -> bool:
 
 def _all_met(messages: Sequence[Message], assertions: list[str]) -> list[NLAssertionCheck]:
     return [NLAssertionCheck(nl_assertion=a, met=True, justification="assumed") for a in assertions]
-
-
-def _numeric(text: str) -> bool:
-    return re.fullmatch(r"[$]?-?[\d,]+(?:\.\d+)?%?", text.strip()) is not None
