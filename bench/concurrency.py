@@ -58,9 +58,9 @@ from deedbench.benchmarks import load_benchmark
 from deedbench.engine import (
     EpisodeRecord,
     InProcessExecutor,
+    Launch,
     ProcessExecutor,
     RunStore,
-    execute,
     new_run_config,
 )
 from deedbench.recipes import RunRecipe
@@ -133,10 +133,8 @@ def one_run(
             executor: InProcessExecutor | ProcessExecutor = InProcessExecutor(concurrency)
         else:
             executor = ProcessExecutor(workers, concurrency, preload=recipe.modules)
-        async with executor:
-            await executor.prepare(recipe)
-            ready.append(time.perf_counter())
-            await execute(config, store, executor, recipe, on_record=note)
+        launch = Launch(config, store, recipe, on_record=note)
+        await launch.run(executor, on_started=lambda: ready.append(time.perf_counter()))
 
     with RunStore(store_path) as store:
         store.create_run(config)
@@ -175,7 +173,7 @@ def one_run(
 
 
 # Runs `deedbench run` as the console entry does, noting (time.time()) when the episodes'
-# execute, the asyncio run, the closing summary and its tables return, and the exit
+# driving, the asyncio run, the closing summary and its tables return, and the exit
 # handlers start, in the file named by DEEDBENCH_TIMELINE. Wrappers stand in for the module
 # attributes the command looks up when it runs; an older checkout lacking one is skipped.
 TIMELINE_PROBE = """
@@ -194,7 +192,10 @@ def noting(label, function, is_async=False):
         finally:
             marks.append((label, time.time()))
     return noted_async if is_async else noted
-engine.execute = noting("episodes done", engine.execute, is_async=True)
+if hasattr(engine, "Launch"):
+    engine.Launch.drive = noting("episodes done", engine.Launch.drive, is_async=True)
+else:
+    engine.execute = noting("episodes done", engine.execute, is_async=True)
 run_command._Launch.go = noting("event loop done", run_command._Launch.go)
 if hasattr(run_command._Launch, "summary"):
     run_command._Launch.summary = noting("summary", run_command._Launch.summary)

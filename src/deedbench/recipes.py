@@ -9,7 +9,7 @@ the run recorded, with that process's response cache and its share of the concur
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from deedbench.agents import CallLimits, Providers, is_model_spec, resolve_agent
 from deedbench.agents.registry import MODEL_PROTOCOLS
@@ -22,10 +22,20 @@ __all__ = ["RunRecipe", "modules_to_preload"]
 
 @dataclass(frozen=True)
 class RunRecipe:
-    """A run's recipe; `cache` False (``--no-cache``) keeps its agents off the cache."""
+    """A run's recipe; `cache` False (``--no-cache``) keeps its agents off the cache.
+
+    `benchmark` is the run's benchmark where the caller has already built it (to plan the
+    run): this process builds with it rather than load it again. It never travels: a
+    pickled recipe (for a worker, a cluster) leaves it behind, and is rebuilt there by
+    name and options.
+    """
 
     config: RunConfig
     cache: bool = True
+    benchmark: Benchmark | None = field(default=None, compare=False, repr=False)
+
+    def __getstate__(self) -> dict[str, object]:
+        return {**self.__dict__, "benchmark": None}
 
     @property
     def name(self) -> str:
@@ -55,7 +65,9 @@ class RunRecipe:
         Raises BenchmarkError, AgentSpecError or RunAborted (a key missing) as the CLI
         reports them.
         """
-        benchmark = load_benchmark(self.config.benchmark, self.config.benchmark_options)
+        benchmark = self.benchmark
+        if benchmark is None:
+            benchmark = load_benchmark(self.config.benchmark, self.config.benchmark_options)
         providers = Providers(cache if self.uses_cache else None, concurrency, limits)
         agent = _agent(self.config, benchmark, providers)
         return Built(benchmark, agent, providers.aclose)

@@ -4,9 +4,9 @@ left has started, or, when its episodes run in worker processes, once the first 
 recorded; and no summary imports scipy (a second of imports; stats/exact.py says why).
 
 Each command runs in a fresh interpreter (this test process has imported everything),
-through a probe that records the heavy packages in `sys.modules` when the run's
-`execute` starts (the planning done, no episode yet), as each record arrives (before
-the command sees it), when `execute` returns (the last episode recorded) and when the
+through a probe that records the heavy packages in `sys.modules` when the run's launch
+starts driving (the planning done, no episode yet), as each record arrives (before the
+command sees it), when the driving returns (the last episode recorded) and when the
 command exits.
 """
 
@@ -35,23 +35,23 @@ seen = {}
 def heavy():
     return sorted({name.partition(".")[0] for name in sys.modules} & set(HEAVY))
 
-execute = engine.execute
+drive = engine.Launch.drive
 
-async def probed(*args, **kwargs):
+async def probed(launch):
     seen["before_first_episode"] = heavy()
     seen["at_records"] = []
-    on_record = kwargs["on_record"]
+    on_record = launch.on_record
 
     def noted(record):
         seen["at_records"].append(heavy())
         on_record(record)
 
-    kwargs["on_record"] = noted
-    result = await execute(*args, **kwargs)
+    launch.on_record = noted
+    result = await drive(launch)
     seen["after_last_episode"] = heavy()
     return result
 
-engine.execute = probed
+engine.Launch.drive = probed
 try:
     app(sys.argv[2:], prog_name="deedbench")
 except SystemExit as exc:

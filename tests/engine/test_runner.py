@@ -29,6 +29,7 @@ from deedbench.engine import (
     EpisodeTranscript,
     InfrastructureError,
     InProcessExecutor,
+    Launch,
     Message,
     RunAborted,
     RunConfig,
@@ -44,7 +45,6 @@ from deedbench.engine import (
     runner,
     tool,
 )
-from deedbench.engine import execute as engine_execute
 from deedbench.engine.runner import pending_keys
 from deedbench.scoring import MetricSpec, ReportSpec, Score
 
@@ -611,9 +611,8 @@ def test_answers_are_committed_as_they_come_and_shipped_to_a_resumed_episode(
         recipe = CachingRecipe(bench, tmp_path / "runs.db")
 
         async def execute_it() -> int:
-            async with InProcessExecutor(2) as executor:  # no lookup: shipped answers only
-                await executor.prepare(recipe)
-                return await engine_execute(config, store, executor, recipe)
+            # no lookup: shipped answers only
+            return await Launch(config, store, recipe).run(InProcessExecutor(2))
 
         assert asyncio.run(execute_it()) == 12
         [agent] = recipe.agents

@@ -16,11 +16,11 @@ from deedbench.benchmarks.tac import TacBenchmark
 from deedbench.engine import (
     EpisodeRecord,
     ExecutorError,
+    Launch,
     ProcessExecutor,
     RunAborted,
     RunConfig,
     RunStore,
-    execute,
     new_run_config,
     run,
 )
@@ -57,11 +57,8 @@ def _in_workers(
     async def go() -> int:
         recipe = RunRecipe(config)
         with RunStore(store) as runs:
-            if runs.get_run(config.run_id) is None:
-                runs.create_run(config)
-            async with ProcessExecutor(workers, concurrency) as executor:
-                await executor.prepare(recipe)
-                return await execute(config, runs, executor, recipe, on_record=on_record)
+            launch = Launch(config, runs, recipe, on_record=on_record)
+            return await launch.run(ProcessExecutor(workers, concurrency))
 
     return asyncio.run(go())
 
@@ -172,9 +169,8 @@ def test_cancelling_the_driver_stops_the_workers_and_keeps_what_they_finished(
                 main.cancel()  # what SIGTERM does to `deedbench run`
 
         with RunStore(store) as runs:
-            runs.create_run(config)
-            async with ProcessExecutor(2, 4) as executor:
-                await execute(config, runs, executor, RunRecipe(config), on_record=count)
+            launch = Launch(config, runs, RunRecipe(config), on_record=count)
+            await launch.run(ProcessExecutor(2, 4))
 
     with pytest.raises(asyncio.CancelledError):
         asyncio.run(cancel_after_ten())

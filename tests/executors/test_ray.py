@@ -32,10 +32,10 @@ from deedbench.engine import (
     Executor,
     ExecutorError,
     InProcessExecutor,
+    Launch,
     RunAborted,
     RunConfig,
     RunStore,
-    execute,
     new_run_config,
 )
 from deedbench.executors.ray import (
@@ -108,16 +108,17 @@ def executed(
         running = RayExecutor(8, pool=pool) if pool is not None else executor
         assert isinstance(running, Executor)
         with RunStore(store) as runs:
-            if runs.get_run(config.run_id) is None:
-                runs.create_run(config)
+            launch = Launch(config, runs, recipe, on_record=on_record)
             if pool is not None:
                 await pool.start()
             try:
-                async with running:
-                    await running.prepare(recipe)
-                    await execute(config, runs, running, recipe, on_record=on_record)
-                    if after is not None:
-                        await after()
+                with launch.lock():
+                    async with running:
+                        await launch.prepare(running)
+                        launch.record()
+                        await launch.drive()
+                        if after is not None:
+                            await after()
             finally:
                 if pool is not None:
                     await pool.close()
@@ -252,16 +253,12 @@ def test_calls_per_endpoint_are_capped_across_the_cluster_for_every_run(
                 await pool.start()
                 try:
                     executors = [RayExecutor(8, pool=pool) for _ in configs]
-                    for config, executor in zip(configs, executors, strict=True):
-                        runs.create_run(config)
+                    launches = [Launch(config, runs, RunRecipe(config)) for config in configs]
+                    for launch, executor in zip(launches, executors, strict=True):
+                        launch.record()
                         await executor.start()
-                        await executor.prepare(RunRecipe(config))
-                    await asyncio.gather(
-                        *(
-                            execute(c, runs, e, RunRecipe(c))
-                            for c, e in zip(configs, executors, strict=True)
-                        )
-                    )
+                        await launch.prepare(executor)
+                    await asyncio.gather(*(launch.drive() for launch in launches))
                     for executor in executors:
                         await executor.close()
                     states.append(await pool.limit_state())
@@ -473,7 +470,9 @@ def test_a_run_that_ends_on_a_local_cluster_it_started_ends_the_cluster_and_only
     deadline = time.monotonic() + 180
     while driver.poll() is None:
         assert time.monotonic() < deadline, "the run did not end in time"
-        seen |= _descendants(driver.pid)
+        # The first sight of a process keeps its title: a raylet read while it exits has an
+        # empty command line, and overwriting would lose the evidence that it ran.
+        seen = _descendants(driver.pid) | seen
         time.sleep(0.1)
     out, err = driver.communicate()
     assert driver.returncode == 0, err.decode()[-2000:]

@@ -23,7 +23,7 @@ from deedbench.printable import printable, safe
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-    from deedbench.agents import Providers
+    from deedbench.agents import AgentSettings, GenerationParams, Providers
     from deedbench.engine import Agent, RunConfig, RunStore
     from deedbench.reports.cost import PriceTable
 
@@ -49,6 +49,7 @@ __all__ = [
     "existing_store",
     "fail",
     "load_prices",
+    "model_settings",
     "open_store",
     "parse_pairs",
     "progress_bar",
@@ -372,6 +373,30 @@ def load_prices(path: Path | None) -> PriceTable:
         raise fail(f"{path}: cannot be read: {exc.strerror or exc}") from None
 
 
+def model_settings(
+    spec: str,
+    base_url: str | None,
+    api_key_env: str | None,
+    params: GenerationParams,
+    *,
+    max_attempts: int = 8,
+    max_retry_seconds: float = 300.0,
+) -> AgentSettings:
+    """What a model (the agent, a model-played user, a judge) is built from, from the
+    command line's flags: one place for all three, its key variable filled in and its
+    settings checked (`settings_for`)."""
+    from deedbench.agents import AgentSettings, settings_for
+
+    given = AgentSettings(
+        base_url=base_url,
+        api_key_env=api_key_env,
+        params=params,
+        max_attempts=max_attempts,
+        max_retry_seconds=max_retry_seconds,
+    )
+    return settings_for(spec, given)
+
+
 def judge_agent(
     spec: str,
     base_url: str | None,
@@ -381,13 +406,7 @@ def judge_agent(
 ) -> Agent:
     """A judge as a model agent from the registry, so it shares the cache, retries,
     rate limits and usage accounting of every agent; a spec that is no model is exit 2."""
-    from deedbench.agents import (
-        AgentSettings,
-        GenerationParams,
-        is_model_spec,
-        resolve_agent,
-        settings_for,
-    )
+    from deedbench.agents import GenerationParams, is_model_spec, resolve_agent
 
     prefix, _, rest = spec.partition("/")
     if not is_model_spec(spec) and not (prefix == "python" and ":" in rest):
@@ -395,13 +414,8 @@ def judge_agent(
             f"--judge takes a model: openai/MODEL, openai-compatible/MODEL (with --base-url), "
             f"anthropic/MODEL, or python/MODULE:ATTRIBUTE; got {spec!r}"
         )
-    settings = settings_for(
-        spec,
-        AgentSettings(
-            base_url=base_url,
-            api_key_env=api_key_env,
-            params=GenerationParams(temperature=temperature),
-        ),
+    settings = model_settings(
+        spec, base_url, api_key_env, GenerationParams(temperature=temperature)
     )
     try:  # a judge is no baseline; an AgentSpecError is exit 2
         return resolve_agent(spec, None, settings, providers)

@@ -29,6 +29,7 @@ from deedbench.cli.app import (
     data_option,
     fail,
     load_prices,
+    model_settings,
     open_store,
     parse_pairs,
     progress_bar,
@@ -40,8 +41,9 @@ from deedbench.printable import printable, safe
 from deedbench.records import MAX_EPOCHS
 
 if TYPE_CHECKING:
-    from deedbench.engine import EpisodeRecord, RunConfig, RunStore
-    from deedbench.recipes import RunRecipe
+    from deedbench.agents import AgentSettings, GenerationParams
+    from deedbench.engine import Benchmark, EpisodeRecord, RunConfig, RunStore
+    from deedbench.executors.kinds import ExecutorKind, Placement
     from deedbench.reports.cost import PriceTable
     from deedbench.reports.summary import RunSummary, RunTally
 
@@ -115,7 +117,11 @@ def run(
         ),
     ] = None,
     executor: Annotated[
-        str, typer.Option(help="Where episodes run: local (this machine) or ray (a cluster).")
+        str,
+        typer.Option(
+            help="Where episodes run: local (this process), workers (local processes), ray "
+            "(a cluster), or one another package registers."
+        ),
     ] = "local",
     ray_address: Annotated[
         str | None,
@@ -176,25 +182,25 @@ def run(
     store: StoreOption = None,
 ) -> None:
     """Run an agent through a benchmark, or resume a run by its id."""
-    from deedbench.agents.preload import import_sdk_early
+    from deedbench.executors.kinds import Placement
 
-    if agent is not None and executor == "local" and (workers or 1) == 1:
+    kind = _executor(executor, workers)
+    if agent is not None and kind.name == "local":
+        from deedbench.agents.preload import import_sdk_early
+
         import_sdk_early(agent)  # this process builds the agent: import its SDK meanwhile
-    elif agent is not None and executor == "local":  # the workers' fork server imports it
+    elif agent is not None and kind.name == "workers":  # the fork server imports it
         from deedbench.engine.workers import start_fork_server
         from deedbench.recipes import modules_to_preload
 
         start_fork_server(modules_to_preload(benchmark, [agent]))
-    from deedbench.agents import AgentSettings, GenerationParams, is_model_spec, settings_for
+    from deedbench.agents import GenerationParams, is_model_spec
     from deedbench.benchmarks import load_benchmark
     from deedbench.engine import plan_run, resume_run
-    from deedbench.recipes import RunRecipe
     from deedbench.reports import render_summary
     from deedbench.reports.terminal import print_command
 
-    if executor not in ("local", "ray"):
-        raise fail(f"unknown executor {executor!r}. Valid executors: local, ray")
-    if ray_address is not None and executor != "ray":
+    if ray_address is not None and kind.name != "ray":
         raise fail("--ray-address needs --executor ray")
     store_path = resolve_store(store)
     price_table = load_prices(prices)  # a bad price file is found before the run, not after
@@ -208,14 +214,8 @@ def run(
         try:
             if data is not None:
                 options[data_option(benchmark)] = str(data)
-            if existing is not None:
-                if options and options != existing.benchmark_options:
-                    raise fail(
-                        f"run {existing.run_id!r} was created with benchmark options "
-                        f"{existing.benchmark_options} (got {options}). Resume without -T and "
-                        "--data, or start a new run id."
-                    )
-                options = existing.benchmark_options
+            if existing is not None and not options:
+                options = existing.benchmark_options  # resume_run compares any given
             bench = load_benchmark(benchmark, options)
             chosen = _conditions(condition, bench.conditions)
             if existing is not None:
@@ -232,44 +232,29 @@ def run(
             else:
                 if agent is None:
                     raise fail("--agent is required for a new run (see `deedbench list`)")
+                retries = (max_attempts, max_retry_seconds)
+                params = GenerationParams(
+                    temperature=temperature,
+                    max_tokens=max_tokens,
+                    top_p=top_p,
+                    seed=model_seed,
+                    reasoning_effort=reasoning_effort,
+                    timeout=timeout,
+                    extra=_parse_model_args(model_arg or [], "-M"),
+                ).over(bench.generation_defaults)
                 settings = None
                 if is_model_spec(agent):
-                    params = GenerationParams(
-                        temperature=temperature,
-                        max_tokens=max_tokens,
-                        top_p=top_p,
-                        seed=model_seed,
-                        reasoning_effort=reasoning_effort,
-                        timeout=timeout,
-                        extra=_parse_model_args(model_arg or [], "-M"),
-                    ).over(bench.generation_defaults)
-                    settings = settings_for(
-                        agent,
-                        AgentSettings(
-                            base_url=base_url,
-                            api_key_env=api_key_env,
-                            params=params,
-                            max_attempts=max_attempts,
-                            max_retry_seconds=max_retry_seconds,
-                        ),
-                    )
-                user_spec = bench.user_model_spec()
-                user_settings = None
+                    settings = _settings(agent, base_url, api_key_env, params, retries)
+                user_spec, user_settings = bench.user_model_spec(), None
                 if user_spec is not None:
-                    user_settings = settings_for(
-                        user_spec,
-                        AgentSettings(
-                            base_url=user_base_url,
-                            api_key_env=user_api_key_env,
-                            params=GenerationParams(
-                                temperature=user_temperature,
-                                max_tokens=user_max_tokens,
-                                timeout=timeout,
-                                extra=_parse_model_args(user_model_arg or [], "-U"),
-                            ),
-                            max_attempts=max_attempts,
-                            max_retry_seconds=max_retry_seconds,
-                        ),
+                    user_params = GenerationParams(
+                        temperature=user_temperature,
+                        max_tokens=user_max_tokens,
+                        timeout=timeout,
+                        extra=_parse_model_args(user_model_arg or [], "-U"),
+                    )
+                    user_settings = _settings(
+                        user_spec, user_base_url, user_api_key_env, user_params, retries
                     )
                 config = plan_run(
                     bench,
@@ -288,39 +273,29 @@ def run(
             raise fail(f"{exc}: plan a smaller run (or several)") from None
         except DeedbenchError as exc:  # bad input, or a resume that contradicts the record
             raise fail(str(exc)) from None
-        launch = _Launch(
-            config, RunRecipe(config, cache=not no_cache), runs, store_path, price_table
-        )
+        placement = Placement(concurrency, workers, ray_address)
+        launch = _Launch(config, bench, runs, store_path, price_table, no_cache=no_cache)
         resume = _resume_command(benchmark, config.run_id, store_path)
-        with runs.lock_run(config.run_id):  # a run executed elsewhere: exit 2, naming it
-            try:
-                launch.go(
-                    workers,
-                    concurrency,
-                    new=existing is None,
-                    ray=executor == "ray",
-                    ray_address=ray_address,
-                )
-            except (KeyboardInterrupt, asyncio.CancelledError) as exc:
-                signalled = "interrupted" if isinstance(exc, KeyboardInterrupt) else "terminated"
-                if launch.started or existing is not None:
-                    progress = _progress(runs, config.run_id, config.planned_episodes)
-                    sys.stderr.write(
-                        printable(f"{signalled}: {progress}. Resume with:\n  {resume}\n")
-                    )
-                else:
-                    sys.stderr.write(f"{signalled} before the run started: nothing was stored\n")
-                raise typer.Exit(130 if isinstance(exc, KeyboardInterrupt) else 143) from None
-            except RunError as exc:
-                if not launch.started:  # a missing key (1), or an agent that cannot be built
-                    raise fail(str(exc), code=1 if isinstance(exc, RunAborted) else 2) from None
+        try:
+            launch.go(kind, placement, new=existing is None)
+        except (KeyboardInterrupt, asyncio.CancelledError) as exc:
+            signalled = "interrupted" if isinstance(exc, KeyboardInterrupt) else "terminated"
+            if launch.started or existing is not None:
                 progress = _progress(runs, config.run_id, config.planned_episodes)
-                raise fail(
-                    f"{exc}\nrun stopped: {progress}; fix the cause, then resume with: {resume}",
-                    code=1,
-                ) from None
-            except DeedbenchError as exc:  # a bad spec, before anything was written
-                raise fail(str(exc)) from None
+                sys.stderr.write(printable(f"{signalled}: {progress}. Resume with:\n  {resume}\n"))
+            else:
+                sys.stderr.write(f"{signalled} before the run started: nothing was stored\n")
+            raise typer.Exit(130 if isinstance(exc, KeyboardInterrupt) else 143) from None
+        except RunError as exc:
+            if not launch.started:  # a missing key (1), or an agent that cannot be built
+                raise fail(str(exc), code=1 if isinstance(exc, RunAborted) else 2) from None
+            progress = _progress(runs, config.run_id, config.planned_episodes)
+            raise fail(
+                f"{exc}\nrun stopped: {progress}; fix the cause, then resume with: {resume}",
+                code=1,
+            ) from None
+        except DeedbenchError as exc:  # a run executed elsewhere, a bad spec: nothing written
+            raise fail(str(exc)) from None
         groupings = config.report.run_summary_groupings()
         summary = launch.summary(groupings)
     render_summary(
@@ -339,6 +314,36 @@ def run(
             f"resume with: {resume}",
             code=1,
         )
+
+
+def _settings(
+    spec: str,
+    base_url: str | None,
+    api_key_env: str | None,
+    params: GenerationParams,
+    retries: tuple[int, float],
+) -> AgentSettings:
+    """A model's settings (the agent's or the model-played user's) from the flags."""
+    attempts, seconds = retries
+    return model_settings(
+        spec, base_url, api_key_env, params, max_attempts=attempts, max_retry_seconds=seconds
+    )
+
+
+def _executor(name: str, workers: int | None) -> ExecutorKind:
+    """The executor `--executor` names; `local` with more than one worker is `workers`
+    (as `--workers N` always meant)."""
+    from deedbench.errors import ExecutorError
+    from deedbench.executors.kinds import executor_kind
+
+    if name == "local" and workers is not None and workers > 1:
+        name = "workers"
+    try:
+        kind = executor_kind(name)
+        kind.check()
+    except ExecutorError as exc:
+        raise fail(str(exc)) from None
+    return kind
 
 
 def _progress(runs: RunStore, run_id: str, total: int) -> str:
@@ -369,13 +374,13 @@ def _parse_model_args(pairs: list[str], flag: str) -> dict[str, object]:
 
 
 class _Launch:
-    """The run's asynchronous part, in this process or in worker processes.
+    """The run's asynchronous part, its progress shown: an engine `Launch` on the executor
+    `kind` makes, the benchmark already built passed on (built once in this process).
 
-    The executor first prepares the recipe where episodes will run (the workers, with
-    `--workers`: their fork server imports the SDK once, this process never does), so a
-    bad spec or a missing key stops everything before the run is recorded; `started`
-    tells the failures after that apart. SIGTERM stops the run as Ctrl-C does (what
-    finished is stored), surfacing as CancelledError.
+    The launch prepares the recipe where episodes will run before it records the run, so
+    a bad spec or a missing key stops everything first; `started` tells the failures after
+    that apart. SIGTERM stops the run as Ctrl-C does (what finished is stored), surfacing
+    as CancelledError.
 
     A new run's figures are tallied as its records arrive, so that the closing summary
     computes its statistics at once instead of reading the run back from the store.
@@ -384,40 +389,29 @@ class _Launch:
     def __init__(
         self,
         config: RunConfig,
-        recipe: RunRecipe,
+        benchmark: Benchmark,
         runs: RunStore,
         store: Path,
         prices: PriceTable,
+        *,
+        no_cache: bool,
     ):
+        from deedbench.recipes import RunRecipe
+
         self.config = config
-        self.recipe = recipe
+        self.recipe = RunRecipe(config, cache=not no_cache, benchmark=benchmark)
         self.runs = runs
         self.store = store
         self.prices = prices
         self.started = False
         self.tallied: RunTally | None = None  # a new run's records, as they arrive
 
-    def go(
-        self,
-        workers: int | None,
-        concurrency: int,
-        *,
-        new: bool,
-        ray: bool = False,
-        ray_address: str | None = None,
-    ) -> None:
-        asyncio.run(self._go(workers, concurrency, new, ray, ray_address))
+    def go(self, kind: ExecutorKind, placement: Placement, *, new: bool) -> None:
+        asyncio.run(self._go(kind, placement, new))
 
-    async def _go(
-        self,
-        workers: int | None,
-        concurrency: int,
-        new: bool,
-        ray: bool,
-        ray_address: str | None,
-    ) -> None:
+    async def _go(self, kind: ExecutorKind, placement: Placement, new: bool) -> None:
         from deedbench.agents.preload import import_early
-        from deedbench.engine import Executor, InProcessExecutor, ProcessExecutor, execute
+        from deedbench.engine import Launch
         from deedbench.reports.cost import record_cost
         from deedbench.reports.summary import RunTally
 
@@ -426,57 +420,46 @@ class _Launch:
         with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main.cancel)
         config, runs = self.config, self.runs
-        elsewhere = ray or (workers is not None and workers > 1)
-        executor: Executor
-        if ray:
-            from deedbench.executors.ray import RayExecutor, modules_to_ship
+        total, done = config.planned_episodes, runs.count(config.run_id).get("scored", 0)
+        tally = Tally(total, done)
+        # numpy (the closing summary's arithmetic, 0.1 s) is imported on a thread while
+        # this process mostly waits: from the first record when other processes run the
+        # episodes, else once every episode left has started. (Sooner, the import holds
+        # up the episodes' event loop: measured, a slower run phase.)
+        elsewhere = kind.name != "local"
+        numpy_after = 1 if elsewhere else max(1, total - done - placement.concurrency)
+        recorded = 0
+        with progress_bar() as progress:
+            task = progress.add_task(kind.label(placement), total=total, completed=done, stats="")
 
-            ship = modules_to_ship([config])
-            executor = RayExecutor(concurrency, address=ray_address, workers=workers, ship=ship)
-            label = "episodes (Ray)"
-        elif workers is not None and workers > 1:
-            executor = ProcessExecutor(workers, concurrency, preload=self.recipe.modules)
-            label = f"episodes ({workers} workers)"
-        else:
-            executor, label = InProcessExecutor(concurrency, lookup=runs.response), "episodes"
-        async with executor:
-            await executor.prepare(self.recipe)
-            if new:
-                runs.create_run(config)
-                self.tallied = RunTally(config)
-            self.started = True
-            total, done = config.planned_episodes, runs.count(config.run_id).get("scored", 0)
-            console.print(
-                f"{'starting' if new else 'resuming'} run [bold]{safe(config.run_id)}[/bold]: "
-                f"{total - done} of {total} episodes to run (store {safe(self.store)})",
-                highlight=False,
-            )
-            tally = Tally(total, done)
-            # numpy (the closing summary's arithmetic, 0.1 s) is imported on a thread
-            # while this process mostly waits: from the first record when other processes
-            # run the episodes, else once every episode left has started. (Sooner, the
-            # import holds up the episodes' event loop: measured, a slower run phase.)
-            numpy_after = 1 if elsewhere else max(1, total - done - concurrency)
-            recorded = 0
-            with progress_bar() as progress:
-                task = progress.add_task(label, total=total, completed=done, stats="")
+            def advance(record: EpisodeRecord) -> None:
+                nonlocal recorded
+                recorded += 1
+                if recorded == numpy_after:
+                    import_early("numpy", "numpy.random")
+                tally.advance(
+                    record.usage.values(),
+                    error=record.status != "scored",
+                    cost=record_cost(record, config, self.prices),
+                )
+                progress.update(task, advance=1, stats=tally.stats())
+                if self.tallied is not None:
+                    self.tallied.add(record)
 
-                def advance(record: EpisodeRecord) -> None:
-                    nonlocal recorded
-                    recorded += 1
-                    if recorded == numpy_after:
-                        import_early("numpy", "numpy.random")
-                    tally.advance(
-                        record.usage.values(),
-                        error=record.status != "scored",
-                        cost=record_cost(record, config, self.prices),
-                    )
-                    progress.update(task, advance=1, stats=tally.stats())
-                    if self.tallied is not None:
-                        self.tallied.add(record)
+            def begin() -> None:
+                self.started = True
+                if new:
+                    self.tallied = RunTally(config)
+                console.print(
+                    f"{'starting' if new else 'resuming'} run [bold]{safe(config.run_id)}"
+                    f"[/bold]: {total - done} of {total} episodes to run (store "
+                    f"{safe(self.store)})",
+                    highlight=False,
+                )
 
-                await execute(config, runs, executor, self.recipe, on_record=advance)
-            tally.finish()
+            launch = Launch(config, runs, self.recipe, on_record=advance)
+            await launch.run(kind.for_run(placement, self.recipe, runs), on_started=begin)
+        tally.finish()
 
     def summary(self, groupings: list[str]) -> RunSummary:
         """The figures of the whole run as stored, broken down by `groupings` only: from

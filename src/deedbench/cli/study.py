@@ -34,14 +34,12 @@ from deedbench.printable import printable, safe
 
 if TYPE_CHECKING:
     from deedbench.engine import RunStore
+    from deedbench.executors.kinds import ExecutorKind, Placement
     from deedbench.records import EpisodeRecord
     from deedbench.reports.cost import PriceTable
     from deedbench.study import PlannedRun, RunOutcome, StudyPlan
-    from deedbench.study.runner import ExecutorKind
 
-__all__ = ["EXECUTORS", "study"]
-
-EXECUTORS = ("local", "ray")
+__all__ = ["study"]
 
 
 @app.command()
@@ -55,7 +53,10 @@ def study(
     ] = False,
     executor: Annotated[
         str | None,
-        typer.Option(help="Where episodes run: local (this process) or ray (default: the file's)."),
+        typer.Option(
+            help="Where episodes run: local (this process), ray (a cluster), or one another "
+            "package registers that runs studies (default: the file's)."
+        ),
     ] = None,
     ray_address: Annotated[
         str | None,
@@ -84,10 +85,12 @@ def study(
     """Run a study: every (benchmark, agent) run of FILE at once, then one table; running
     it again resumes it."""
     from deedbench.engine import register_secret
+    from deedbench.errors import ExecutorError
+    from deedbench.executors.kinds import Placement
     from deedbench.study import StudyError, plan_study
 
-    if executor is not None and executor not in EXECUTORS:
-        raise fail(f"unknown executor {executor!r}. Valid executors: {', '.join(EXECUTORS)}")
+    if executor is not None:
+        _study_kind(executor)  # a wrong name stops before the file is read
     price_table = load_prices(prices)
     store_path = resolve_store(store)
     with _store_for(store_path) as runs:
@@ -104,32 +107,36 @@ def study(
         for run in plan.runs:  # what is printed is redacted of the keys the runs read
             for variable in run.config.key_variables:
                 register_secret(os.environ.get(variable))
-        kind: ExecutorKind = "ray" if (executor or plan.study.executor) == "ray" else "local"
-        cap = concurrency or plan.study.concurrency
-        if dry_run:
-            _print_plan(plan, runs, kind, cap, wide=wide, prices=prices)
-            return
-    if kind == "ray":
-        from deedbench.executors import RayNotInstalled, require_ray
-
-        try:
-            require_ray()
-        except RayNotInstalled as exc:
-            raise fail(str(exc)) from None
-    with open_store(store_path) as runs:
-        outcomes = _launch(
-            plan,
-            runs,
-            store_path,
-            kind,
-            cap,
-            ray_address or plan.study.ray_address,
+        kind = _study_kind(executor or plan.study.executor)
+        placement = Placement(
+            concurrency or plan.study.concurrency,
             workers or plan.study.workers,
-            cache=not no_cache,
+            ray_address or plan.study.ray_address,
         )
+        if dry_run:
+            _print_plan(plan, runs, kind, placement.concurrency, wide=wide, prices=prices)
+            return
+    try:
+        kind.check()
+    except ExecutorError as exc:
+        raise fail(str(exc)) from None
+    with open_store(store_path) as runs:
+        outcomes = _launch(plan, runs, store_path, kind, placement, cache=not no_cache)
         failed = _report(plan, runs, outcomes, price_table=plan.prices, html=html, wide=wide)
     if failed:
         raise typer.Exit(1)
+
+
+def _study_kind(name: str) -> ExecutorKind:
+    """The executor kind a study runs on, by name; a clear exit for one that is unknown or
+    runs no study."""
+    from deedbench.errors import ExecutorError
+    from deedbench.executors.kinds import executor_kind
+
+    try:
+        return executor_kind(name, study=True)
+    except ExecutorError as exc:
+        raise fail(str(exc)) from None
 
 
 @contextlib.contextmanager
@@ -147,7 +154,7 @@ def _store_for(path: Path) -> Iterator[RunStore]:
 def _print_plan(
     plan: StudyPlan,
     runs: RunStore,
-    kind: str,
+    kind: ExecutorKind,
     concurrency: int,
     *,
     wide: bool,
@@ -190,7 +197,7 @@ def _print_plan(
     tables.print(table, rank=[4, 6, 2, 5, 1, 3, 7])
     # the totals in words, not as a table's row: a part of a table too wide for the
     # terminal would show that row with its label alone
-    where = "in this process" if kind == "local" else "on a Ray cluster"
+    where = kind.place
     money = "cost unknown" if total_cost is None else f"${total_cost:,.2f}"
     console.print(
         f"{len(estimates)} runs {where}: {total_episodes:,.0f} episodes, {total_calls:,.0f} "
@@ -225,9 +232,7 @@ def _launch(
     runs: RunStore,
     store_path: Path,
     kind: ExecutorKind,
-    concurrency: int,
-    address: str | None,
-    workers: int | None,
+    placement: Placement,
     *,
     cache: bool,
 ) -> list[RunOutcome]:
@@ -274,17 +279,15 @@ def _launch(
                 console.print(
                     f"study [bold]{safe(plan.study.name)}[/bold]: {len(pending)} of "
                     f"{len(plan.runs)} runs to run, {todo:,} episodes "
-                    f"({'this process' if kind == 'local' else 'Ray'}; store {safe(store_path)})",
+                    f"({kind.where}; store {safe(store_path)})",
                     highlight=False,
                 )
 
             outcomes = await run_study(
                 plan,
                 runs,
-                executor=kind,
-                concurrency=concurrency,
-                address=address,
-                workers=workers,
+                executor=kind.name,
+                placement=placement,
                 cache=cache,
                 on_started=begin,
                 on_record=advance,

@@ -19,8 +19,8 @@ from deedbench.engine.executor import (
     Recipe,
 )
 from deedbench.engine.half_duplex import HalfDuplex
+from deedbench.engine.launch import Launch, run
 from deedbench.engine.planning import new_run_config, plan_run, resume_run
-from deedbench.engine.runner import execute, run
 from deedbench.engine.store import RunStore
 from deedbench.engine.tools import Tool, ToolBox, ToolKind, TurnOutcome, tool
 from deedbench.engine.workers import ProcessExecutor
@@ -69,6 +69,7 @@ __all__ = [
     "HalfDuplex",
     "InProcessExecutor",
     "InfrastructureError",
+    "Launch",
     "Message",
     "Option",
     "PlanError",
@@ -92,7 +93,6 @@ __all__ = [
     "Usage",
     "User",
     "episode_seed",
-    "execute",
     "gather_or_abort",
     "new_run_config",
     "plan_run",

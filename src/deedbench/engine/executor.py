@@ -1,6 +1,6 @@
 """Executors: where a run's episodes run, behind one interface the run's driver talks to.
 
-The driver (`engine.runner.execute`) is the run's one writer: it plans the episodes
+The driver (`engine.runner.drive`) is the run's one writer: it plans the episodes
 lazily, owns the only store connection, hands out `EpisodeJob`s, and commits what comes
 back. A job is picklable and self-contained: a `Recipe` to rebuild the benchmark and the
 agent from names and settings, the episode's key and seed, and the answers the cache

@@ -1,9 +1,9 @@
 """The run's driver: plans the episodes lazily, hands them to an executor, writes the store.
 
-`execute` is the one writer of a run. It holds the run's lock in the store (refreshing its
-heartbeat), pulls episode keys one at a time from the plan, skipping those already
-scored, keeps at most the executor's capacity in flight, and commits each new model
-answer as it arrives and each finished episode in batches. Memory follows the
+`drive` is the one writer of a run. Under the run's lock, which its `Launch` holds, it
+refreshes the lock's heartbeat, pulls episode keys one at a time from the plan, skipping
+those already scored, keeps at most the executor's capacity in flight, and commits each
+new model answer as it arrives and each finished episode in batches. Memory follows the
 concurrency, never the number of planned episodes. However the run ends (finished,
 aborted, cancelled by a signal, a worker lost), what already finished is flushed before
 the lock is released.
@@ -15,8 +15,6 @@ import asyncio
 import time
 from collections.abc import Callable, Iterable, Iterator
 
-from deedbench.engine.agent import Agent
-from deedbench.engine.benchmark import Benchmark
 from deedbench.engine.cache import CacheEntry
 from deedbench.engine.executor import (
     Aborted,
@@ -25,16 +23,14 @@ from deedbench.engine.executor import (
     Event,
     Executor,
     Finished,
-    InProcessExecutor,
     Lost,
-    Prebuilt,
     Recipe,
 )
 from deedbench.engine.store import HEARTBEAT_SECONDS, RunStore
 from deedbench.errors import ExecutorError, RunAborted
 from deedbench.records import EpisodeKey, EpisodeRecord, RunConfig, episode_seed
 
-__all__ = ["execute", "pending_keys", "run"]
+__all__ = ["drive", "pending_keys"]
 
 
 def pending_keys(config: RunConfig, store: RunStore) -> Iterator[EpisodeKey]:
@@ -48,35 +44,16 @@ def pending_keys(config: RunConfig, store: RunStore) -> Iterator[EpisodeKey]:
                     yield EpisodeKey(sample_id, condition, epoch)
 
 
-async def execute(
+async def drive(
     config: RunConfig,
     store: RunStore,
     executor: Executor,
     recipe: Recipe,
-    *,
     on_record: Callable[[EpisodeRecord], None] | None = None,
 ) -> int:
-    """Run the episodes of `config` that the store does not hold scored yet, through a
-    started (and best prepared) executor; returns how many were started.
-
-    StoreError when another live process is executing the run. RunAborted when an episode
-    aborted the run, ExecutorError when the executor failed; either way, and on
-    cancellation, the episodes that finished and the answers paid for are stored first.
-    """
-    with store.lock_run(config.run_id):
-        try:
-            return await _drive(config, store, executor, recipe, on_record)
-        finally:
-            store.flush()
-
-
-async def _drive(
-    config: RunConfig,
-    store: RunStore,
-    executor: Executor,
-    recipe: Recipe,
-    on_record: Callable[[EpisodeRecord], None] | None,
-) -> int:
+    """The driver under the run's lock, which its caller (`Launch`) holds: episodes pulled
+    from the plan, at most the executor's capacity in flight, what comes back stored.
+    The caller flushes the store at the end."""
     keys = pending_keys(config, store)
     in_flight: set[EpisodeKey] = set()
     started = 0
@@ -140,23 +117,3 @@ async def _drive(
         raise
     return started
 
-
-async def run(
-    config: RunConfig,
-    benchmark: Benchmark,
-    agent: Agent,
-    store: RunStore,
-    *,
-    concurrency: int = 16,
-    on_record: Callable[[EpisodeRecord], None] | None = None,
-) -> int:
-    """Run the episodes of `config` that the store does not hold scored yet, in this
-    process with this benchmark and agent; returns how many were started.
-
-    Records are flushed even when the run is cancelled, so an interrupted run resumes
-    where it stopped. Several processes: `execute` with `engine.workers.ProcessExecutor`.
-    """
-    recipe = Prebuilt(benchmark, agent)
-    async with InProcessExecutor(concurrency) as executor:
-        await executor.prepare(recipe)
-        return await execute(config, store, executor, recipe, on_record=on_record)

@@ -28,7 +28,7 @@ import tomllib
 from dataclasses import dataclass
 from difflib import get_close_matches
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -164,7 +164,7 @@ class StudyFile(_Entry):
     seed: int = 0
     epochs: int | None = Field(default=None, ge=1, le=MAX_EPOCHS)
     concurrency: int = Field(default=16, ge=1)
-    executor: Literal["local", "ray"] = "local"
+    executor: str = "local"
     ray_address: str | None = None
     workers: int | None = Field(default=None, ge=1)
     benchmarks: list[BenchmarkEntry] = Field(min_length=1)
@@ -176,6 +176,18 @@ class StudyFile(_Entry):
     def _label(cls, name: str) -> str:
         if not LABEL.fullmatch(name):
             raise ValueError(f"a study name is {LABEL_RULE}")
+        return name
+
+    @field_validator("executor")
+    @classmethod
+    def _executor(cls, name: str) -> str:
+        from deedbench.errors import ExecutorError
+        from deedbench.executors.kinds import executor_kind
+
+        try:
+            executor_kind(name, study=True)
+        except ExecutorError as exc:
+            raise ValueError(str(exc)) from None
         return name
 
 

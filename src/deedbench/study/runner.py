@@ -1,20 +1,21 @@
-"""A study's runs, all at once, in this process or on a Ray cluster, under shared limits.
+"""A study's runs, all at once, on one executor kind, under shared limits.
 
-Each unfinished run is driven by the engine's own driver (`execute`: its lock, its lazy
-plan, the store written by this process only), all of them concurrently on one event
-loop and one store connection. What they share is where their calls go: one limiter per
-endpoint (protocol and base URL) for the whole study, capped at the study's concurrency
-with the AIMD back-off shared, so fourteen runs against one provider keep to its limit
-together and a 429 met by one slows them all. Locally that is a `SharedLimits` in this
-process, handed to every run's `InProcessExecutor`; on Ray, one `RayPool` (its workers
-and its cluster-wide limits actor) under every run's `RayExecutor`. Each run keeps up
-to the concurrency of episodes in flight of its own.
+Each unfinished run is an engine `Launch` (its lock, its lazy plan, the store written by
+this process only), all of them driven concurrently on one event loop and one store
+connection. What they share is where their calls go: the executor kind makes one
+executor per run drawing on shared limits, one limiter per endpoint (protocol and base
+URL) for the whole study, capped at the study's concurrency with the AIMD back-off
+shared, so fourteen runs against one provider keep to its limit together and a 429 met
+by one slows them all (`executors.kinds`: a `SharedLimits` in this process for
+``local``; one `RayPool` and its cluster-wide limits actor for ``ray``). Each run keeps
+up to the concurrency of episodes in flight of its own.
 
-Finished runs are not touched. Every run is locked, every recipe prepared where its
-episodes will run, before anything is written: a run executed elsewhere, a bad agent
-spec or a missing key stops the study before it starts. After that, a run that fails
-(its provider refused the key, a cluster with no live worker) stops alone; the others
-go on, and the study reports it, to be resumed by running the study again.
+Finished runs are not touched. The launches take their steps together: every run
+locked, every recipe prepared where its episodes will run, before any run is recorded,
+so a run executed elsewhere, a bad agent spec or a missing key stops the study before it
+starts. After that, a run that fails (its provider refused the key, a cluster with no
+live worker) stops alone; the others go on, and the study reports it, to be resumed by
+running the study again.
 """
 
 from __future__ import annotations
@@ -25,25 +26,13 @@ import json
 from collections.abc import Callable
 from contextlib import AsyncExitStack, ExitStack
 from dataclasses import dataclass
-from typing import Literal
 
-from deedbench.agents import SharedLimits
-from deedbench.engine import (
-    EpisodeRecord,
-    Executor,
-    ExecutorError,
-    InProcessExecutor,
-    RunAborted,
-    RunStore,
-    StoreError,
-    execute,
-)
+from deedbench.engine import EpisodeRecord, ExecutorError, Launch, RunAborted, RunStore, StoreError
+from deedbench.executors.kinds import Placement, executor_kind
 from deedbench.recipes import RunRecipe
 from deedbench.study.planner import PlannedRun, StudyPlan
 
-__all__ = ["ExecutorKind", "RunOutcome", "run_study", "study_record"]
-
-ExecutorKind = Literal["local", "ray"]
+__all__ = ["RunOutcome", "run_study", "study_record"]
 
 
 @dataclass
@@ -56,7 +45,7 @@ class RunOutcome:
     was_finished: bool = False
 
 
-def study_record(plan: StudyPlan, executor: ExecutorKind) -> str:
+def study_record(plan: StudyPlan, executor: str) -> str:
     """What the store keeps of a study: its file, settings and runs, as JSON."""
     return json.dumps(
         {
@@ -73,53 +62,52 @@ async def run_study(
     plan: StudyPlan,
     store: RunStore,
     *,
-    executor: ExecutorKind = "local",
-    concurrency: int = 16,
-    address: str | None = None,
-    workers: int | None = None,
+    executor: str = "local",
+    placement: Placement | None = None,
     cache: bool = True,
     on_started: Callable[[list[PlannedRun]], None] | None = None,
     on_record: Callable[[str, EpisodeRecord], None] | None = None,
 ) -> list[RunOutcome]:
-    """Run the study's unfinished runs to their end; one outcome per run, in plan order.
+    """Run the study's unfinished runs to their end on the executor kind named `executor`
+    (`placement`: concurrency, workers, cluster); one outcome per run, in plan order.
 
     Raises (before anything is written) StoreError when a run is executed elsewhere,
-    what preparing a recipe raises (AgentSpecError, BenchmarkError, RunAborted,
-    ExecutorError), and, once running, CancelledError when cancelled (each run stored
-    what finished). `on_started` is told the runs about to run, after the new ones
-    were recorded.
+    ExecutorError for an executor that cannot run a study here, what preparing a recipe
+    raises (AgentSpecError, BenchmarkError, RunAborted, ExecutorError), and, once
+    running, CancelledError when cancelled (each run stored what finished). `on_started`
+    is told the runs about to run, after the new ones were recorded.
     """
+    kind = executor_kind(executor)
+    placement = placement or Placement()
     outcomes = [RunOutcome(run, was_finished=run.finished) for run in plan.runs]
     pending = [o for o in outcomes if not o.was_finished]
     recipes = {o.run.run_id: RunRecipe(o.run.config, cache=cache) for o in pending}
+    launches = {
+        o.run.run_id: Launch(
+            o.run.config,
+            store,
+            recipes[o.run.run_id],
+            on_record=None if on_record is None else _told(on_record, o.run.run_id),
+        )
+        for o in pending
+    }
     with ExitStack() as locks:
-        for outcome in pending:  # a run executed elsewhere: refused before anything runs
-            locks.enter_context(store.lock_run(outcome.run.run_id))
+        for launch in launches.values():  # a run executed elsewhere: refused before anything
+            locks.enter_context(launch.lock())
         async with AsyncExitStack() as stack:
-            executors = await _executors(
-                stack, [o.run for o in pending], store, executor, concurrency, address, workers
-            )
-            for run_id, recipe in recipes.items():
-                await executors[run_id].prepare(recipe)
+            executors = await kind.for_study(stack, placement, recipes, store) if recipes else {}
+            for run_id, launch in launches.items():
+                await launch.prepare(executors[run_id])
             for outcome in pending:
-                if not outcome.run.exists:
-                    store.create_run(outcome.run.config)
-                    outcome.run.exists = True
+                launches[outcome.run.run_id].record()
+                outcome.run.exists = True
             store.save_study(plan.study.name, study_record(plan, executor))
             if on_started is not None:
                 on_started([o.run for o in pending])
 
             async def drive(outcome: RunOutcome) -> None:
-                run_id = outcome.run.run_id
-                report = None if on_record is None else (lambda r: on_record(run_id, r))
                 try:
-                    outcome.started = await execute(
-                        outcome.run.config,
-                        store,
-                        executors[run_id],
-                        recipes[run_id],
-                        on_record=report,
-                    )
+                    outcome.started = await launches[outcome.run.run_id].drive()
                 except (RunAborted, ExecutorError, StoreError) as exc:
                     outcome.failure = str(exc)
 
@@ -127,36 +115,8 @@ async def run_study(
     return outcomes
 
 
-async def _executors(
-    stack: AsyncExitStack,
-    runs: list[PlannedRun],
-    store: RunStore,
-    kind: ExecutorKind,
-    concurrency: int,
-    address: str | None,
-    workers: int | None,
-) -> dict[str, Executor]:
-    """A started executor per run, all drawing on the same call limits."""
-    executors: dict[str, Executor] = {}
-    if not runs:
-        return executors
-    if kind == "local":
-        limits = SharedLimits(concurrency)
-        for run in runs:
-            local = InProcessExecutor(concurrency, lookup=store.response, limits=limits)
-            executors[run.run_id] = await stack.enter_async_context(local)
-        return executors
-    from deedbench.executors.ray import RayExecutor, RayPool, modules_to_ship
-
-    pool = RayPool(
-        address=address,
-        workers=workers,
-        concurrency=concurrency,
-        ship=modules_to_ship(run.config for run in runs),
-    )
-    stack.push_async_callback(pool.close)
-    await pool.start()
-    for run in runs:
-        remote = RayExecutor(concurrency, pool=pool)
-        executors[run.run_id] = await stack.enter_async_context(remote)
-    return executors
+def _told(
+    on_record: Callable[[str, EpisodeRecord], None], run_id: str
+) -> Callable[[EpisodeRecord], None]:
+    """`on_record` told which run each record is of."""
+    return lambda record: on_record(run_id, record)
