@@ -3,17 +3,28 @@ says what it uses (the cache) and what it imports (for a fork server to import o
 
 from __future__ import annotations
 
+import asyncio
 import pickle
+from pathlib import Path
 
 import pytest
 
+from _scorers import FixedScorer
 from deedbench.agents import AgentSettings, ModelAgent, settings_for
 from deedbench.agents.anthropic_agent import AnthropicAgent
 from deedbench.benchmarks import load_benchmark
 from deedbench.benchmarks.servicedesk import LLMUser
-from deedbench.engine import EpisodeCache, RunConfig, new_run_config
+from deedbench.engine import (
+    BenchmarkError,
+    EpisodeCache,
+    Launch,
+    ProcessExecutor,
+    RunConfig,
+    RunStore,
+    new_run_config,
+)
 from deedbench.recipes import RunRecipe
-from deedbench.records import ModelUser
+from deedbench.records import ModelUser, ScorerSpec
 
 
 @pytest.fixture(autouse=True)
@@ -68,3 +79,46 @@ def test_a_model_played_user_is_rebuilt_and_its_sdk_imported() -> None:
     sample = built.samples[config.sample_ids[0]]
     user = built.benchmark.setup(sample, config.conditions[0], 1).user
     assert isinstance(user, LLMUser) and isinstance(user.model, AnthropicAgent)
+
+
+def test_a_replaced_scorer_is_recorded_and_scores_where_the_run_is_rebuilt(
+    tmp_path: Path,
+) -> None:
+    """`bench.scorer = ...` holds beyond this process: the run records the scorer, and a
+    recipe rebuilt from the record alone (a worker's) scores with it, not the default."""
+    bench = load_benchmark("tac")
+    bench.scorer = FixedScorer("refused")
+    config = new_run_config(
+        run_id="fixed", benchmark=bench, agent="baseline/relevance", agent_params={},
+        conditions=["base"], epochs=1, seed=0, samples=bench.samples()[:4],
+    )  # fmt: skip
+    assert config.scorer == ScorerSpec(target="_scorers:FixedScorer", args={"outcome": "refused"})
+    rebuilt = pickle.loads(pickle.dumps(RunRecipe(config, benchmark=bench))).build(None, 4)
+    assert rebuilt.benchmark is not bench and rebuilt.benchmark.scorer == FixedScorer("refused")
+    with RunStore(tmp_path / "runs.db") as store:
+        started = asyncio.run(Launch(config, store, RunRecipe(config)).run(ProcessExecutor(2, 4)))
+        assert started == 4
+        outcomes = [r.score.outcome if r.score else None for r in store.episodes("fixed")]
+        assert outcomes == ["refused"] * 4
+        assert store.get_run("fixed") == config
+
+
+def test_the_default_scorer_is_recorded_and_kept() -> None:
+    config = tac("baseline/random")
+    assert config.scorer == ScorerSpec(target="deedbench.benchmarks.tac.scorer:TacScorer")
+    assert type(RunRecipe(config).build(None, 4).benchmark.scorer).__name__ == "TacScorer"
+
+
+def test_a_scorer_that_cannot_be_rebuilt_stops_the_run_naming_it() -> None:
+    class Local(FixedScorer):  # defined in a function: no other process can import it
+        pass
+
+    bench = load_benchmark("tac")
+    bench.scorer = Local()
+    config = new_run_config(
+        run_id="local", benchmark=bench, agent="baseline/random", agent_params={},
+        conditions=["base"], epochs=1, seed=0, samples=bench.samples()[:1],
+    )  # fmt: skip
+    message = "the run was scored by test_recipes:test_a_scorer_that_cannot_be_rebuilt"
+    with pytest.raises(BenchmarkError, match=message):
+        RunRecipe(config).build(None, 4)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
@@ -11,10 +13,11 @@ from typing import Any, ClassVar, Protocol
 
 from deedbench.engine.agent import Agent
 from deedbench.engine.episode import EpisodeSetup, EpisodeTranscript
+from deedbench.engine.python_specs import import_target
 from deedbench.errors import BenchmarkError
-from deedbench.records import ReportSpec, Sample, Score
+from deedbench.records import ReportSpec, Sample, Score, ScorerSpec
 
-__all__ = ["Benchmark", "Check", "Option", "Scorer"]
+__all__ = ["Benchmark", "Check", "Option", "Scorer", "rebuild_scorer", "scorer_spec"]
 
 
 class Check(Protocol):
@@ -34,6 +37,35 @@ class Scorer(Protocol):
     verdict are another scorer and a `ReportSpec`, not another benchmark class."""
 
     def score(self, sample: Sample, transcript: EpisodeTranscript) -> Score: ...
+
+
+def scorer_spec(scorer: Scorer) -> ScorerSpec:
+    """What a run records of its scorer: the class, and a dataclass scorer's fields when
+    they are all JSON values (other state, such as a desk's loaded data, comes from the
+    benchmark the scorer is rebuilt beside)."""
+    kind = type(scorer)
+    args: dict[str, Any] = {}
+    if dataclasses.is_dataclass(scorer):
+        fields = {f.name: getattr(scorer, f.name) for f in dataclasses.fields(scorer) if f.init}
+        try:
+            if json.loads(json.dumps(fields)) == fields:
+                args = fields
+        except (TypeError, ValueError):
+            pass
+    return ScorerSpec(target=f"{kind.__module__}:{kind.__qualname__}", args=args)
+
+
+def rebuild_scorer(spec: ScorerSpec) -> Scorer:
+    """The scorer a run recorded, made again from its class and arguments; BenchmarkError
+    when this process cannot (a class defined in a script or a function, other arguments)."""
+    try:
+        made: Scorer = import_target(spec.target)(**spec.args)
+    except Exception as exc:  # whatever the scorer's own __init__ raises
+        raise BenchmarkError(
+            f"the run was scored by {spec.target}, which cannot be rebuilt here: "
+            f"{type(exc).__name__}: {exc}"
+        ) from None
+    return made
 
 
 _BOOLS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from deedbench import __version__
-from deedbench.engine.benchmark import Benchmark
+from deedbench.engine.benchmark import Benchmark, scorer_spec
 from deedbench.engine.store import RunStore
 from deedbench.errors import BenchmarkError, PlanError, ResumeError
 from deedbench.records import (
@@ -62,6 +62,7 @@ def new_run_config(
         seed=seed,
         sample_ids=[s.id for s in samples],
         report=benchmark.report,
+        scorer=scorer_spec(benchmark.scorer),
         deedbench_version=__version__,
         python_version=platform.python_version(),
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),

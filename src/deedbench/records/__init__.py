@@ -18,6 +18,7 @@ from deedbench.records.run import (
     EpisodeRecord,
     ModelUser,
     RunConfig,
+    ScorerSpec,
 )
 from deedbench.records.sample import EpisodeKey, Sample, episode_seed
 from deedbench.records.score import NO_CHOICE, Evidence, Score
@@ -49,6 +50,7 @@ __all__ = [
     "RunConfig",
     "Sample",
     "Score",
+    "ScorerSpec",
     "Termination",
     "ToolCall",
     "Usage",

@@ -36,6 +36,7 @@ __all__ = [
     "EpisodeRecord",
     "ModelUser",
     "RunConfig",
+    "ScorerSpec",
 ]
 
 # 1: the first versioned format (stores and records of deedbench 0.1.0 before formats were
@@ -72,6 +73,15 @@ class ModelUser(BaseModel):
     prompt_version: str | None = None
 
 
+class ScorerSpec(BaseModel):
+    """Which scorer scored a run: its class as ``module:QualName`` and, for a dataclass
+    scorer, its fields (JSON values only), so that wherever the run's benchmark is rebuilt
+    (a worker, a Ray actor, a resume) it scores with the same scorer, not its default."""
+
+    target: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
 class RunConfig(BaseModel):
     """Everything needed to repeat a run and to read its records.
 
@@ -81,6 +91,8 @@ class RunConfig(BaseModel):
     sha256 of its bytes (empty for runs recorded before it, and for benchmarks that do not
     say). `user` is the model-played user, if the benchmark has one (stored as
     ``{}`` when not). `format` is the record format the run was written in (`FORMAT`).
+    `scorer` is the scorer the benchmark held when the run was planned (None in runs
+    recorded before it, which the benchmark's own scorer scored; left out when written).
     """
 
     run_id: str
@@ -100,6 +112,7 @@ class RunConfig(BaseModel):
     created_at: str
     format: int = FORMAT
     data_files: dict[str, str] = Field(default_factory=dict)
+    scorer: ScorerSpec | None = Field(default=None, exclude_if=lambda spec: spec is None)
 
     @field_validator("conditions")
     @classmethod
