@@ -3,9 +3,10 @@
 Every import of deedbench in src/deedbench (at module level, inside functions, under
 TYPE_CHECKING) is an edge from the importing unit to the imported one. A unit is a
 top-level package or module of deedbench (`deedbench.engine`, `deedbench.errors`, ...);
-`from deedbench import __version__` is an edge to `deedbench` itself. The edges must be
-allowed by the table's last column, every unit must have a row, and the units must not
-import each other in a circle.
+`from deedbench import errors` is an edge to `errors`, and an import of a name of the face
+(`from deedbench import run`) an edge to the face, `deedbench`. The edges must be allowed
+by the table's last column, every unit must have a row, and the units must not import
+each other in a circle.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def imports(path: Path, known: set[str]) -> Iterator[tuple[int, str]]:
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            if node.module == "deedbench":  # from deedbench import __version__ / errors
+            if node.module == "deedbench":  # from deedbench import errors / a name of the face
                 names = [f"deedbench.{alias.name}" for alias in node.names]
             else:
                 names = [node.module]

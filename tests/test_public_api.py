@@ -1,7 +1,43 @@
-"""The public API of the engine and the agents, name by name: changing it should be a
-deliberate act (tests/test_exported_names.py checks every package's __all__)."""
+"""The public API, name by name: the face (`import deedbench`), the engine and the agents.
+Changing it should be a deliberate act (tests/test_exported_names.py checks every
+package's __all__)."""
 
 from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from importlib import import_module
+from pathlib import Path
+
+import pytest
+
+FACE = [
+    "Benchmark",
+    "DeedbenchError",
+    "EpisodeRecord",
+    "FunctionAgent",
+    "Launch",
+    "Message",
+    "Option",
+    "Placement",
+    "RunConfig",
+    "RunRecipe",
+    "RunStore",
+    "Sample",
+    "Score",
+    "Scorer",
+    "ToolError",
+    "__version__",
+    "executor_kind",
+    "load_benchmark",
+    "plan_run",
+    "plan_study",
+    "resume_run",
+    "run",
+    "run_study",
+    "tool",
+]
 
 ENGINE_API = [
     "Agent",
@@ -116,3 +152,48 @@ def test_version_matches_installed_metadata() -> None:
     import deedbench
 
     assert deedbench.__version__ == version("deedbench")
+
+
+def test_the_face_is_its_names_each_the_object_of_its_home() -> None:
+    import deedbench
+
+    assert sorted(deedbench.__all__) == FACE
+    homes = deedbench._HOMES
+    assert sorted([*homes, "__version__"]) == FACE
+    for name, home in homes.items():
+        assert getattr(deedbench, name) is getattr(import_module(home), name), name
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        deedbench.nothing  # noqa: B018
+
+
+def test_the_face_tells_type_checkers_what_it_loads() -> None:
+    """The imports under TYPE_CHECKING (what mypy and editors read) name the same homes as
+    the table the face loads from at run time."""
+    import deedbench
+
+    source = Path(deedbench.__file__).read_text(encoding="utf-8")
+    [block] = [
+        node
+        for node in ast.parse(source).body
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+    ]
+    declared = {
+        alias.name: node.module
+        for node in block.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    assert declared == deedbench._HOMES
+
+
+def test_importing_deedbench_loads_no_layer() -> None:
+    """`import deedbench` (which every CLI command does first) loads only the version;
+    a name of the face loads its home when first asked for."""
+    code = (
+        "import sys, deedbench\n"
+        "before = sorted(m for m in sys.modules if m.startswith('deedbench'))\n"
+        "deedbench.RunStore\n"
+        "print(before, 'deedbench.engine' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "['deedbench', 'deedbench.version'] True"

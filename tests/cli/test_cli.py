@@ -423,7 +423,7 @@ def test_resume_keeps_the_stored_benchmark_options(store: Path) -> None:
 
 
 def test_version_and_shell_completion() -> None:
-    from deedbench import __version__
+    from deedbench.version import __version__
 
     result = invoke("--version")
     assert result.exit_code == 0 and result.output == f"deedbench {__version__}\n"

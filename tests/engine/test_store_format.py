@@ -16,11 +16,11 @@ from tests.cli.test_store_input import read_only
 from tests.engine.test_store import make_config
 from typer.testing import CliRunner
 
-from deedbench import __version__
 from deedbench.cli.main import app
 from deedbench.engine import RunStore, StoreFormatError
 from deedbench.engine import store as store_module
 from deedbench.records import FORMAT
+from deedbench.version import __version__
 from deedbench.view import StoreReader
 
 

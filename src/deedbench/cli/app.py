@@ -105,7 +105,7 @@ app = typer.Typer(
 
 def _print_version(value: bool) -> None:
     if value:
-        from deedbench import __version__
+        from deedbench.version import __version__
 
         print(f"deedbench {__version__}")
         raise typer.Exit()

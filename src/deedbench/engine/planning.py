@@ -18,7 +18,6 @@ import secrets
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from deedbench import __version__
 from deedbench.engine.benchmark import Benchmark, scorer_spec
 from deedbench.engine.store import RunStore
 from deedbench.errors import BenchmarkError, PlanError, ResumeError
@@ -30,6 +29,7 @@ from deedbench.records import (
     RunConfig,
     Sample,
 )
+from deedbench.version import __version__
 
 __all__ = ["new_run_config", "plan_run", "resume_run"]
 

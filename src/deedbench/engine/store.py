@@ -51,10 +51,10 @@ from typing import Protocol
 
 from pydantic import ValidationError
 
-from deedbench import __version__
 from deedbench.engine.cache import CacheEntry
 from deedbench.errors import StoreError, StoreFormatError
 from deedbench.records import FORMAT, EpisodeKey, EpisodeRecord, RunConfig, Usage
+from deedbench.version import __version__
 
 __all__ = [
     "HEARTBEAT_SECONDS",

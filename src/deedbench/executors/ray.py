@@ -87,7 +87,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from deedbench import __version__
 from deedbench.agents.limiter import AdaptiveLimiter
 from deedbench.engine import (
     Built,
@@ -114,6 +113,7 @@ from deedbench.engine.executor import (
     waiting,
 )
 from deedbench.engine.python_specs import use_working_folder
+from deedbench.version import __version__
 
 __all__ = ["RayExecutor", "RayNotInstalled", "RayPool", "modules_to_ship", "require_ray"]
 

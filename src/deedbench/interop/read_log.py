@@ -33,7 +33,6 @@ from inspect_ai.log import (
 )
 from inspect_ai.scorer import Score as InspectScore
 
-from deedbench import __version__
 from deedbench.benchmarks import benchmark_class
 from deedbench.benchmarks.tac.upstream import (
     NUDGE_PARAM,
@@ -51,6 +50,7 @@ from deedbench.interop.convert import (
 from deedbench.interop.inspect_tasks import SCORER_NAME, SEED_KEY, TERMINATION_KEY
 from deedbench.interop.write_log import PART_KEY
 from deedbench.records import EpisodeRecord, Evidence, Message, RunConfig, Score, Usage
+from deedbench.version import __version__
 
 __all__ = ["read_inspect_logs"]
 

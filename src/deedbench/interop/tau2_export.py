@@ -35,7 +35,6 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from deedbench import __version__
 from deedbench.benchmarks import benchmark_class, load_benchmark
 from deedbench.benchmarks.tau2.benchmark import Tau2Benchmark
 from deedbench.benchmarks.tau2.judge import DEFAULT_JUDGE
@@ -55,6 +54,7 @@ from deedbench.errors import BenchmarkError, OutputError, UsageError
 from deedbench.records import AgentSettings, EpisodeKey, EpisodeRecord, RunConfig, Usage
 from deedbench.reports.cost import PriceTable
 from deedbench.stats import tau2_pass_hat_k
+from deedbench.version import __version__
 
 __all__ = [
     "LEADERBOARD_BENCHMARKS",

@@ -23,13 +23,13 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
-from deedbench import __version__
 from deedbench.benchmarks import benchmark_class
 from deedbench.benchmarks.tau2.benchmark import task_sample
 from deedbench.benchmarks.tau2.rescore import Rescored, Tau2Rescorer, Tau2RescoreReport
 from deedbench.benchmarks.tau2.results import TAU2_ENDINGS, Tau2Results, Tau2Simulation
 from deedbench.engine import BenchmarkError
 from deedbench.records import EpisodeRecord, ModelUser, RunConfig, Usage
+from deedbench.version import __version__
 
 __all__ = ["run_from_results"]
 

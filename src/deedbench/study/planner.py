@@ -104,8 +104,11 @@ class _Problems:
             self.found.append(problem)
 
 
-def plan_study(path: Path, store: RunStore, prices: PriceTable) -> StudyPlan:
-    """The study's runs, or StudyError listing every problem with its line."""
+def plan_study(path: Path, store: RunStore, prices: PriceTable | None = None) -> StudyPlan:
+    """The study's runs, or StudyError listing every problem with its line; costs at
+    `prices` (default: deedbench's table), the study's own prices winning."""
+    if prices is None:
+        prices = PriceTable.load()
     draft = read_study(path)
     problems = _Problems(draft.text, draft.problems)
     _check_user(draft, problems)

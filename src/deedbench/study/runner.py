@@ -62,14 +62,15 @@ async def run_study(
     plan: StudyPlan,
     store: RunStore,
     *,
-    executor: str = "local",
+    executor: str | None = None,
     placement: Placement | None = None,
     cache: bool = True,
     on_started: Callable[[list[PlannedRun]], None] | None = None,
     on_record: Callable[[str, EpisodeRecord], None] | None = None,
 ) -> list[RunOutcome]:
     """Run the study's unfinished runs to their end on the executor kind named `executor`
-    (`placement`: concurrency, workers, cluster); one outcome per run, in plan order.
+    (`placement`: concurrency, workers, cluster; the study file's where not given); one
+    outcome per run, in plan order.
 
     Raises (before anything is written) StoreError when a run is executed elsewhere,
     ExecutorError for an executor that cannot run a study here, what preparing a recipe
@@ -77,8 +78,10 @@ async def run_study(
     running, CancelledError when cancelled (each run stored what finished). `on_started`
     is told the runs about to run, after the new ones were recorded.
     """
-    kind = executor_kind(executor)
-    placement = placement or Placement()
+    study = plan.study
+    executor = executor or study.executor
+    kind = executor_kind(executor, study=True)
+    placement = placement or Placement(study.concurrency, study.workers, study.ray_address)
     outcomes = [RunOutcome(run, was_finished=run.finished) for run in plan.runs]
     pending = [o for o in outcomes if not o.was_finished]
     recipes = {o.run.run_id: RunRecipe(o.run.config, cache=cache) for o in pending}

@@ -33,10 +33,10 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
-from deedbench import __version__
 from deedbench.engine import RunConfig, StoreError
 from deedbench.reports.cost import PriceTable
 from deedbench.reports.summary import RunSummary, RunTally
+from deedbench.version import __version__
 from deedbench.view.source import StoreReader
 
 __all__ = ["IN_PROCESS", "Summarized", "Summarizer", "SummaryCache", "default_cache"]

@@ -13,7 +13,6 @@ from importlib import resources
 
 from pydantic import RootModel
 
-from deedbench import __version__
 from deedbench.audit import AuditResult
 from deedbench.records import EpisodeRecord
 from deedbench.reports.compare import compare_runs
@@ -23,6 +22,7 @@ from deedbench.reports.html.markup import rows_table, section, tag, td
 from deedbench.reports.html.tables import between_runs, group_tables, run_summary
 from deedbench.reports.summary import EpisodeFigures, RunSummary, RunTally
 from deedbench.secrets import redact
+from deedbench.version import __version__
 
 __all__ = ["render_figures", "render_html"]
 
