@@ -15,7 +15,7 @@ from deedbench.agents import CallLimits, Providers, is_model_spec, resolve_agent
 from deedbench.agents.registry import MODEL_PROTOCOLS
 from deedbench.benchmarks import BUILTIN, load_benchmark
 from deedbench.engine import Agent, Benchmark, Built, EpisodeCache, RunConfig
-from deedbench.engine.benchmark import rebuild_scorer, scorer_spec
+from deedbench.engine.benchmark import rebuild_scorer
 from deedbench.records import AgentSettings, GenerationParams
 
 __all__ = ["RunRecipe", "modules_to_preload"]
@@ -70,7 +70,7 @@ class RunRecipe:
         if benchmark is None:
             benchmark = load_benchmark(self.config.benchmark, self.config.benchmark_options)
         recorded = self.config.scorer
-        if recorded is not None and scorer_spec(benchmark.scorer) != recorded:
+        if recorded is not None and benchmark.scorer_spec() != recorded:
             benchmark.scorer = rebuild_scorer(recorded)  # the run's, not the default
         providers = Providers(cache if self.uses_cache else None, concurrency, limits)
         agent = _agent(self.config, benchmark, providers)

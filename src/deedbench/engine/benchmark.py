@@ -190,6 +190,12 @@ class Benchmark(ABC):
         """Judge one finished episode by what the agent did: the benchmark's `scorer`."""
         return self.scorer.score(sample, transcript)
 
+    def scorer_spec(self) -> ScorerSpec | None:
+        """What a run records of the benchmark's scorer; None for a benchmark that scores
+        by overriding `score` and holds no scorer (nothing to rebuild: its class scores)."""
+        scorer: Scorer | None = getattr(self, "scorer", None)
+        return None if scorer is None else scorer_spec(scorer)
+
     @property
     def user_prompt_version(self) -> str | None:
         """The version of a model-played user's prompt, recorded with a run that has one

@@ -18,7 +18,7 @@ import secrets
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from deedbench.engine.benchmark import Benchmark, scorer_spec
+from deedbench.engine.benchmark import Benchmark
 from deedbench.engine.store import RunStore
 from deedbench.errors import BenchmarkError, PlanError, ResumeError
 from deedbench.records import (
@@ -62,7 +62,7 @@ def new_run_config(
         seed=seed,
         sample_ids=[s.id for s in samples],
         report=benchmark.report,
-        scorer=scorer_spec(benchmark.scorer),
+        scorer=benchmark.scorer_spec(),
         deedbench_version=__version__,
         python_version=platform.python_version(),
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
