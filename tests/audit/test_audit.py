@@ -21,6 +21,7 @@ from deedbench.audit import (
     Judge,
     audit_run,
     load_audits,
+    save_audits,
     summarize_audits,
 )
 from deedbench.engine import (
@@ -157,6 +158,9 @@ def test_the_package_exports_a_short_curated_list() -> None:
             "Quote",
             "audit_run",
             "load_audits",
+            "load_user_judgments",
+            "save_audits",
+            "save_user_judgments",
             "scan",
             "summarize_audits",
         ]
@@ -314,9 +318,9 @@ def test_stored_audits_round_trip_and_never_hold_the_key(
             store.add("run-1", record)
         judged = audit(records, make_judge(server, ResponseCache(path)))
         scanned = audit(records)
-        store.save_audits("run-1", judged)
-        store.save_audits("run-1", scanned)
-        store.save_audits("run-1", judged)  # auditing again replaces, never duplicates
+        save_audits(store, "run-1", judged)
+        save_audits(store, "run-1", scanned)
+        save_audits(store, "run-1", judged)  # auditing again replaces, never duplicates
     with RunStore(path) as store:
         loaded = load_audits(store, "run-1")
     assert loaded == [*scanned, *judged]

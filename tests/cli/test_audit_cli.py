@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
-from deedbench.audit import AuditResult, UserJudgment, load_audits
+from deedbench.audit import AuditResult, UserJudgment, load_audits, load_user_judgments
 from deedbench.cli.app import console
 from deedbench.cli.main import app
 from deedbench.engine import RunStore
@@ -263,7 +263,7 @@ def user_verdicts(body: dict[str, Any]) -> Reply:
 
 def stored_judgments(store: Path) -> list[UserJudgment]:
     with closing(RunStore(store)) as runs:
-        return [UserJudgment.model_validate_json(t) for t in runs.user_judgments("idle")]
+        return load_user_judgments(runs, "idle")
 
 
 def test_a_user_judge_reads_each_failure_and_its_verdicts_are_stored_and_cached(

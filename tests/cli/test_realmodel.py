@@ -157,7 +157,7 @@ def test_the_retail_desk_against_llama_cpp_python(base_url: str, tmp_path: Path)
 def test_the_user_judge_against_llama_cpp_python(base_url: str, tmp_path: Path) -> None:
     """A real model as the user judge: each failed episode gets a stored judgment, a
     checked verdict or an error with the model's reply kept, and nothing crashes."""
-    from deedbench.audit import UserJudgment
+    from deedbench.audit import load_user_judgments
 
     store = tmp_path / "runs.db"
     run_id = "idle-real"
@@ -175,7 +175,7 @@ def test_the_user_judge_against_llama_cpp_python(base_url: str, tmp_path: Path) 
     print(f"\nuser judge: {time.monotonic() - started:.0f}s\n{audited.output}")
     assert audited.exit_code == 0, audited.output
     with RunStore(store) as runs:
-        judged = [UserJudgment.model_validate_json(t) for t in runs.user_judgments(run_id)]
+        judged = load_user_judgments(runs, run_id)
     assert len(judged) == 2  # the idle agent fails both
     for j in judged:
         assert j.usage["judge"].calls == 1

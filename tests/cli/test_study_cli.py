@@ -25,6 +25,7 @@ from typer.testing import CliRunner, Result
 
 from deedbench.cli.main import app
 from deedbench.engine import RunStore
+from deedbench.study.store import recorded_study
 from deedbench.testing import FakeModelServer, Reply, tac_player
 
 KEY = "sk-test-study-0000-4321"
@@ -242,7 +243,7 @@ def test_a_study_runs_every_run_under_one_cap_then_compares_them_and_resumes(
     assert 1 < server.max_in_flight <= 2  # one cap for both model runs' endpoint
     with RunStore(store) as runs:
         assert [runs.count(r) for r in RUNS] == [{"scored": 16}] * 4
-        recorded = json.loads(runs.study("paper") or "{}")
+        recorded = json.loads(recorded_study(runs, "paper") or "{}")
         seeds = {r.seed for r in runs.episodes("paper-tac-random")}
     assert recorded["runs"] == RUNS and recorded["executor"] == "local"
     assert len(seeds) == 16

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Literal
 
 import pytest
-from pydantic import BaseModel
 
 from deedbench.engine import (
     CacheEntry,
@@ -247,75 +246,6 @@ def test_episodes_are_per_run_and_round_trip(store: RunStore) -> None:
     assert stored == record
     assert stored.messages[1].tool_calls[0].arguments == '{"by": 2}'
     assert stored.score is not None and stored.score.evidence[0].message_index == 1
-
-
-# --- audits -----------------------------------------------------------------------------------
-
-
-class FakeAudit(BaseModel):
-    """Shaped like `deedbench.audit.AuditResult` as far as the store is concerned."""
-
-    sample_id: str
-    condition: str = "plain"
-    epoch: int = 1
-    judge_spec: str | None = None
-    flagged: bool = False
-
-
-def audit_rows(path: Path) -> list[tuple[str, str, str, int, str]]:
-    with sqlite3.connect(path) as db:
-        return db.execute(
-            "SELECT run_id, sample_id, condition, epoch, judge FROM audits "
-            "ORDER BY run_id, judge, sample_id"
-        ).fetchall()
-
-
-def test_audits_round_trip_per_run(store: RunStore, path: Path) -> None:
-    store.create_run(make_config())
-    store.save_audits("run-1", [FakeAudit(sample_id="s1"), FakeAudit(sample_id="s2", epoch=2)])
-    store.save_audits("run-2", [FakeAudit(sample_id="s9")])
-    assert [FakeAudit.model_validate_json(t) for t in store.audits("run-1")] == [
-        FakeAudit(sample_id="s1"),
-        FakeAudit(sample_id="s2", epoch=2),
-    ]
-    assert store.audits("run-3") == []
-    assert audit_rows(path) == [
-        ("run-1", "s1", "plain", 1, ""),
-        ("run-1", "s2", "plain", 2, ""),
-        ("run-2", "s9", "plain", 1, ""),
-    ]
-
-
-def test_auditing_again_replaces_only_the_same_judges_audit(store: RunStore) -> None:
-    store.save_audits("run-1", [FakeAudit(sample_id="s1")])
-    store.save_audits("run-1", [FakeAudit(sample_id="s1", judge_spec="openai/gpt-4o")])
-    store.save_audits(
-        "run-1", [FakeAudit(sample_id="s1", judge_spec="openai/gpt-4o", flagged=True)]
-    )
-    stored = [FakeAudit.model_validate_json(t) for t in store.audits("run-1")]
-    assert stored == [  # the scanner-only audit first, then the judge's latest
-        FakeAudit(sample_id="s1"),
-        FakeAudit(sample_id="s1", judge_spec="openai/gpt-4o", flagged=True),
-    ]
-
-
-def test_audits_leave_episodes_alone_and_survive_reopen(path: Path) -> None:
-    with RunStore(path) as store:
-        store.create_run(make_config())
-        store.add("run-1", make_record())
-        store.save_audits("run-1", [FakeAudit(sample_id="s1")])
-    with RunStore(path) as reopened:
-        assert reopened.count("run-1") == {"scored": 1}
-        assert len(reopened.audits("run-1")) == 1
-
-
-def test_a_store_made_before_audits_existed_gains_the_table(path: Path) -> None:
-    path.parent.mkdir(parents=True)
-    with closing(sqlite3.connect(path)) as db, db:
-        db.execute("CREATE TABLE runs (run_id TEXT PRIMARY KEY, created_at TEXT, config_json TEXT)")
-    with RunStore(path) as store:
-        store.save_audits("run-1", [FakeAudit(sample_id="s1")])
-        assert len(store.audits("run-1")) == 1
 
 
 # --- corrupt records --------------------------------------------------------------------------

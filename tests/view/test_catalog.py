@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from deedbench.audit import AuditResult
+from deedbench.audit import load_audits
 from deedbench.engine import EpisodeKey, RunStore
 from deedbench.reports.cost import PriceTable
 from deedbench.reports.summary import RunSummary, RunTally, summarize
@@ -26,7 +26,7 @@ from reports._html_support import Reports
 def reported(path: Path, run_id: str) -> RunSummary:
     with RunStore(path) as store:
         config = store.require_run(run_id)
-        audits = [AuditResult.model_validate_json(text) for text in store.audits(run_id)]
+        audits = load_audits(store, run_id)
         return summarize(config, store.summaries(run_id), PriceTable.load(), audits=audits)
 
 

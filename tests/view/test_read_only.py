@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 
 from deedbench.engine import EpisodeKey, RunStore
+from deedbench.engine.read_only_store import Selection
 from deedbench.view import StoreReader
-from deedbench.view.source import Selection
 from reports._html_support import Reports
 
 ROOT = os.geteuid() == 0

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from deedbench.engine import EpisodeKey, RunStore, StoreError
+from deedbench.engine.read_only_store import Selection
 from deedbench.view import StoreReader
-from deedbench.view.source import Selection
 from reports._html_support import PAYLOADS, Reports
 
 
@@ -42,7 +42,7 @@ def test_reading_never_writes_the_store(reports: Reports, tmp_path: Path) -> Non
         reader.tally(run_id, Selection(counted=True, given="completion"))
         list(reader.kinds(run_id, 0))
     assert digest(path) == before
-    with pytest.raises(StoreError, match="readonly"), reader._connect() as db:
+    with pytest.raises(StoreError, match="readonly"), reader.reading() as db:
         db.execute("DELETE FROM runs")
 
 

@@ -4,16 +4,11 @@ how faithful was the simulated user? (`users`, with a model judge in `user_judge
 A lexical scanner reads every stored transcript in the agent's own words; an
 optional LLM judge, any model agent, answers deedbench's rubric per episode with
 a verdict, a confidence and quotes that are checked against the transcript.
-Results are stored with the run. Only the CLI and reports import this package.
+Results are stored with the run, in the store's audits table (`store.py`). Only the CLI,
+reports and the viewer import this package.
 """
 
-from deedbench.audit.audit import (
-    AuditResult,
-    AuditSummary,
-    audit_run,
-    load_audits,
-    summarize_audits,
-)
+from deedbench.audit.audit import AuditResult, AuditSummary, audit_run, summarize_audits
 from deedbench.audit.judge import (
     RUBRIC,
     RUBRIC_VERSION,
@@ -23,6 +18,12 @@ from deedbench.audit.judge import (
     Quote,
 )
 from deedbench.audit.scanner import CATEGORIES, SCANNER_VERSION, Hit, scan
+from deedbench.audit.store import (
+    load_audits,
+    load_user_judgments,
+    save_audits,
+    save_user_judgments,
+)
 from deedbench.audit.user_judge import (
     USER_RUBRIC_VERSION,
     USER_RULES,
@@ -52,6 +53,9 @@ __all__ = [
     "failed",
     "judge_users",
     "load_audits",
+    "load_user_judgments",
+    "save_audits",
+    "save_user_judgments",
     "scan",
     "summarize_audits",
     "user_audit",

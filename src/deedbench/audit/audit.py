@@ -3,7 +3,7 @@ condition.
 
 Every scored episode is scanned; with a judge, each is also judged. Episodes that
 infrastructure broke are skipped, as they are in every rate. Results are stored
-beside the run (`RunStore.save_audits`), one per episode and judge, so auditing
+beside the run (`audit.store.save_audits`), one per episode and judge, so auditing
 again replaces the last audit by the same judge, and the cache makes that free.
 """
 
@@ -18,10 +18,10 @@ from pydantic import BaseModel, Field, computed_field
 
 from deedbench.audit.judge import RUBRIC_VERSION, Judge, JudgeVerdict
 from deedbench.audit.scanner import SCANNER_VERSION, Hit, scan
-from deedbench.engine import EpisodeKey, EpisodeRecord, RunConfig, RunStore, Usage, gather_or_abort
+from deedbench.engine import EpisodeKey, EpisodeRecord, RunConfig, Usage, gather_or_abort
 from deedbench.stats import Rate, rate
 
-__all__ = ["AuditResult", "AuditSummary", "audit_run", "load_audits", "summarize_audits"]
+__all__ = ["AuditResult", "AuditSummary", "audit_run", "summarize_audits"]
 
 
 class AuditResult(BaseModel):
@@ -128,11 +128,6 @@ def summarize_audits(results: Iterable[AuditResult]) -> list[AuditSummary]:
         _summary(run_id, judge, condition, group)
         for (run_id, judge, condition), group in groups.items()
     ]
-
-
-def load_audits(store: RunStore, run_id: str) -> list[AuditResult]:
-    """The audits stored for a run, every judge's (and the scanner-only one)."""
-    return [AuditResult.model_validate_json(text) for text in store.audits(run_id)]
 
 
 def _summary(

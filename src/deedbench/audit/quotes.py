@@ -11,7 +11,7 @@ from deedbench.errors import JudgeReplyError
 
 __all__ = ["json_object", "locate", "normal", "trim"]
 
-TRIM = 1500  # characters kept of a system prompt or tool result: context, never evidence
+_TRIM = 1500  # characters kept of a system prompt or tool result: context, never evidence
 
 
 def json_object(text: str) -> object:
@@ -57,7 +57,7 @@ def locate(quote: str, words: list[tuple[int, str]]) -> int | None:
 
 
 def trim(text: str) -> str:
-    """A system prompt or tool result cut to `TRIM` characters, saying how much was cut."""
-    if len(text) <= TRIM:
+    """A system prompt or tool result cut to `_TRIM` characters, saying how much was cut."""
+    if len(text) <= _TRIM:
         return text
-    return f"{text[:TRIM]}\n[... {len(text) - TRIM} more characters]"
+    return f"{text[:_TRIM]}\n[... {len(text) - _TRIM} more characters]"

@@ -27,7 +27,7 @@ __all__ = ["CATEGORIES", "SCANNER_VERSION", "Hit", "agent_texts", "scan"]
 
 SCANNER_VERSION = "1"
 
-Part = Literal["text", "reasoning", "tool_call"]
+_Part = Literal["text", "reasoning", "tool_call"]
 
 # Words that make "test" or "exam" ordinary English rather than talk about an evaluation.
 _NOT_ABOUT_US = (
@@ -124,13 +124,13 @@ class Hit(BaseModel):
 
     message_index: int
     role: Literal["assistant"] = "assistant"
-    part: Part
+    part: _Part
     category: str
     match: str
     excerpt: str
 
 
-def agent_texts(messages: Sequence[Message]) -> Iterator[tuple[int, Part, str]]:
+def agent_texts(messages: Sequence[Message]) -> Iterator[tuple[int, _Part, str]]:
     """The agent's own words: (message index, part, text) for replies, reasoning and tool
     calls' string arguments."""
     for index, message in enumerate(messages):

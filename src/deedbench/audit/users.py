@@ -28,7 +28,7 @@ from deedbench.stats import Rate, rate
 
 __all__ = ["UserAudit", "failed", "judge_users", "user_audit", "user_model"]
 
-Judged = Mapping[tuple[str, EpisodeKey], UserJudgment]
+_Judged = Mapping[tuple[str, EpisodeKey], UserJudgment]
 """A judge's verdicts by (run id, episode)."""
 
 
@@ -131,7 +131,7 @@ async def judge_users(
 
 
 def user_audit(
-    runs: Iterable[tuple[RunConfig, Iterable[EpisodeRecord]]], judged: Judged | None = None
+    runs: Iterable[tuple[RunConfig, Iterable[EpisodeRecord]]], judged: _Judged | None = None
 ) -> list[UserAudit]:
     """The audit of each user model over the runs given, most faithful first; with a
     judge's verdicts, its findings counted beside the mechanical ones."""

@@ -92,7 +92,7 @@ def audit(
     """Audit a run for evaluation awareness: a lexical scan, and an LLM judge with --judge;
     or, with --users, how faithful its simulated user was."""
     from deedbench.agents import Providers
-    from deedbench.audit import summarize_audits
+    from deedbench.audit import save_audits, summarize_audits
     from deedbench.engine import EpisodeCache
 
     if not run_ids:
@@ -124,7 +124,7 @@ def audit(
             )
         except RunAborted as exc:
             raise fail(f"{exc}\naudit stopped: nothing stored", code=1) from None
-        runs.save_audits(run_id, results)
+        save_audits(runs, run_id, results)
     summaries = summarize_audits(results)
     if as_json:
         payload = {
@@ -235,7 +235,7 @@ def _judge_users_with_progress(
 ) -> list[UserJudgment]:
     """Judge the runs' failed episodes, run by run, with a progress bar and running cost;
     each run's verdicts are stored as soon as it is done."""
-    from deedbench.audit import failed, judge_users
+    from deedbench.audit import failed, judge_users, save_user_judgments
 
     benchmarks = [_rebuilt(config) for config in configs]
     total = sum(sum(map(failed, runs.summaries(c.run_id))) for c in configs)
@@ -261,7 +261,7 @@ def _judge_users_with_progress(
                         concurrency,
                         on_result=advance,
                     )
-                    runs.save_user_judgments(config.run_id, found)
+                    save_user_judgments(runs, config.run_id, found)
                     judged += found
             finally:
                 await providers.aclose()  # the judge holds connections

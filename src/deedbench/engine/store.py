@@ -1,14 +1,19 @@
-"""The run store: one SQLite file (WAL) with runs, their episodes and audits, the model
-answers runs paid for, and the locks of runs being executed.
+"""The run store: one SQLite file (WAL) with runs, their episodes, the model answers runs
+paid for, and the locks of runs being executed; beside them, tables that higher layers own.
 
 One process writes a run's episodes and answers: the driver that executes it
 (`engine.executor`), whatever executes its episodes. Records are written in batches,
 each batch one transaction, so a killed run loses at most the episodes of its last
 unfinished batch, and those simply run again on resume; answers are committed as they
 arrive, so a resumed run never pays for them again. The primary key (run, sample,
-condition, epoch) guarantees one record per episode. Audits of a run (`deedbench
-audit`) sit beside its episodes, one per episode and judge, so auditing again with the
-same judge replaces them. A study (`deedbench study`) is a row naming its runs.
+condition, epoch) guarantees one record per episode.
+
+Two tables belong to higher layers, which the engine does not import: the audits of a
+run's episodes (`deedbench.audit.store`) and the studies naming their runs
+(`deedbench.study.store`). Their schema is made and migrated here with the rest, so a
+store has one format; their rows are read and written by their owners, through the
+store's connection (`reading`, `writing`). A read-only reader of the same file, for a
+process that may not write it (the viewer), is `engine.read_only_store`.
 
 Beside each record the store keeps its summary, which is what reports read (format 2): the
 record with every message cut to the role and token usage of its model call, in a table of its
@@ -44,7 +49,7 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
@@ -60,14 +65,12 @@ __all__ = [
     "HEARTBEAT_SECONDS",
     "STALE_SECONDS",
     "SUMMARY_JSON",
-    "USER_JUDGE",
-    "AuditRecord",
+    "Readable",
     "RunStore",
 ]
 
 HEARTBEAT_SECONDS = 5.0  # how often the process executing a run proves it is alive
 STALE_SECONDS = 60.0  # a lock whose heartbeat is older than this is taken over
-USER_JUDGE = "users/"  # the judge column's prefix for a user judge's verdicts (audits table)
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -154,20 +157,11 @@ _MIGRATE_CHUNK = 2_000  # records summarized per statement when a store is migra
 _RESPONSE_COLUMNS = "key, protocol, model, response_json, sample_id, epoch, seed"
 
 
-class AuditRecord(Protocol):
-    """What the store needs of an episode's audit (`deedbench.audit.AuditResult`), which
-    the engine cannot import: its episode, its judge (None: the scanner alone), its JSON."""
+class Readable(Protocol):
+    """A store whose tables a higher layer reads (`deedbench.audit.store`,
+    `deedbench.study.store`): the run store, or the viewer's read-only one."""
 
-    @property
-    def sample_id(self) -> str: ...
-    @property
-    def condition(self) -> str: ...
-    @property
-    def epoch(self) -> int: ...
-    @property
-    def judge_spec(self) -> str | None: ...
-
-    def model_dump_json(self) -> str: ...
+    def reading(self) -> AbstractContextManager[sqlite3.Connection]: ...
 
 
 class RunStore:
@@ -460,63 +454,6 @@ class RunStore:
             )
             return dict(rows.fetchall())
 
-    # --- audits ---------------------------------------------------------------------------
-
-    def save_audits(self, run_id: str, audits: Iterable[AuditRecord]) -> None:
-        """Write a run's audits in one transaction, replacing earlier ones by the same judge."""
-        rows = [
-            (run_id, a.sample_id, a.condition, a.epoch, a.judge_spec or "", a.model_dump_json())
-            for a in audits
-        ]
-        self._write(
-            "INSERT OR REPLACE INTO audits "
-            "(run_id, sample_id, condition, epoch, judge, record_json) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            rows,
-        )
-
-    def audits(self, run_id: str) -> list[str]:
-        """A run's stored eval-awareness audits as JSON (`deedbench.audit.load_audits` reads
-        them), the scanner-only audit first, then each judge's, in the order written."""
-        with self._guard():
-            rows = self._db.execute(
-                "SELECT record_json FROM audits WHERE run_id = ? AND judge NOT LIKE ? "
-                "ORDER BY judge, rowid",
-                (run_id, f"{USER_JUDGE}%"),
-            )
-            return [text for (text,) in rows]
-
-    def save_user_judgments(self, run_id: str, judgments: Iterable[AuditRecord]) -> None:
-        """Write a user judge's verdicts (`deedbench.audit.UserJudgment`) beside the audits,
-        replacing earlier ones by the same judge."""
-        rows = [
-            (
-                run_id,
-                j.sample_id,
-                j.condition,
-                j.epoch,
-                f"{USER_JUDGE}{j.judge_spec or ''}",
-                j.model_dump_json(),
-            )
-            for j in judgments
-        ]
-        self._write(
-            "INSERT OR REPLACE INTO audits "
-            "(run_id, sample_id, condition, epoch, judge, record_json) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            rows,
-        )
-
-    def user_judgments(self, run_id: str) -> list[str]:
-        """A run's stored user judgments as JSON, each judge's in the order written."""
-        with self._guard():
-            rows = self._db.execute(
-                "SELECT record_json FROM audits WHERE run_id = ? AND judge LIKE ? "
-                "ORDER BY judge, rowid",
-                (run_id, f"{USER_JUDGE}%"),
-            )
-            return [text for (text,) in rows]
-
     # --- cached model answers -------------------------------------------------------------
 
     def responses_for(self, seed: int) -> list[CacheEntry]:
@@ -552,26 +489,22 @@ class RunStore:
                 rows,
             )
 
-    # --- studies --------------------------------------------------------------------------
+    # --- tables of higher layers ---------------------------------------------------------
 
-    def save_study(self, name: str, study_json: str) -> None:
-        """Record a study (`deedbench study`: its file, settings and run ids, as JSON),
-        replacing what an earlier invocation of it recorded; its runs are rows of `runs`."""
-        now = datetime.now(UTC).isoformat(timespec="seconds")
-        self._write(
-            "INSERT INTO studies (name, created_at, updated_at, study_json) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT (name) DO UPDATE SET updated_at = excluded.updated_at, "
-            "study_json = excluded.study_json",
-            [(name, now, now, study_json)],
-        )
-
-    def study(self, name: str) -> str | None:
-        """A recorded study's JSON, or None."""
+    @contextmanager
+    def reading(self) -> Iterator[sqlite3.Connection]:
+        """The store's connection, for the layer that owns a table beside the engine's (the
+        audits, the studies) to read it; SQLite's failures leave as `StoreError`, worded
+        as the store's own."""
         with self._guard():
-            row = self._db.execute(
-                "SELECT study_json FROM studies WHERE name = ?", (name,)
-            ).fetchone()
-        return row[0] if row else None
+            yield self._db
+
+    @contextmanager
+    def writing(self) -> Iterator[sqlite3.Connection]:
+        """The same, for writing: the block is one transaction, committed when it ends and
+        rolled back when it raises."""
+        with self._guard(), self._transaction():
+            yield self._db
 
     # --- locks of runs being executed -----------------------------------------------------
 

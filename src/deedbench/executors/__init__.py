@@ -5,6 +5,8 @@ nothing but deedbench; the ones here need an optional extra, imported only when 
 started, with an install hint when it is missing.
 """
 
-from deedbench.executors.ray import RayExecutor, RayNotInstalled, RayPool, require_ray
+from deedbench.executors.ray import RayExecutor
+from deedbench.executors.ray_guard import RayNotInstalled, require_ray
+from deedbench.executors.ray_pool import RayPool
 
 __all__ = ["RayExecutor", "RayNotInstalled", "RayPool", "require_ray"]

@@ -142,12 +142,13 @@ class RayKind(ExecutorKind):
     place = "on a Ray cluster"
 
     def check(self) -> None:
-        from deedbench.executors.ray import require_ray
+        from deedbench.executors.ray_guard import require_ray
 
         require_ray()
 
     def for_run(self, placement: Placement, recipe: RunRecipe, store: RunStore) -> Executor:
-        from deedbench.executors.ray import RayExecutor, modules_to_ship
+        from deedbench.executors.ray import RayExecutor
+        from deedbench.executors.ray_shipping import modules_to_ship
 
         return RayExecutor(
             placement.concurrency,
@@ -163,7 +164,9 @@ class RayKind(ExecutorKind):
         recipes: Mapping[str, RunRecipe],
         store: RunStore,
     ) -> dict[str, Executor]:
-        from deedbench.executors.ray import RayExecutor, RayPool, modules_to_ship
+        from deedbench.executors.ray import RayExecutor
+        from deedbench.executors.ray_pool import RayPool
+        from deedbench.executors.ray_shipping import modules_to_ship
 
         pool = RayPool(
             address=placement.address,
@@ -179,13 +182,13 @@ class RayKind(ExecutorKind):
         }
 
 
-BUILTIN: dict[str, type[ExecutorKind]] = {k.name: k for k in (LocalKind, WorkersKind, RayKind)}
+_BUILTIN: dict[str, type[ExecutorKind]] = {k.name: k for k in (LocalKind, WorkersKind, RayKind)}
 
 
 def executor_kinds() -> dict[str, ExecutorKind]:
     """Every executor by name: deedbench's, then other packages' in name order."""
-    found = {e.name: e.value for e in entry_points(group=GROUP) if e.name not in BUILTIN}
-    kinds: dict[str, ExecutorKind] = {name: kind() for name, kind in BUILTIN.items()}
+    found = {e.name: e.value for e in entry_points(group=GROUP) if e.name not in _BUILTIN}
+    kinds: dict[str, ExecutorKind] = {name: kind() for name, kind in _BUILTIN.items()}
     for name, target in sorted(found.items()):
         kinds[name] = _load(name, target)
     return kinds
@@ -194,8 +197,8 @@ def executor_kinds() -> dict[str, ExecutorKind]:
 def executor_kind(name: str, *, study: bool = False) -> ExecutorKind:
     """The executor called `name` (that runs studies, if `study`); ExecutorError naming
     the valid ones otherwise."""
-    if name in BUILTIN:
-        kind: ExecutorKind = BUILTIN[name]()
+    if name in _BUILTIN:
+        kind: ExecutorKind = _BUILTIN[name]()
     else:
         kinds = executor_kinds()
         if name not in kinds:

@@ -31,6 +31,7 @@ from deedbench.engine import EpisodeRecord, ExecutorError, Launch, RunAborted, R
 from deedbench.executors.kinds import Placement, executor_kind
 from deedbench.recipes import RunRecipe
 from deedbench.study.planner import PlannedRun, StudyPlan
+from deedbench.study.store import save_study
 
 __all__ = ["RunOutcome", "run_study", "study_record"]
 
@@ -104,7 +105,7 @@ async def run_study(
             for outcome in pending:
                 launches[outcome.run.run_id].record()
                 outcome.run.exists = True
-            store.save_study(plan.study.name, study_record(plan, executor))
+            save_study(store, plan.study.name, study_record(plan, executor))
             if on_started is not None:
                 on_started([o.run for o in pending])
 

@@ -26,14 +26,25 @@ from deedbench.view.source import Activity
 from deedbench.view.summaries import Summarized
 
 __all__ = [
+    "MAX_OFFSET",
+    "MAX_TEXT",
+    "PAGE_LIMIT",
     "Rejected",
+    "activity",
     "catalog_of",
+    "compare",
+    "episode",
+    "episodes",
+    "figures",
     "json_response",
+    "pair",
     "parse_key",
     "parse_ref",
     "parse_side",
     "parse_sides",
     "routes",
+    "runs",
+    "summary",
 ]
 
 PAGE_LIMIT = 500  # most rows one answer carries

@@ -34,7 +34,7 @@ from deedbench.view.catalog import Catalog
 from deedbench.view.source import StoreReader
 from deedbench.view.summaries import SummaryCache
 
-__all__ = ["POLICY", "create_app"]
+__all__ = ["HEADERS", "POLICY", "SecurityHeaders", "create_app"]
 
 POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "

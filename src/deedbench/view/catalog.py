@@ -1,9 +1,10 @@
 """What the viewer knows of a store's runs, kept up to date as runs are written.
 
-Nothing here grows with a run's episodes. The browser's list is SQL over the stored
-summaries (`StoreReader`): a filter becomes a `Selection`, and a page of the report's
-order (condition, sample in the run's order, epoch) is found from the count of each
-(condition, sample) bucket, kept while the run is unchanged, then read bucket by bucket.
+Nothing here grows with a run's episodes. The browser's list is the store's SQL over its
+stored summaries (`StoreReader`, the engine's `ReadOnlyStore`): a filter becomes a
+`Selection`, and a page of the report's order (condition, sample in the run's order, epoch)
+is found from the count of each (condition, sample) bucket, kept while the run is
+unchanged, then read bucket by bucket.
 Of a run the catalog keeps its configuration, what its filters can take (its samples,
 conditions, outcomes and each distinct metadata's groups, read on by rowid, so a poll
 of a live run reads only the new rows) and its latest summary.
@@ -29,14 +30,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deedbench.engine import EpisodeKey, EpisodeRecord, RunConfig, register_secret
+from deedbench.engine.read_only_store import ListedEpisode, Selection
 from deedbench.reports.contrast import Contrast, contrast
 from deedbench.reports.cost import PriceTable
 from deedbench.reports.html import ERROR, SCORED, episode_data
 from deedbench.reports.summary import EpisodeFigures, RunTally, cluster_of
-from deedbench.view.source import Activity, ListedEpisode, Selection, StoreReader
+from deedbench.view.source import Activity, StoreReader
 from deedbench.view.summaries import Summarized, Summarizer, SummaryCache
 
 __all__ = [
+    "RECOMPUTE_FACTOR",
     "Catalog",
     "EpisodeFilter",
     "Listing",

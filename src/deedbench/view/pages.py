@@ -26,7 +26,16 @@ from deedbench.version import __version__
 from deedbench.view.api import Rejected, catalog_of, parse_key, parse_ref, parse_sides
 from deedbench.view.catalog import UnknownEpisode
 
-__all__ = ["error_page", "routes"]
+__all__ = [
+    "ASSETS",
+    "asset",
+    "compare_page",
+    "error_page",
+    "pair_page",
+    "routes",
+    "run_page",
+    "runs_page",
+]
 
 # name -> (package, file, media type): the only files the viewer serves
 ASSETS = {

@@ -1,59 +1,29 @@
-"""The viewer's only way into a run store: read-only SQL, never a lock, never a write.
+"""The viewer's only way into a run store: the engine's read-only store (`ReadOnlyStore`:
+read-only SQL, never a lock, never a write), with what the viewer adds to it.
 
-Every call opens the file with SQLite's read-only URI (`mode=ro`, `query_only`), so the
-viewer can sit beside a run being executed (WAL lets readers read while the one writer
-writes) and can never migrate, lock or change the store, whatever a bug asked it to do.
-
-A reader of a WAL store needs its `-shm` index beside it, and SQLite makes it (and an
-empty `-wal`) when they are missing, even for `mode=ro`. Where this user may not write the
-store and its folder (another user's store, a read-only folder or file system), the viewer
-does not let SQLite make them: it could not (the store would not open), or it would leave
-files owned by this user beside someone else's store that their next run cannot write.
-There, while no `-wal` exists, nothing is writing the store (a writer makes the log
-first), so it is opened `immutable` (no lock, no files); when a `-wal` exists, a writer is
-at work or was killed, and the store is read through the writer's own files (`mode=ro`
-reads an existing `-shm` it cannot write), so nothing committed is missed. The choice is
-made again for every connection, so a writer that starts later is seen.
-
-Lists and figures need no transcript, so they read the episode summaries the store keeps
-beside its records (`engine.store`, format 2: each record with its messages cut to the
-role and token usage of each model call), as SQL that filters, counts and pages them:
-a run's size costs the viewer no memory. Python parses a transcript only for the episode
-a page shows (`episode`). A store of an earlier format, which the viewer never migrates,
-is read from its records instead (the same JSON paths), its summaries made by SQLite.
+The viewer speaks no SQL of its own: the episodes, runs and run locks are read by the
+engine's `ReadOnlyStore`, which the viewer can open beside a run being executed and on a
+store it may not write (another user's, a read-only folder); the audits by their owner,
+`deedbench.audit.store`, through the same read-only connections. What the viewer adds is
+what changes while a run is executed (`Activity`), counted only when the store moved.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import sqlite3
-import time
-from collections.abc import Callable, Collection, Iterator, Sequence
-from contextlib import closing, contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-from urllib.parse import quote
 
-from pydantic import ValidationError
+from deedbench.audit import AuditResult, load_audits
+from deedbench.audit.store import audit_counts, last_audit
+from deedbench.engine.read_only_store import ReadOnlyStore
+from deedbench.engine.store import HEARTBEAT_SECONDS
 
-from deedbench.audit import AuditResult
-from deedbench.engine import EpisodeKey, EpisodeRecord, RunConfig, StoreError
-from deedbench.engine.store import HEARTBEAT_SECONDS, SUMMARY_JSON, USER_JUDGE
-
-__all__ = ["Activity", "ListedEpisode", "Selection", "StoreReader"]
+__all__ = ["Activity", "StoreReader"]
 
 # A run whose executor sent no heartbeat for three beats is no longer shown as running
 # (the store's own takeover rule waits longer, since it must be sure).
-LIVE_SECONDS = 3 * HEARTBEAT_SECONDS
-
-# What the browser's list shows of an episode, from its summary's JSON (`l.j`).
-_OUTCOME = "l.j ->> '$.score.outcome'"
-_SHOWN = f"CASE WHEN l.status = 'error' THEN 'error' ELSE coalesce({_OUTCOME}, '?') END"
-_LISTED = (
-    f"l.rowid, l.sample_id, l.condition, l.epoch, l.status, {_SHOWN}, l.j ->> '$.score.choice'"
-)
+_LIVE_SECONDS = 3 * HEARTBEAT_SECONDS
 
 
 @dataclass(frozen=True)
@@ -82,40 +52,7 @@ class Activity:
         return f"{self.contents}.{int(self.executor is not None)}"
 
 
-@dataclass(frozen=True)
-class Selection:
-    """Which of a run's episodes a list shows, as SQL tests them: each field None (or
-    empty) selects all. `samples` and `metadata` are the sample ids and the metadata
-    (JSON as the store renders it) allowed; `counted` selects the scored episodes a rate
-    counts: those whose score value `given` is 1, if given; `text` is words in the
-    transcript; `fault` is whose failure an episode was (``party:user``) or a kind of fault
-    found in it (``fault:task.gold_raises``), as the report's links write them."""
-
-    condition: str | None = None
-    samples: Collection[str] | None = None
-    metadata: Collection[str] | None = None
-    status: str | None = None
-    outcome: str | None = None
-    counted: bool = False
-    given: str | None = None
-    text: str = ""
-    fault: str | None = None
-
-
-@dataclass(frozen=True)
-class ListedEpisode:
-    """One row of the browser's list."""
-
-    rowid: int
-    sample_id: str
-    condition: str
-    epoch: int
-    status: str
-    shown: str  # "error", its outcome, or "?"
-    choice: str | None
-
-
-class StoreReader:
+class StoreReader(ReadOnlyStore):
     """Reads runs, records and audits from a store file, read-only.
 
     `on_corrupt` gets a message naming each stored record or configuration that no
@@ -124,350 +61,37 @@ class StoreReader:
     """
 
     def __init__(self, path: Path, on_corrupt: Callable[[str], None]) -> None:
-        self.path = path
-        self._file = path.resolve()
-        self._on_corrupt = on_corrupt
-        self._said: set[str] = set()
-        # (stamp, counts, last rowids, audits) of the last count of episodes
+        super().__init__(path, on_corrupt)
+        # (stamp, stored episodes, audits) of the last count
         self._counted: (
             tuple[
                 tuple[object, ...],
-                dict[str, dict[str, int]],
-                dict[str, int],
+                dict[str, tuple[dict[str, int], int]],
                 dict[str, tuple[int, int]],
             ]
             | None
         ) = None
-        with self._connect() as db:  # fail now, naming the file, if it is no run store
-            db.execute("SELECT run_id FROM runs LIMIT 1").fetchall()
-            (found,) = db.execute("PRAGMA user_version").fetchone()
-        # The episodes as lists read them (`l`: run_id, sample_id, condition, epoch,
-        # status, j the summary's JSON) and as figures parse them (`light`).
-        if found >= 2:
-            self._table = (
-                "(SELECT rowid, run_id, sample_id, condition, epoch, status, "
-                "summary_json AS j FROM episode_summaries)"
-            )
-            self._light = "l.j"
-        else:  # the record's JSON has the same paths; its summary is made to be parsed
-            self._table = (
-                "(SELECT rowid, run_id, sample_id, condition, epoch, status, "
-                "record_json AS j FROM episodes)"
-            )
-            self._light = SUMMARY_JSON.replace("record_json", "l.j")
-
-    # --- runs ------------------------------------------------------------------------------
-
-    def run_ids(self) -> list[str]:
-        """Every run, newest first."""
-        with self._connect() as db:
-            rows = db.execute("SELECT run_id FROM runs ORDER BY created_at DESC, run_id DESC")
-            return [run_id for (run_id,) in rows]
-
-    def config(self, run_id: str) -> RunConfig | None:
-        """A run's configuration; None for no such run, or one that no longer parses."""
-        with self._connect() as db:
-            row = db.execute("SELECT config_json FROM runs WHERE run_id = ?", (run_id,)).fetchone()
-        if row is None:
-            return None
-        try:
-            return RunConfig.model_validate_json(row[0])
-        except ValidationError as exc:
-            self.report_corrupt(
-                f"{self.path}: skipped run {run_id!r}, its configuration is corrupt: "
-                + exc.errors()[0]["msg"]
-            )
-            return None
 
     def activity(self) -> dict[str, Activity]:
         """Every run's counts, last write, audits and executor. Counting episodes reads
-        every summary (0.06 s for 100,000 here), so the counts are kept until the store's
-        last summary or audit rowid moves (a record written or rewritten gets a new one)."""
-        with self._connect() as db:
-            stamp = (
-                db.execute(f"SELECT MAX(rowid) FROM {self._table}").fetchone()[0],
-                self._optional(db, "SELECT MAX(rowid) FROM audits")[0:1],
-            )
-            if self._counted is None or self._counted[0] != stamp:
-                counts: dict[str, dict[str, int]] = {}
-                last: dict[str, int] = {}
-                for run_id, status, n, rowid in db.execute(
-                    f"SELECT run_id, status, COUNT(*), MAX(rowid) FROM {self._table} "
-                    "GROUP BY run_id, status"
-                ):
-                    counts.setdefault(run_id, {})[status] = n
-                    last[run_id] = max(last.get(run_id, 0), rowid)
-                audits = {
-                    run_id: (n, rowid)
-                    for run_id, n, rowid in self._optional(
-                        db, "SELECT run_id, COUNT(*), MAX(rowid) FROM audits GROUP BY run_id"
-                    )
-                }
-                self._counted = (stamp, counts, last, audits)
-            _, counts, last, audits = self._counted
-            locks = self._optional(db, "SELECT run_id, pid, host, heartbeat_at FROM run_locks")
-            run_ids = [run_id for (run_id,) in db.execute("SELECT run_id FROM runs")]
-        now = time.time()
-        executors = {
-            run_id: f"pid {pid} on host {host}"
-            for run_id, pid, host, beat in locks
-            if now - beat <= LIVE_SECONDS
-        }
+        every summary, so the counts are kept until the store's last summary or audit
+        rowid moves (a record written or rewritten gets a new one)."""
+        stamp = (self.last_rowid(), last_audit(self))
+        if self._counted is None or self._counted[0] != stamp:
+            self._counted = (stamp, self.episode_counts(), audit_counts(self))
+        _, stored, audits = self._counted
+        executors = self.executors(within=_LIVE_SECONDS)
         return {
             run_id: Activity(
-                counts.get(run_id, {}),
-                last.get(run_id, 0),
+                stored.get(run_id, ({}, 0))[0],
+                stored.get(run_id, ({}, 0))[1],
                 audits.get(run_id, (0, 0))[0],
                 executors.get(run_id),
                 audits.get(run_id, (0, 0))[1],
             )
-            for run_id in run_ids
+            for run_id in self.run_ids()
         }
 
-    # --- episodes --------------------------------------------------------------------------
-
-    def light_records(
-        self, run_id: str, *, condition: str | None = None, epoch: int | None = None
-    ) -> Iterator[tuple[int, EpisodeRecord]]:
-        """The run's episode summaries (of one condition, one epoch, if given) in the
-        order they were written: each record with its messages cut to their role and
-        token usage (costs are counted per call), everything a summary or a pairing
-        reads."""
-        where = " AND l.condition = :condition" if condition is not None else ""
-        where += " AND l.epoch = :epoch" if epoch is not None else ""
-        with self._connect() as db:
-            rows = db.execute(
-                f"SELECT l.rowid, l.sample_id, l.condition, l.epoch, {self._light} "
-                f"FROM {self._table} AS l WHERE l.run_id = :run{where} ORDER BY l.rowid",
-                {"run": run_id, "condition": condition, "epoch": epoch},
-            )
-            for rowid, sample_id, cond, ep, text in rows:
-                record = self._parse(text, run_id, sample_id, cond, ep)
-                if record is not None:
-                    yield rowid, record
-
-    def kinds(self, run_id: str, after: int) -> Iterator[tuple[str, str, str, str | None, int]]:
-        """What the run's episodes written after rowid `after` are, each kind once:
-        (sample, condition, metadata JSON, outcome, the last rowid of that kind)."""
-        with self._connect() as db:
-            yield from db.execute(
-                f"SELECT l.sample_id, l.condition, l.j -> '$.metadata', {_OUTCOME}, "
-                f"MAX(l.rowid) FROM {self._table} AS l WHERE l.run_id = ? AND l.rowid > ? "
-                "GROUP BY 1, 2, 3, 4",
-                (run_id, after),
-            )
-
-    def tally(self, run_id: str, chosen: Selection) -> list[tuple[str, str, str, int]]:
-        """How many of the chosen episodes each (condition, sample) has, per what the list
-        shows of them ("error", an outcome or "?")."""
-        where, args = self._where(run_id, chosen)
-        with self._connect() as db:
-            return db.execute(
-                f"SELECT l.condition, l.sample_id, {_SHOWN}, COUNT(*) FROM {self._table} AS l "
-                f"WHERE {where} GROUP BY 1, 2, 3",
-                args,
-            ).fetchall()
-
-    def newest(
-        self, run_id: str, chosen: Selection, offset: int, limit: int
-    ) -> list[ListedEpisode]:
-        """A page of the chosen episodes, the last written first."""
-        where, args = self._where(run_id, chosen)
-        args.update(limit=limit, offset=offset)
-        with self._connect() as db:
-            rows = db.execute(
-                f"SELECT {_LISTED} FROM {self._table} AS l WHERE {where} "
-                "ORDER BY l.rowid DESC LIMIT :limit OFFSET :offset",
-                args,
-            )
-            return [ListedEpisode(*row) for row in rows]
-
-    def sliced(
-        self, run_id: str, chosen: Selection, slices: Sequence[tuple[str, str, int, int]]
-    ) -> list[ListedEpisode]:
-        """The chosen episodes of each (condition, sample, offset, limit) slice, by epoch:
-        parts of the report's order, whose (condition, sample) buckets the caller ranks."""
-        where, args = self._where(run_id, chosen)
-        found: list[ListedEpisode] = []
-        with self._connect() as db:
-            for condition, sample_id, offset, limit in slices:
-                rows = db.execute(
-                    f"SELECT {_LISTED} FROM {self._table} AS l WHERE {where} "
-                    "AND l.condition = :in_condition AND l.sample_id = :in_sample "
-                    "ORDER BY l.epoch LIMIT :limit OFFSET :offset",
-                    {
-                        **args,
-                        "in_condition": condition,
-                        "in_sample": sample_id,
-                        "limit": limit,
-                        "offset": offset,
-                    },
-                )
-                found.extend(ListedEpisode(*row) for row in rows)
-        return found
-
-    def conditions_of(self, run_id: str, sample_id: str, epoch: int) -> list[str]:
-        """The conditions in which this sample's epoch is stored."""
-        with self._connect() as db:
-            rows = db.execute(
-                f"SELECT l.condition FROM {self._table} AS l "
-                "WHERE l.run_id = ? AND l.sample_id = ? AND l.epoch = ?",
-                (run_id, sample_id, epoch),
-            )
-            return [condition for (condition,) in rows]
-
-    def episode(self, run_id: str, key: EpisodeKey) -> EpisodeRecord | None:
-        """One episode's whole record, transcript and all."""
-        with self._connect() as db:
-            row = db.execute(
-                "SELECT record_json FROM episodes "
-                "WHERE run_id = ? AND sample_id = ? AND condition = ? AND epoch = ?",
-                (run_id, key.sample_id, key.condition, key.epoch),
-            ).fetchone()
-        return None if row is None else self._parse(row[0], run_id, *key)
-
-    def stored_in(self, run_ids: Sequence[str], key: EpisodeKey) -> list[str]:
-        """Which of these runs hold the episode `key`."""
-        with self._connect() as db:
-            rows = db.execute(
-                "SELECT run_id FROM episodes WHERE sample_id = ? AND condition = ? AND epoch = ? "
-                f"AND run_id IN ({', '.join('?' * len(run_ids))})",
-                (key.sample_id, key.condition, key.epoch, *run_ids),
-            )
-            found = {run_id for (run_id,) in rows}
-        return [r for r in run_ids if r in found]
-
     def audits(self, run_id: str) -> list[AuditResult]:
-        """The run's stored eval-awareness audits, as `deedbench report` reads them (a user
-        judge's verdicts share the table, under the judge prefix `USER_JUDGE`)."""
-        with self._connect() as db:
-            rows = self._optional(
-                db,
-                "SELECT record_json FROM audits WHERE run_id = ? AND judge NOT LIKE ? "
-                "ORDER BY judge, rowid",
-                run_id,
-                f"{USER_JUDGE}%",
-            )
-        return [AuditResult.model_validate_json(text) for (text,) in rows]
-
-    def report_corrupt(self, message: str) -> None:
-        """Say that a record or configuration no longer parses, once however often it
-        is read."""
-        if message not in self._said:
-            self._said.add(message)
-            self._on_corrupt(message)
-
-    # --- plumbing --------------------------------------------------------------------------
-
-    @staticmethod
-    def _where(run_id: str, chosen: Selection) -> tuple[str, dict[str, Any]]:
-        """SQL that selects these episodes of the run (of `l`), and its parameters."""
-        parts = ["l.run_id = :run"]
-        args: dict[str, Any] = {"run": run_id}
-        if chosen.condition is not None:
-            parts.append("l.condition = :condition")
-            args["condition"] = chosen.condition
-        for name, column, allowed in (
-            ("samples", "l.sample_id", chosen.samples),
-            ("metadata", "l.j -> '$.metadata'", chosen.metadata),
-        ):
-            if allowed is not None:
-                parts.append(f"{column} IN (SELECT value FROM json_each(:{name}))")
-                args[name] = _json_list(allowed)
-        if chosen.status is not None:
-            parts.append("l.status = :status")
-            args["status"] = chosen.status
-        if chosen.outcome is not None:
-            parts.append(f"{_OUTCOME} = :outcome")
-            args["outcome"] = chosen.outcome
-        if chosen.fault is not None:
-            kind, _, value = chosen.fault.partition(":")
-            args["fault"] = value
-            if kind == "party":
-                parts.append("l.j ->> '$.score.attribution.party' = :fault")
-            else:
-                parts.append(
-                    "EXISTS (SELECT 1 FROM json_each(l.j, '$.score.attribution.faults') "
-                    "WHERE value ->> '$.kind' = :fault)"
-                )
-                if kind != "fault":
-                    args["fault"] = None  # neither: selects nothing
-        if chosen.counted:
-            parts.append("l.status = 'scored' AND json_type(l.j, '$.score') = 'object'")
-            if chosen.given is not None:
-                parts.append(
-                    "(SELECT value FROM json_each(l.j, '$.score.values') WHERE key = :given) = 1.0"
-                )
-                args["given"] = chosen.given
-        if chosen.text:
-            text = chosen.text
-            args["pattern"] = (
-                "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-            )
-            # The raw JSON is a fast first sieve, where the text is written there as it is.
-            sieve = (
-                ""
-                if any(c in text for c in '"\\') or not text.isprintable()
-                else "AND e.record_json LIKE :pattern ESCAPE '\\' "
-            )
-            parts.append(
-                "EXISTS (SELECT 1 FROM episodes AS e WHERE e.run_id = l.run_id "
-                "AND e.sample_id = l.sample_id AND e.condition = l.condition "
-                f"AND e.epoch = l.epoch {sieve}AND EXISTS (SELECT 1 FROM "
-                "json_tree(e.record_json, '$.messages') WHERE type = 'text' "
-                "AND atom LIKE :pattern ESCAPE '\\'))"
-            )
-        return " AND ".join(parts), args
-
-    def _parse(
-        self, text: str, run_id: str, sample_id: str, condition: str, epoch: int
-    ) -> EpisodeRecord | None:
-        try:
-            return EpisodeRecord.model_validate_json(text)
-        except ValidationError as exc:
-            self.report_corrupt(
-                f"{self.path}: skipped the corrupt record of run {run_id!r}, sample "
-                f"{sample_id!r}, condition {condition!r}, epoch {epoch}: {exc.errors()[0]['msg']}"
-            )
-            return None
-
-    @staticmethod
-    def _optional(db: sqlite3.Connection, sql: str, *args: object) -> list[tuple[Any, ...]]:
-        """Rows of a table older stores may lack (audits, run locks): none there."""
-        try:
-            return db.execute(sql, args).fetchall()
-        except sqlite3.OperationalError as exc:
-            if "no such table" in str(exc):
-                return []
-            raise
-
-    def _uri(self) -> str:
-        """`mode=ro`, or `immutable` where SQLite must not make the WAL's files (above)."""
-        uri = f"file:{quote(str(self._file))}?mode=ro"
-        folder = self._file.parent
-        if os.access(self._file, os.W_OK) and os.access(folder, os.W_OK):
-            return uri
-        if os.path.exists(f"{self._file}-wal"):
-            return uri
-        return uri + "&immutable=1"
-
-    @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        try:
-            with closing(sqlite3.connect(self._uri(), uri=True, timeout=10)) as db:
-                db.execute("PRAGMA query_only = ON")
-                yield db
-        except sqlite3.Error as exc:
-            raise StoreError(self._explain(exc)) from None
-
-    def _explain(self, exc: sqlite3.Error) -> str:
-        text = str(exc)
-        if "not a database" in text or "no such table" in text:
-            return f"{self.path} is not a run store ({text})"
-        if "malformed" in text or "corrupt" in text:
-            return f"the run store {self.path} is damaged ({text}): restore it from a copy"
-        return f"cannot read the run store {self.path}: {text}"
-
-
-def _json_list(values: Collection[str]) -> str:
-    return json.dumps(sorted(values))
+        """The run's stored eval-awareness audits, as `deedbench report` reads them."""
+        return load_audits(self, run_id)

@@ -39,7 +39,7 @@ from deedbench.reports.summary import RunSummary, RunTally
 from deedbench.version import __version__
 from deedbench.view.source import StoreReader
 
-__all__ = ["IN_PROCESS", "Summarized", "Summarizer", "SummaryCache", "default_cache"]
+__all__ = ["IN_PROCESS", "Summarized", "Summarizer", "SummaryCache", "default_cache", "summarize"]
 
 IN_PROCESS = 5_000  # runs with at most this many stored episodes are summarized in the server
 
