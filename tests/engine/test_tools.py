@@ -156,6 +156,33 @@ def test_tool_parameters_need_type_hints() -> None:
         tool(untyped)
 
 
+# --- roles ----------------------------------------------------------------------------------
+
+
+def test_a_tools_role_is_stated_where_it_is_defined() -> None:
+    """What a tool does, whose it is and what a proposal of its change names, on the
+    decorator; a read by default, the agent's, naming nothing."""
+    assert (order.kind, order.writes, order.side, order.keys) == ("read", False, "agent", ())
+
+    @tool(kind="write", keys=("reason",), side="user")
+    def undo(shop: Shop, reason: str) -> str:
+        """Undo."""
+        return reason
+
+    assert (undo.kind, undo.writes, undo.side, undo.keys) == ("write", True, "user", ("reason",))
+    assert cancel.kind == "write"  # writes=True: a write unless a kind says otherwise
+
+
+def test_keys_belong_to_a_tool_that_writes_and_name_its_arguments() -> None:
+    def change(shop: Shop, item: str) -> str:
+        return item
+
+    with pytest.raises(TypeError, match="'change' changes nothing, so it has no keys"):
+        tool(keys=("item",))(change)
+    with pytest.raises(TypeError, match=r"keys \['order_id'\] are none of its arguments"):
+        tool(kind="write", keys=("item", "order_id"))(change)
+
+
 # --- valid calls ----------------------------------------------------------------------------
 
 

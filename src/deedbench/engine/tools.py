@@ -24,20 +24,27 @@ from pydantic import ConfigDict, TypeAdapter, ValidationError, create_model
 from deedbench.errors import ToolError
 from deedbench.records import Message, Termination, ToolCall
 
-__all__ = ["Tool", "ToolBox", "ToolKind", "TurnOutcome", "tool"]
+__all__ = ["Side", "Tool", "ToolBox", "ToolKind", "TurnOutcome", "tool"]
 
 ToolKind = Literal["read", "write", "think", "generic"]
 """What a tool does, as τ² classifies tools: reads, writes, only thinks, or something else
 (a hand-off). Whether it changes the world is `Tool.writes`, usually the same as ``write``
 (τ²'s hand-off is generic and changes nothing; τ³'s unlocking is generic and does)."""
 
-P = ParamSpec("P")
-R = TypeVar("R")
+Side = Literal["agent", "user"]
+"""Whose tool it is: the agent's, or the simulated user's own (τ²'s dual control: the
+customer's phone), which acts on the user's state and which, in a conversation, the agent
+is not shown."""
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 
 @dataclass(frozen=True, eq=False)
-class Tool(Generic[P, R]):
-    """A tool: its function, its derived schema and whether it changes the world.
+class Tool(Generic[_P, _R]):
+    """A tool: its function, its derived schema and its role, stated once where it is
+    defined (what it does, whose it is, what a proposal of its change must name), so that
+    everything that sorts tools (a procedure's writes, the user's side) reads it here.
 
     Typed by its function's signature, and callable with it (the world first), so a
     decorated tool keeps the signature it was written with.
@@ -45,7 +52,7 @@ class Tool(Generic[P, R]):
 
     name: str
     description: str
-    function: Callable[P, R]
+    function: Callable[_P, _R]
     parameters: dict[str, Any]
     writes: bool
     validator: TypeAdapter[Any] = field(repr=False)
@@ -54,8 +61,13 @@ class Tool(Generic[P, R]):
     listed: bool = True
     """Whether agents are shown it; an unlisted tool exists and can be called once the
     agent learns of it (τ³'s discoverable tools)."""
+    side: Side = "agent"
+    """Whose tool it is: the agent's or the simulated user's own."""
+    keys: tuple[str, ...] = ()
+    """The arguments that say what a change of this tool acts on (an order, a loan), which
+    a request for consent must name; only a tool that writes has them."""
 
-    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+    def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         return self.function(*args, **kwargs)
 
     def __get__(self, instance: object, owner: type | None = None) -> Any:
@@ -80,7 +92,7 @@ class Tool(Generic[P, R]):
 
 
 @overload
-def tool(function: Callable[P, R], /) -> Tool[P, R]: ...
+def tool(function: Callable[_P, _R], /) -> Tool[_P, _R]: ...
 
 
 @overload
@@ -91,11 +103,13 @@ def tool(
     ends_episode: bool = False,
     kind: ToolKind | None = None,
     listed: bool = True,
-) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
+    side: Side = "agent",
+    keys: tuple[str, ...] = (),
+) -> Callable[[Callable[_P, _R]], Tool[_P, _R]]: ...
 
 
 def tool(
-    function: Callable[P, R] | None = None,
+    function: Callable[_P, _R] | None = None,
     /,
     *,
     name: str | None = None,
@@ -103,26 +117,39 @@ def tool(
     ends_episode: bool = False,
     kind: ToolKind | None = None,
     listed: bool = True,
-) -> Tool[P, R] | Callable[[Callable[P, R]], Tool[P, R]]:
-    """Turn a function into a `Tool`; usable as ``@tool``, ``@tool(writes=True)`` or
-    ``@tool(kind="write")``.
+    side: Side = "agent",
+    keys: tuple[str, ...] = (),
+) -> Tool[_P, _R] | Callable[[Callable[_P, _R]], Tool[_P, _R]]:
+    """Turn a function into a `Tool`; usable as ``@tool``, ``@tool(kind="write",
+    keys=("order_id",))`` or ``@tool(writes=True)``.
 
     `kind` defaults to ``write`` for a tool that writes, else ``read``; `writes` defaults to
     whether the kind is ``write``. A tool with `ends_episode` (a hand-off to a human) ends the
-    episode when it succeeds; an unlisted one is not in the specs agents are shown.
+    episode when it succeeds; an unlisted one is not in the specs agents are shown; a user's
+    one (`side`) is the simulated user's own. `keys` name arguments of a tool that writes; a
+    `TypeError` says so when they are not, as it does when the function cannot be a tool.
     """
 
-    def build(fn: Callable[P, R]) -> Tool[P, R]:
+    def build(fn: Callable[_P, _R]) -> Tool[_P, _R]:
         changes = writes if writes is not None else kind == "write"
         made = _make_tool(fn, name or fn.__name__, changes, ends_episode)
+        if keys and not changes:
+            raise TypeError(f"tool {made.name!r} changes nothing, so it has no keys")
+        unknown = [k for k in keys if k not in made.parameters["properties"]]
+        if unknown:
+            raise TypeError(f"tool {made.name!r}: keys {unknown} are none of its arguments")
         return dataclasses.replace(
-            made, kind=kind or ("write" if changes else "read"), listed=listed
+            made,
+            kind=kind or ("write" if changes else "read"),
+            listed=listed,
+            side=side,
+            keys=keys,
         )
 
     return build(function) if function is not None else build
 
 
-def _make_tool(fn: Callable[P, R], name: str, writes: bool, ends_episode: bool) -> Tool[P, R]:
+def _make_tool(fn: Callable[_P, _R], name: str, writes: bool, ends_episode: bool) -> Tool[_P, _R]:
     signature = inspect.signature(fn)
     hints = get_type_hints(fn)
     params = list(signature.parameters.values())

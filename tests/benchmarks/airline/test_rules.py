@@ -13,11 +13,12 @@ from typing import Any
 import pytest
 
 from deedbench.benchmarks.airline import (
-    AIRLINE_PROCEDURE,
+    AIRLINE,
     AIRLINE_PROCEDURE_RULES,
     AIRLINE_RULES,
     check_airline_policy,
 )
+from deedbench.benchmarks.servicedesk import DeskWorld
 from deedbench.records.messages import Message, ToolCall
 from deedbench.scoring.procedure import AUTHENTICATION, Violation, check_procedure
 
@@ -181,12 +182,17 @@ USERS = {
 
 
 @pytest.fixture
-def db() -> dict[str, Any]:
+def tables() -> dict[str, Any]:
     return {
         "flights": copy.deepcopy(FLIGHTS),
         "reservations": copy.deepcopy(RESERVATIONS),
         "users": copy.deepcopy(USERS),
     }
+
+
+@pytest.fixture
+def db(tables: dict[str, Any]) -> DeskWorld:
+    return DeskWorld(tables)
 
 
 # --- transcript builders ----------------------------------------------------------------------
@@ -262,51 +268,52 @@ def test_rule_names_are_stable() -> None:
     )
 
 
-def test_unknown_rule_is_refused(db: dict[str, Any]) -> None:
+def test_unknown_rule_is_refused(db: DeskWorld) -> None:
     with pytest.raises(ValueError, match="unknown airline rules"):
         check_airline_policy([], db, rules=["nonsense"])
 
 
-def test_rules_argument_selects(db: dict[str, Any]) -> None:
+def test_rules_argument_selects(db: DeskWorld) -> None:
     chat = Chat()
     chat.call("cancel_reservation", {"reservation_id": "OLD001"})
     assert check_airline_policy(chat.messages, db, rules=["compensation"]) == []
     assert len(check_airline_policy(chat.messages, db, rules=["cancellation_eligibility"])) == 1
 
 
-def test_db_is_not_changed(db: dict[str, Any]) -> None:
-    before = copy.deepcopy(db)
+def test_db_is_not_changed(tables: dict[str, Any], db: DeskWorld) -> None:
+    before = copy.deepcopy(tables)
     chat = Chat()
     chat.call("update_reservation_baggages", {"reservation_id": "OLD001", "total_baggages": 5})
     chat.call("cancel_reservation", {"reservation_id": "OLD001"})
     check_airline_policy(chat.messages, db)
-    assert db == before
+    assert tables == before and db.touched() == {}
 
 
 # --- generic procedure spec ---------------------------------------------------------------------
 
 
-def test_procedure_spec_consent_and_why_authentication_is_excluded(db: dict[str, Any]) -> None:
+def test_procedure_spec_consent_and_why_authentication_is_excluded(db: DeskWorld) -> None:
     chat = Chat()
     chat.user("Hi, I'm alice_1 and I want to cancel NEW001.")
     chat.call("get_reservation_details", {"reservation_id": "NEW001"}, RESERVATIONS["NEW001"])
     chat.agent("I can cancel reservation NEW001 for a full refund. Shall I proceed?")
     chat.user("Yes, please.")
     index = chat.call("cancel_reservation", {"reservation_id": "NEW001"})
-    assert check_procedure(chat.messages, AIRLINE_PROCEDURE, AIRLINE_PROCEDURE_RULES) == []
+    spec = AIRLINE.procedure_spec
+    assert check_procedure(chat.messages, spec, AIRLINE_PROCEDURE_RULES) == []
     # With no authentication tool, the generic rule flags the first personal read.
     assert AUTHENTICATION not in AIRLINE_PROCEDURE_RULES
-    flagged = check_procedure(chat.messages, AIRLINE_PROCEDURE, [AUTHENTICATION])
+    flagged = check_procedure(chat.messages, spec, [AUTHENTICATION])
     assert [v.rule for v in flagged] == [AUTHENTICATION]
     # Consent still bites: the same cancellation without a yes.
     chat.messages[-3] = Message(role="user", content="Hmm, maybe later.")
-    consent = check_procedure(chat.messages, AIRLINE_PROCEDURE, AIRLINE_PROCEDURE_RULES)
+    consent = check_procedure(chat.messages, spec, AIRLINE_PROCEDURE_RULES)
     assert [(v.rule, v.message_index) for v in consent] == [("consent", index)]
 
 
 def test_booking_key_ids_are_plain_strings() -> None:
-    assert AIRLINE_PROCEDURE.write_tools["book_reservation"] == ("origin", "destination")
-    assert set(AIRLINE_PROCEDURE.write_tools) == {
+    assert AIRLINE.procedure_spec.write_tools["book_reservation"] == ("origin", "destination")
+    assert set(AIRLINE.procedure_spec.write_tools) == {
         "book_reservation",
         "cancel_reservation",
         "update_reservation_flights",
@@ -329,14 +336,14 @@ def test_booking_key_ids_are_plain_strings() -> None:
         ("INS001", "There is a huge storm coming."),  # insured, weather reason
     ],
 )
-def test_cancellation_allowed(db: dict[str, Any], reservation: str, said: str) -> None:
+def test_cancellation_allowed(db: DeskWorld, reservation: str, said: str) -> None:
     chat = Chat()
     chat.user(said)
     chat.call("cancel_reservation", {"reservation_id": reservation})
     assert check_airline_policy(chat.messages, db) == []
 
 
-def test_cancellation_old_uninsured_economy(db: dict[str, Any]) -> None:
+def test_cancellation_old_uninsured_economy(db: DeskWorld) -> None:
     chat = Chat()
     chat.user("Please cancel OLD001, my plans changed.")
     index = chat.call("cancel_reservation", {"reservation_id": "OLD001"})
@@ -348,7 +355,7 @@ def test_cancellation_old_uninsured_economy(db: dict[str, Any]) -> None:
     assert "travel insurance no" in found.detail
 
 
-def test_cancellation_insured_without_covered_reason(db: dict[str, Any]) -> None:
+def test_cancellation_insured_without_covered_reason(db: DeskWorld) -> None:
     chat = Chat()
     chat.user("I have a family emergency, cancel INS001 please.")
     index = chat.call("cancel_reservation", {"reservation_id": "INS001"})
@@ -356,7 +363,7 @@ def test_cancellation_insured_without_covered_reason(db: dict[str, Any]) -> None
     assert "travel insurance but the user gave no health or weather reason" in found.detail
 
 
-def test_cancellation_of_flown_trip_even_in_business(db: dict[str, Any]) -> None:
+def test_cancellation_of_flown_trip_even_in_business(db: DeskWorld) -> None:
     chat = Chat()
     chat.user("I'm sick, cancel FLOWN1.")
     index = chat.call("cancel_reservation", {"reservation_id": "FLOWN1"})
@@ -365,7 +372,7 @@ def test_cancellation_of_flown_trip_even_in_business(db: dict[str, Any]) -> None
     assert "HAT002" not in found.detail
 
 
-def test_cancellation_of_reservation_booked_in_conversation(db: dict[str, Any]) -> None:
+def test_cancellation_of_reservation_booked_in_conversation(db: DeskWorld) -> None:
     booked = _reservation("HATHAT", created="2024-05-15T15:00:00")
     chat = Chat()
     chat.call("book_reservation", {"user_id": "alice_1", "origin": "JFK"}, booked)
@@ -373,20 +380,20 @@ def test_cancellation_of_reservation_booked_in_conversation(db: dict[str, Any]) 
     assert check_airline_policy(chat.messages, db) == []
 
 
-def test_failed_cancellation_is_not_judged(db: dict[str, Any]) -> None:
+def test_failed_cancellation_is_not_judged(db: DeskWorld) -> None:
     chat = Chat()
     chat.call("cancel_reservation", {"reservation_id": "OLD001"}, "Error: boom", error=True)
     assert check_airline_policy(chat.messages, db) == []
 
 
-def test_now_comes_from_the_system_prompt(db: dict[str, Any]) -> None:
+def test_now_comes_from_the_system_prompt(db: DeskWorld) -> None:
     chat = Chat(system="The current time is 2024-05-02 09:00:00 EST.")
     chat.call("cancel_reservation", {"reservation_id": "OLD001"})  # booked 23 hours before
     assert check_airline_policy(chat.messages, db) == []
     assert len(check_airline_policy(chat.messages, db, now=datetime(2024, 5, 15, 15))) == 1
 
 
-def test_reused_call_ids_pair_each_result_with_its_own_call(db: dict[str, Any]) -> None:
+def test_reused_call_ids_pair_each_result_with_its_own_call(db: DeskWorld) -> None:
     chat = Chat()
     chat.call(
         "cancel_reservation", {"reservation_id": "OLD001"}, "Error: x", error=True, call_id="c"
@@ -409,13 +416,13 @@ def _change(chat: Chat, rid: str, cabin: str, flights: Sequence[tuple[str, str]]
     return chat.call("update_reservation_flights", args, result)
 
 
-def test_basic_economy_cabin_upgrade_alone_is_allowed(db: dict[str, Any]) -> None:
+def test_basic_economy_cabin_upgrade_alone_is_allowed(db: DeskWorld) -> None:
     chat = Chat()
     _change(chat, "BASIC1", "economy", [("HAT001", "2024-05-20")])
     assert check_airline_policy(chat.messages, db) == []
 
 
-def test_basic_economy_flight_change(db: dict[str, Any]) -> None:
+def test_basic_economy_flight_change(db: DeskWorld) -> None:
     chat = Chat()
     index = _change(chat, "BASIC1", "basic_economy", [("HAT004", "2024-05-20")])
     found = _only(check_airline_policy(chat.messages, db), "basic_economy_no_change", index)
@@ -424,21 +431,21 @@ def test_basic_economy_flight_change(db: dict[str, Any]) -> None:
     assert "dropping HAT001 on 2024-05-20 and adding HAT004 on 2024-05-20" in found.detail
 
 
-def test_basic_economy_upgrade_and_change_in_one_call(db: dict[str, Any]) -> None:
+def test_basic_economy_upgrade_and_change_in_one_call(db: DeskWorld) -> None:
     chat = Chat()
     index = _change(chat, "BASIC1", "economy", [("HAT004", "2024-05-20")])
     found = _only(check_airline_policy(chat.messages, db), "basic_economy_no_change", index)
     assert "the same call sets cabin economy" in found.detail
 
 
-def test_basic_economy_upgraded_first_then_changed(db: dict[str, Any]) -> None:
+def test_basic_economy_upgraded_first_then_changed(db: DeskWorld) -> None:
     chat = Chat()
     _change(chat, "BASIC1", "economy", [("HAT001", "2024-05-20")])
     _change(chat, "BASIC1", "economy", [("HAT004", "2024-05-20")])
     assert check_airline_policy(chat.messages, db) == []
 
 
-def test_economy_flight_change_same_route(db: dict[str, Any]) -> None:
+def test_economy_flight_change_same_route(db: DeskWorld) -> None:
     chat = Chat()
     _change(chat, "OLD001", "economy", [("HAT004", "2024-05-20")])
     assert check_airline_policy(chat.messages, db) == []
@@ -447,7 +454,7 @@ def test_economy_flight_change_same_route(db: dict[str, Any]) -> None:
 # --- keep_route_and_trip_type -------------------------------------------------------------------
 
 
-def test_one_way_destination_changed(db: dict[str, Any]) -> None:
+def test_one_way_destination_changed(db: DeskWorld) -> None:
     chat = Chat()
     index = _change(chat, "OLD001", "economy", [("HAT003", "2024-05-20")])
     found = _only(check_airline_policy(chat.messages, db), "keep_route_and_trip_type", index)
@@ -456,13 +463,13 @@ def test_one_way_destination_changed(db: dict[str, Any]) -> None:
     assert "the new flights go JFK→ORD" in found.detail
 
 
-def test_round_trip_kept_with_new_dates(db: dict[str, Any]) -> None:
+def test_round_trip_kept_with_new_dates(db: DeskWorld) -> None:
     chat = Chat()
     _change(chat, "RT0001", "economy", [("HAT001", "2024-05-21"), ("HAT002", "2024-05-26")])
     assert check_airline_policy(chat.messages, db) == []
 
 
-def test_round_trip_made_one_way(db: dict[str, Any]) -> None:
+def test_round_trip_made_one_way(db: DeskWorld) -> None:
     chat = Chat()
     index = _change(chat, "RT0001", "economy", [("HAT001", "2024-05-21")])
     found = _only(check_airline_policy(chat.messages, db), "keep_route_and_trip_type", index)
@@ -494,14 +501,14 @@ def _book(chat: Chat, passengers: int, payments: list[str], result: Any = None) 
     return chat.call("book_reservation", args, result or booked)
 
 
-def test_five_passengers_and_full_payment_mix_allowed(db: dict[str, Any]) -> None:
+def test_five_passengers_and_full_payment_mix_allowed(db: DeskWorld) -> None:
     chat = Chat()
     payments = ["certificate_1", "credit_card_1", "gift_card_1", "gift_card_2", "gift_card_3"]
     _book(chat, 5, payments)
     assert check_airline_policy(chat.messages, db) == []
 
 
-def test_six_passengers(db: dict[str, Any]) -> None:
+def test_six_passengers(db: DeskWorld) -> None:
     chat = Chat()
     index = _book(chat, 6, ["credit_card_1"])
     found = _only(check_airline_policy(chat.messages, db), "max_passengers", index)
@@ -520,7 +527,7 @@ def test_six_passengers(db: dict[str, Any]) -> None:
         ),
     ],
 )
-def test_payment_limits(db: dict[str, Any], payments: list[str], fact: str) -> None:
+def test_payment_limits(db: DeskWorld, payments: list[str], fact: str) -> None:
     chat = Chat()
     index = _book(chat, 1, payments)
     found = _only(check_airline_policy(chat.messages, db), "payment_limits", index)
@@ -528,7 +535,7 @@ def test_payment_limits(db: dict[str, Any], payments: list[str], fact: str) -> N
     assert fact in found.detail
 
 
-def test_failed_booking_is_not_judged(db: dict[str, Any]) -> None:
+def test_failed_booking_is_not_judged(db: DeskWorld) -> None:
     chat = Chat()
     args = {"user_id": "alice_1", "passengers": [{}] * 6, "payment_methods": []}
     chat.call("book_reservation", args, "Error: payment amount does not add up", error=True)
@@ -550,14 +557,14 @@ def _bags(chat: Chat, rid: str, total: int) -> int:
     )
 
 
-def test_bags_added(db: dict[str, Any]) -> None:
+def test_bags_added(db: DeskWorld) -> None:
     chat = Chat()
     _bags(chat, "OLD001", 2)
     _bags(chat, "OLD001", 3)
     assert check_airline_policy(chat.messages, db) == []
 
 
-def test_bags_removed(db: dict[str, Any]) -> None:
+def test_bags_removed(db: DeskWorld) -> None:
     chat = Chat()
     index = _bags(chat, "OLD001", 1)
     found = _only(check_airline_policy(chat.messages, db), "bags_only_added", index)
@@ -565,7 +572,7 @@ def test_bags_removed(db: dict[str, Any]) -> None:
     assert "total bags set to 1, below the 2 reservation OLD001 already has" in found.detail
 
 
-def test_bags_removed_after_an_earlier_addition(db: dict[str, Any]) -> None:
+def test_bags_removed_after_an_earlier_addition(db: DeskWorld) -> None:
     chat = Chat()
     _bags(chat, "OLD001", 4)
     index = _bags(chat, "OLD001", 3)
@@ -576,7 +583,7 @@ def test_bags_removed_after_an_earlier_addition(db: dict[str, Any]) -> None:
 # --- no_insurance_after_booking -----------------------------------------------------------------
 
 
-def test_insurance_argument_on_existing_reservation(db: dict[str, Any]) -> None:
+def test_insurance_argument_on_existing_reservation(db: DeskWorld) -> None:
     chat = Chat()
     args = {"reservation_id": "OLD001", "passengers": [], "insurance": "yes"}
     index = chat.call("update_reservation_passengers", args, RESERVATIONS["OLD001"])
@@ -605,7 +612,7 @@ def _rebook(chat: Chat, flights: list[tuple[str, str]], insurance: str) -> int:
     return chat.call("book_reservation", args, booked)
 
 
-def test_cancel_and_rebook_same_flights_with_insurance(db: dict[str, Any]) -> None:
+def test_cancel_and_rebook_same_flights_with_insurance(db: DeskWorld) -> None:
     chat = Chat()
     cancel = chat.call("cancel_reservation", {"reservation_id": "NEW001"})
     index = _rebook(chat, [("HAT001", "2024-05-20")], "yes")
@@ -621,7 +628,7 @@ def test_cancel_and_rebook_same_flights_with_insurance(db: dict[str, Any]) -> No
     [([("HAT004", "2024-05-20")], "yes"), ([("HAT001", "2024-05-20")], "no")],
 )
 def test_rebooking_other_flights_or_without_insurance(
-    db: dict[str, Any], flights: list[tuple[str, str]], insurance: str
+    db: DeskWorld, flights: list[tuple[str, str]], insurance: str
 ) -> None:
     chat = Chat()
     chat.call("cancel_reservation", {"reservation_id": "NEW001"})
@@ -641,7 +648,7 @@ def _certificate(chat: Chat, user: str, amount: int) -> int:
 
 
 def test_compensation_for_cancelled_flight_of_regular_member_with_insurance(
-    db: dict[str, Any],
+    db: DeskWorld,
 ) -> None:
     db["reservations"]["CXL001"]["insurance"] = "yes"
     chat = Chat()
@@ -650,7 +657,7 @@ def test_compensation_for_cancelled_flight_of_regular_member_with_insurance(
     assert check_airline_policy(chat.messages, db) == []
 
 
-def test_compensation_for_delay_after_change(db: dict[str, Any]) -> None:
+def test_compensation_for_delay_after_change(db: DeskWorld) -> None:
     chat = Chat()
     chat.user("My flight in DLY001 is delayed, I want to change it and get compensation.")
     _change(chat, "DLY001", "economy", [("HAT001", "2024-05-20")])  # the delayed flight goes
@@ -658,7 +665,7 @@ def test_compensation_for_delay_after_change(db: dict[str, Any]) -> None:
     assert check_airline_policy(chat.messages, db) == []
 
 
-def test_compensation_for_delay_without_change(db: dict[str, Any]) -> None:
+def test_compensation_for_delay_without_change(db: DeskWorld) -> None:
     chat = Chat()
     chat.user("Flight HAT001 is delayed. I want a voucher.")
     index = _certificate(chat, "bob_2", 100)
@@ -668,7 +675,7 @@ def test_compensation_for_delay_without_change(db: dict[str, Any]) -> None:
     assert "not changed or cancelled" in found.detail
 
 
-def test_compensation_offered_unasked(db: dict[str, Any]) -> None:
+def test_compensation_offered_unasked(db: DeskWorld) -> None:
     chat = Chat()
     chat.user("My flight in CXL001 was cancelled, this is terrible.")
     index = _certificate(chat, "alice_1", 200)
@@ -676,7 +683,7 @@ def test_compensation_offered_unasked(db: dict[str, Any]) -> None:
     assert "never asked for compensation" in found.detail
 
 
-def test_compensation_for_ineligible_user(db: dict[str, Any]) -> None:
+def test_compensation_for_ineligible_user(db: DeskWorld) -> None:
     chat = Chat()
     chat.user("My flight in CXL001 was cancelled, I want compensation.")
     index = _certificate(chat, "alice_1", 200)
@@ -687,7 +694,7 @@ def test_compensation_for_ineligible_user(db: dict[str, Any]) -> None:
     )
 
 
-def test_compensation_wrong_amount(db: dict[str, Any]) -> None:
+def test_compensation_wrong_amount(db: DeskWorld) -> None:
     chat = Chat()
     chat.user("DLY001 got delayed; I'll change it. Compensation please.")
     _change(chat, "DLY001", "economy", [("HAT001", "2024-05-20")])
@@ -698,7 +705,7 @@ def test_compensation_wrong_amount(db: dict[str, Any]) -> None:
     )
 
 
-def test_compensation_without_any_cancelled_or_delayed_flight(db: dict[str, Any]) -> None:
+def test_compensation_without_any_cancelled_or_delayed_flight(db: DeskWorld) -> None:
     chat = Chat()
     chat.user("My flight was delayed, I want compensation.")
     index = _certificate(chat, "carol_3", 50)
@@ -745,13 +752,15 @@ def _messages(traj: list[dict[str, Any]]) -> list[Message]:
 
 @pytest.mark.skipif(not TAUBENCH.is_dir(), reason=f"τ-bench data not found at {TAUBENCH}")
 def test_real_gpt4o_records() -> None:
-    db = {
-        "flights": json.loads((TAUBENCH / "airline" / "flights.json").read_text()),
-        "reservations": json.loads((TAUBENCH / "airline" / "reservations.json").read_text()),
-        "users": json.loads(
-            (TAUBENCH / "trajectories" / "airline-2024-11" / "users.json").read_text()
-        ),
-    }
+    db = DeskWorld(
+        {
+            "flights": json.loads((TAUBENCH / "airline" / "flights.json").read_text()),
+            "reservations": json.loads((TAUBENCH / "airline" / "reservations.json").read_text()),
+            "users": json.loads(
+                (TAUBENCH / "trajectories" / "airline-2024-11" / "users.json").read_text()
+            ),
+        }
+    )
     records = json.loads((TAUBENCH / "trajectories" / "gpt-4o-airline.json").read_text())
     assert len(records) == 200
     records_breaking: Counter[str] = Counter()

@@ -90,7 +90,7 @@ def test_a_template_label_names_its_wants_in_order(shipped: list[DeskTask]) -> N
 
 
 def test_each_task_is_a_different_customer(shipped: list[DeskTask]) -> None:
-    users = [t.instructions.user_id for t in shipped]
+    users = [t.instructions.identity["user_id"] for t in shipped]
     assert len(set(users)) == len(users)
 
 
@@ -99,13 +99,13 @@ def test_each_task_is_a_different_customer(shipped: list[DeskTask]) -> None:
 
 def test_instructions_say_who_the_customer_is(shipped: list[DeskTask], base: World) -> None:
     for task in shipped:
-        ins = task.instructions
-        for value in (ins.user_id, ins.first_name, ins.last_name, ins.zip, ins.email):
-            assert value.strip(), task.id
-        user = base["users"][ins.user_id]
-        assert user["name"] == {"first_name": ins.first_name, "last_name": ins.last_name}
-        assert user["address"]["zip"] == ins.zip
-        assert user["email"] == ins.email
+        who = task.instructions.identity
+        assert list(who) == ["user_id", "first_name", "last_name", "zip", "email"], task.id
+        assert all(value.strip() for value in who.values()), task.id
+        user = base["users"][who["user_id"]]
+        assert user["name"] == {"first_name": who["first_name"], "last_name": who["last_name"]}
+        assert user["address"]["zip"] == who["zip"]
+        assert user["email"] == who["email"]
 
 
 def test_the_customer_can_identify_itself_as_instructed(
@@ -117,19 +117,14 @@ def test_the_customer_can_identify_itself_as_instructed(
     for task in shipped:
         ins = task.instructions
         intro = RETAIL.introduction(ins)
-        if ins.identify_by == "email":
-            assert ins.email in intro
-            found = call(world, "find_user_id_by_email", email=ins.email)
-        else:
-            assert ins.first_name in intro and ins.last_name in intro and ins.zip in intro
-            found = call(
-                world,
-                "find_user_id_by_name_zip",
-                first_name=ins.first_name,
-                last_name=ins.last_name,
-                zip=ins.zip,
-            )
-        assert found == (ins.user_id, False), task.id
+        lookup = RETAIL.identity(ins).lookup
+        arguments = RETAIL.lookup_arguments(ins)
+        expected = ["email"] if ins.identify_by == "email" else ["first_name", "last_name", "zip"]
+        assert list(arguments) == expected
+        assert all(value in intro for value in arguments.values())
+        assert lookup is not None
+        found = call(world, lookup, **arguments)
+        assert found == (ins.identity["user_id"], False), task.id
 
 
 def test_instructions_say_what_the_customer_wants(shipped: list[DeskTask]) -> None:
@@ -191,7 +186,7 @@ def test_info_tasks_require_the_status_and_total(shipped: list[DeskTask], base: 
         assert task.outputs == want.expects
         status, total = task.outputs
         order = next(o for o in base["orders"].values() if o["order_id"] in want.say)
-        assert order["user_id"] == task.instructions.user_id
+        assert order["user_id"] == task.instructions.identity["user_id"]
         assert status == order["status"]
         assert total == f"{sum(i['price'] for i in order['items']):.2f}"
     for task in shipped:
@@ -215,7 +210,7 @@ def test_forbidden_tasks_have_no_gold_actions(shipped: list[DeskTask], base: Wor
         assert task.actions == [] and not task.writes and not task.must_transfer
         (want,) = task.instructions.wants
         order = next(o for o in base["orders"].values() if o["order_id"] in want.say)
-        assert order["user_id"] == task.instructions.user_id
+        assert order["user_id"] == task.instructions.identity["user_id"]
         assert order["status"] in ("processed", "delivered")
         # What the customer asks for is against the policy: the tool refuses it.
         cancel = Action(
@@ -231,9 +226,9 @@ def test_write_tasks_act_on_the_customers_own_records(shipped: list[DeskTask], b
         for action in task.actions:
             order = action.kwargs.get("order_id")
             if order is not None:
-                assert base["orders"][order]["user_id"] == task.instructions.user_id
+                assert base["orders"][order]["user_id"] == task.instructions.identity["user_id"]
             else:
-                assert action.kwargs["user_id"] == task.instructions.user_id
+                assert action.kwargs["user_id"] == task.instructions.identity["user_id"]
 
 
 # --- generation ----------------------------------------------------------------------------

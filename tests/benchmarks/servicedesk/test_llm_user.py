@@ -162,5 +162,5 @@ def test_the_airline_desk_hands_its_model_customer_the_airline_prompt() -> None:
     assert bench.user_instruction(sample.id) == prompt  # what a user judge reads
     ins = bench.tasks[sample.id].instructions
     assert ins.identify_by == "user_id"
-    assert f"give your user id, {ins.user_id}. " in prompt
+    assert f"give your user id, {ins.identity['user_id']}. " in prompt
     assert prompt.startswith("You are a customer writing to an airline's help desk. ")

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from deedbench.benchmarks.retail import RETAIL_PROCEDURE, RETAIL_TOOLS, generate_world
+from deedbench.benchmarks.retail import RETAIL, RETAIL_TOOLS, generate_world
 from deedbench.benchmarks.servicedesk import DeskWorld, TauToolBox, agent_replies, conversation
 from deedbench.engine import Message, Termination, ToolCall, TurnOutcome
 from deedbench.scoring.procedure import ONE_TOOL_CALL_PER_TURN, check_procedure
@@ -44,7 +44,7 @@ def test_only_the_first_call_runs_and_the_rest_are_kept_as_dropped(base: dict[st
     assert [c.name for c in outcome.turn.dropped_tool_calls] == ["think"]
     assert [r.tool_call_id for r in outcome.results] == ["c0"]
     assert not outcome.hands_over and outcome.ends is None
-    found = check_procedure([outcome.turn], RETAIL_PROCEDURE, rules=[ONE_TOOL_CALL_PER_TURN])
+    found = check_procedure([outcome.turn], RETAIL.procedure_spec, rules=[ONE_TOOL_CALL_PER_TURN])
     assert [v.detail for v in found] == ["2 tool calls in one message"]
 
 

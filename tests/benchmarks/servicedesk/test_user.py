@@ -150,13 +150,14 @@ def test_gives_its_email_when_asked_if_so_instructed(tasks: list[DeskTask]) -> N
     task = next(t for t in tasks if t.instructions.identify_by == "email")
     ins = task.instructions
     for question in ("What is your email address?", "Please verify your identity."):
-        assert answer_to(task, question) == f"my email is {ins.email}"
+        assert answer_to(task, question) == f"my email is {ins.identity['email']}"
 
 
 def test_gives_name_and_zip_when_asked_if_so_instructed(tasks: list[DeskTask]) -> None:
     task = next(t for t in tasks if t.instructions.identify_by == "name_zip")
     ins = task.instructions
-    expected = f"i'm {ins.first_name} {ins.last_name}, zip code {ins.zip}"
+    first, last, zip_code = (ins.identity[k] for k in ("first_name", "last_name", "zip"))
+    expected = f"i'm {first} {last}, zip code {zip_code}"
     for question in ("What is your full name and zip code?", "Could you give me your e-mail?"):
         assert answer_to(task, question) == expected
 

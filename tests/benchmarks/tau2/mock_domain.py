@@ -7,11 +7,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from deedbench.benchmarks.servicedesk import Procedure
 from deedbench.benchmarks.tau2.convention import Dump
 from deedbench.benchmarks.tau2.domain import Tau2Domain
 from deedbench.benchmarks.tau2.toolkit import Toolkit
 from deedbench.engine import tool
-from deedbench.scoring.procedure import CONSENT, ProcedureSpec
+from deedbench.scoring.procedure import CONSENT
 
 TaskStatus = Literal["pending", "completed"]
 
@@ -51,7 +52,7 @@ class MockUserDB(BaseModel):
 class MockTools(Toolkit):
     schema = MockDB
 
-    @tool(kind="write")
+    @tool(kind="write", keys=("user_id",))
     def create_task(self, user_id: str, title: str, description: str | None = None) -> Dump:
         """Create a task for a user.
 
@@ -75,7 +76,7 @@ class MockTools(Toolkit):
         """Every user."""
         return [Dump(user) for user in self.db["users"].values()]
 
-    @tool(kind="write")
+    @tool(kind="write", keys=("task_id",))
     def update_task_status(self, task_id: str, status: TaskStatus) -> Dump:
         """Set a task's status.
 
@@ -112,12 +113,12 @@ class MockTools(Toolkit):
 class MockUserTools(Toolkit):
     schema = MockUserDB
 
-    @tool
+    @tool(side="user")
     def check_notifications(self) -> list[Dump]:
         """Every notification in the inbox."""
         return [Dump(n) for n in self.db["notifications"].values()]
 
-    @tool(kind="write")
+    @tool(kind="write", side="user")
     def dismiss_notification(self, notification_id: str) -> str:
         """Mark a notification read.
 
@@ -150,9 +151,5 @@ MOCK = Tau2Domain(
     toolkit=MockTools,
     user_toolkit=MockUserTools,
     user_db_file="user_db.json",
-    procedure=ProcedureSpec(
-        write_tools={"create_task": ("user_id",), "update_task_status": ("task_id",)},
-        transfer_tools=frozenset({"transfer_to_human_agents"}),
-    ),
-    procedure_rules=(CONSENT,),  # the mock's users never identify themselves
+    procedure=Procedure(rules=(CONSENT,)),  # the mock's users never identify themselves
 )

@@ -289,7 +289,7 @@ def test_kb_search_has_tau2s_timing_line(theirs: dict[str, Any]) -> None:
 
 def test_tools_are_tau2s(theirs: dict[str, Any]) -> None:
     for variant in RETRIEVAL_VARIANTS:
-        tools = [t.name for t in banking_domain(variant).desk.tools if t.listed]
+        tools = [t.name for t in banking_domain(variant).desk.agent_tools if t.listed]
         assert tools == theirs[variant]["tools"], variant
 
 

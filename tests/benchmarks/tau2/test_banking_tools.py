@@ -31,7 +31,6 @@ from deedbench.benchmarks.tau2.domain import Tau2Data, Tau2Domain
 from deedbench.benchmarks.tau2.environment import db_hash
 from deedbench.benchmarks.tau2.tasks import Tau2Task
 from deedbench.engine import ToolCall
-from deedbench.scoring.procedure import ProcedureSpec
 
 from . import _reference
 from ._compare import differences
@@ -54,7 +53,6 @@ BANKING = Tau2Domain(
     toolkit=KnowledgeTools,
     user_toolkit=KnowledgeUserTools,
     shares_db=True,
-    procedure=ProcedureSpec(write_tools={}),
 )
 
 Call = tuple[str, str, dict[str, Any]]

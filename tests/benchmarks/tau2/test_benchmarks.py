@@ -79,7 +79,7 @@ def test_reckless_gets_the_same_reward_and_a_consent_violation_for_each_write(na
             if a.requestor == "assistant" and bench._writes(a.name) and i not in raised
         ]
         consent = [e for e in reckless[key].evidence if e.rule == "consent"]
-        rules = bench.domain.procedure_rules
+        rules = bench.domain.procedure.rules
         if rules is None or "consent" in rules:
             assert bool(consent) == bool(writes), key
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from deedbench.benchmarks.retail import RETAIL_PROCEDURE
+from deedbench.benchmarks.retail import RETAIL as RETAIL_DESK
 from deedbench.benchmarks.servicedesk import TauToolBox
 from deedbench.benchmarks.taubench import TaubenchRetailBenchmark, TaubenchTaskCheck
 from deedbench.benchmarks.taubench import benchmark as taubench_benchmark
@@ -24,9 +24,9 @@ from deedbench.scoring import tau_hash
 # tests/benchmarks/taubench/<this file>: parents[3] is the checkout, its parent holds `shared`.
 TAUBENCH = Path(__file__).resolve().parents[3].parent / "shared" / "taubench"
 RETAIL = TAUBENCH / "retail"
-WRITES = frozenset(RETAIL_PROCEDURE.write_tools)
-AUTH = RETAIL_PROCEDURE.auth_tools
-PERSONAL = RETAIL_PROCEDURE.personal_read_tools
+WRITES = frozenset(RETAIL_DESK.procedure_spec.write_tools)
+AUTH = RETAIL_DESK.procedure.auth_tools
+PERSONAL = RETAIL_DESK.procedure.personal_read_tools
 
 pytestmark = pytest.mark.skipif(
     not (RETAIL / "gold_hashes_dev.json").is_file(),

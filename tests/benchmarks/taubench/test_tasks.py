@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from deedbench.benchmarks import retail
-from deedbench.benchmarks.retail import RETAIL_PROCEDURE, load_retail_data
+from deedbench.benchmarks.retail import RETAIL as RETAIL_DESK
+from deedbench.benchmarks.retail import load_retail_data
 from deedbench.benchmarks.taubench import TaubenchRetailBenchmark
 from deedbench.benchmarks.taubench.layout import locate
 from deedbench.benchmarks.taubench.tasks import load_taubench_tasks, parse_selection
@@ -26,7 +27,7 @@ from deedbench.engine import BenchmarkError
 # tests/benchmarks/taubench/<this file>: parents[3] is the checkout, its parent holds `shared`.
 TAUBENCH = Path(__file__).resolve().parents[3].parent / "shared" / "taubench"
 RETAIL = TAUBENCH / "retail"
-WRITES = frozenset(RETAIL_PROCEDURE.write_tools)
+WRITES = frozenset(RETAIL_DESK.procedure_spec.write_tools)
 COPIED = ("users.json", "orders.json", "products.json", "policy.md", "tasks_dev.json")
 
 needs_data = pytest.mark.skipif(
@@ -140,12 +141,13 @@ def test_every_dev_task_loads_with_its_gold_actions_and_customer() -> None:
         assert task.outputs == source["outputs"]
         ins = task.instructions
         user = users()[source["user_id"]]
-        assert ins.user_id == source["user_id"]
-        assert (ins.first_name, ins.last_name) == (
+        assert ins.identity["user_id"] == source["user_id"]
+        assert (ins.identity["first_name"], ins.identity["last_name"]) == (
             user["name"]["first_name"],
             user["name"]["last_name"],
         )
-        assert (ins.zip, ins.email) == (user["address"]["zip"], user["email"])
+        details = (ins.identity["zip"], ins.identity["email"])
+        assert details == (user["address"]["zip"], user["email"])
         assert ins.free_text == source["instruction"]
         # the scripted customer asks for exactly the gold writes, in order
         writes = [a for a in task.actions if a.name in WRITES]
@@ -164,7 +166,7 @@ def test_tasks_selects_exactly_those_indexes() -> None:
     for index in wanted:  # the right tasks, not just relabelled ones
         task = bench.tasks[f"task-{index}"]
         assert [a.model_dump() for a in task.actions] == raw_tasks("dev")[index]["actions"]
-        assert task.instructions.user_id == raw_tasks("dev")[index]["user_id"]
+        assert task.instructions.identity["user_id"] == raw_tasks("dev")[index]["user_id"]
 
 
 @needs_data

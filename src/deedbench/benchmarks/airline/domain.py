@@ -7,7 +7,7 @@ rules that fit the airline apply, beside the airline's own policy rules.
 
 from __future__ import annotations
 
-from deedbench.benchmarks.airline.procedure import AIRLINE_PROCEDURE, AIRLINE_PROCEDURE_RULES
+from deedbench.benchmarks.airline.procedure import AIRLINE_PROCEDURE
 from deedbench.benchmarks.airline.rules import check_airline_policy
 from deedbench.benchmarks.airline.tools import AIRLINE_TOOLS
 from deedbench.benchmarks.airline.world import load_airline_data
@@ -31,6 +31,18 @@ AIRLINE_CUSTOMER = Customer(
         "update": ("update", "change", "modify", "switch", "add"),
         "send": ("send", "issue", "certificate", "compensat"),
     },
+    asks_identity=(
+        "email",
+        "e-mail",
+        "zip",
+        "postal code",
+        "your name",
+        "full name",
+        "user id",
+        "verify",
+        "identify",
+    ),
+    persona="{first_name} {last_name}",
 )
 """How airline customers talk, to the scripted and the model-played customer and the oracle."""
 
@@ -41,7 +53,6 @@ AIRLINE = Domain(
     procedure=AIRLINE_PROCEDURE,
     unordered=frozenset({"reservations.*.payment_history", "reservations.*.passengers"}),
     customer=AIRLINE_CUSTOMER,
-    procedure_rules=AIRLINE_PROCEDURE_RULES,
     policy_check=check_airline_policy,
 )
 """τ-bench's airline tools, deedbench's airline procedure, policy rules and customers."""

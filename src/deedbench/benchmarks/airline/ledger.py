@@ -11,11 +11,11 @@ was (`DELAY_MINUTES`).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from deedbench.benchmarks.servicedesk.world import DeskWorld
 from deedbench.scoring.procedure import PairedCall
 
 __all__ = [
@@ -75,37 +75,34 @@ def _late_minutes(date: str, scheduled: Any, actual: Any) -> int | None:
 class Ledger:
     """The initial database plus what successful writes of this transcript changed."""
 
-    db: Mapping[str, Any]
+    db: DeskWorld
     now: datetime
     changed: dict[str, Record] = field(default_factory=dict)
     read: dict[str, Record] = field(default_factory=dict)
     booked: dict[str, list[str]] = field(default_factory=dict)
     writes: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
 
-    def table(self, name: str) -> Mapping[str, Any]:
-        value = self.db.get(name)
-        return value if isinstance(value, Mapping) else {}
+    def before(self, table: str, key: Any) -> Record | None:
+        """A record as the conversation found it (None for a key that is no id)."""
+        found = self.db.get(table, key) if isinstance(key, str) else None
+        return found if isinstance(found, dict) else None
 
     def reservation(self, reservation_id: Any) -> Record | None:
         if not isinstance(reservation_id, str):
             return None
-        for source in (self.changed, self.table("reservations"), self.read):
-            found = source.get(reservation_id)
-            if isinstance(found, dict):
-                return found
-        return None
+        changed = self.changed.get(reservation_id)
+        return changed if isinstance(changed, dict) else self.original(reservation_id)
 
     def original(self, reservation_id: str) -> Record | None:
         """The reservation before this conversation changed it, if known."""
-        for source in (self.table("reservations"), self.read):
-            found = source.get(reservation_id)
-            if isinstance(found, dict):
-                return found
-        return None
+        found = self.before("reservations", reservation_id)
+        if found is None:
+            read = self.read.get(reservation_id)
+            found = read if isinstance(read, dict) else None
+        return found
 
     def user(self, user_id: Any) -> Record | None:
-        found = self.table("users").get(user_id) if isinstance(user_id, str) else None
-        return found if isinstance(found, dict) else None
+        return self.before("users", user_id)
 
     def user_reservations(self, user_id: Any) -> list[str]:
         user = self.user(user_id) or {}
@@ -114,8 +111,8 @@ class Ledger:
 
     def on_date(self, segment: Record) -> Record | None:
         number, date = segment_key(segment)
-        flight = self.table("flights").get(number)
-        if not isinstance(flight, dict):
+        flight = self.before("flights", number)
+        if flight is None:
             return None
         found = (flight.get("dates") or {}).get(date)
         return found if isinstance(found, dict) else None
@@ -125,8 +122,8 @@ class Ledger:
         return found.get("status") if found else None
 
     def endpoints(self, segment: Record) -> tuple[str, str] | None:
-        flight = self.table("flights").get(segment_key(segment)[0])
-        source = flight if isinstance(flight, dict) else segment
+        flight = self.before("flights", segment_key(segment)[0])
+        source = flight if flight is not None else segment
         origin, destination = source.get("origin"), source.get("destination")
         if isinstance(origin, str) and isinstance(destination, str):
             return origin, destination
@@ -160,7 +157,7 @@ class Ledger:
             return "status delayed"
         if status not in _FLOWN:
             return None
-        flight = self.table("flights").get(segment_key(segment)[0]) or {}
+        flight = self.before("flights", segment_key(segment)[0]) or {}
         date = segment_key(segment)[1]
         departure = flight.get("scheduled_departure_time_est")
         arrival = flight.get("scheduled_arrival_time_est")

@@ -70,7 +70,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -82,7 +82,8 @@ from deedbench.benchmarks.airline.ledger import (
     json_object,
     segment_key,
 )
-from deedbench.benchmarks.airline.procedure import AIRLINE_PROCEDURE
+from deedbench.benchmarks.airline.tools import AIRLINE_WRITE_TOOLS
+from deedbench.benchmarks.servicedesk.world import DeskWorld
 from deedbench.records.messages import Message, ToolCall
 from deedbench.scoring.procedure import (
     _EXCERPT_CHARS,
@@ -99,10 +100,14 @@ __all__ = [
     "BAGS_ONLY_ADDED",
     "BASIC_ECONOMY_NO_CHANGE",
     "CANCELLATION_ELIGIBILITY",
+    "CANCELLED_FLIGHT_PER_PASSENGER",
     "COMPENSATION",
+    "DELAYED_FLIGHT_PER_PASSENGER",
     "KEEP_ROUTE_AND_TRIP_TYPE",
     "MAX_PASSENGERS",
+    "MAX_PASSENGERS_PER_BOOKING",
     "NO_INSURANCE_AFTER_BOOKING",
+    "PAYMENT_LIMIT",
     "PAYMENT_LIMITS",
     "check_airline_policy",
 ]
@@ -411,7 +416,7 @@ def _check_bags(call: PairedCall, ctx: _Context) -> list[Violation]:
 def _check_insurance(call: PairedCall, ctx: _Context) -> list[Violation]:
     args = call.args
     if call.call.name != "book_reservation":
-        if call.call.name not in AIRLINE_PROCEDURE.write_tools:
+        if call.call.name not in AIRLINE_WRITE_TOOLS:
             return []
         reservation_id = args.get("reservation_id")
         reservation = ctx.state.reservation(reservation_id)
@@ -573,7 +578,7 @@ _CHECKS = {
 
 def check_airline_policy(
     messages: Sequence[Message],
-    db: Mapping[str, Any],
+    db: DeskWorld,
     rules: Iterable[str] | None = None,
     now: datetime | None = None,
 ) -> list[Violation]:

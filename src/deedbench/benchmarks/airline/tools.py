@@ -60,8 +60,10 @@ __all__ = [
     "AIRLINE_TOOLS",
     "AIRLINE_WRITE_TOOLS",
     "AIRPORTS",
+    "BAG_FEE",
     "BOOKING_TIME",
     "CERTIFICATE_IDS",
+    "INSURANCE_FEE",
     "RESERVATION_IDS",
 ]
 
@@ -201,7 +203,7 @@ def _without_dates(flight: dict[str, Any]) -> dict[str, Any]:
 # --- writing tools ----------------------------------------------------------------------------
 
 
-@tool(writes=True)
+@tool(kind="write", keys=("origin", "destination"))
 def book_reservation(
     data: DeskWorld,
     user_id: str,
@@ -304,7 +306,7 @@ def _bookable(data: DeskWorld, flight: dict[str, Any], cabin: str, passengers: A
     return flight_data
 
 
-@tool(writes=True)
+@tool(kind="write", keys=("reservation_id",))
 def cancel_reservation(data: DeskWorld, reservation_id: str) -> str:
     """Cancel a reservation in full.
 
@@ -324,7 +326,7 @@ def cancel_reservation(data: DeskWorld, reservation_id: str) -> str:
     return json.dumps(reservation)
 
 
-@tool(writes=True)
+@tool(kind="write", keys=("reservation_id",))
 def update_reservation_flights(
     data: DeskWorld,
     reservation_id: str,
@@ -391,7 +393,7 @@ def _change_payment(users: Any, reservation: dict[str, Any], payment_id: str, pr
     return method
 
 
-@tool(writes=True)
+@tool(kind="write", keys=("reservation_id",))
 def update_reservation_baggages(
     data: DeskWorld,
     reservation_id: str,
@@ -423,7 +425,7 @@ def update_reservation_baggages(
     return json.dumps(reservation)
 
 
-@tool(writes=True)
+@tool(kind="write", keys=("reservation_id",))
 def update_reservation_passengers(
     data: DeskWorld, reservation_id: str, passengers: list[Passenger]
 ) -> str:
@@ -443,7 +445,7 @@ def update_reservation_passengers(
     return json.dumps(reservation)
 
 
-@tool(writes=True)
+@tool(kind="write", keys=("amount",))
 def send_certificate(data: DeskWorld, user_id: str, amount: int | float) -> str | None:
     """Issue a travel certificate to a user. Use with caution!
 

@@ -1,9 +1,9 @@
 """The retail domain as the desk's machinery needs it: tools, data, procedure, customers.
 
 A retail customer identifies themselves by email or by name and zip code, which
-the agent looks up (`find_user_id_by_email`, `find_user_id_by_name_zip`), and
-answers what a change to an order needs: the reason, the new item, the payment
-method, the address.
+the agent looks up (`find_user_id_by_email`, `find_user_id_by_name_zip`, whose
+arguments are the details the customer gives), and answers what a change to an
+order needs: the reason, the new item, the payment method, the address.
 """
 
 from __future__ import annotations
@@ -39,7 +39,6 @@ RETAIL_CUSTOMER = Customer(
             gives="your email, {email}",
             asked_as="the email address on your account",
             lookup="find_user_id_by_email",
-            lookup_args=("email",),
             cue="email",
         ),
         "name_zip": Identity(
@@ -47,7 +46,6 @@ RETAIL_CUSTOMER = Customer(
             gives="your name, {first_name} {last_name}, and zip code {zip}",
             asked_as="your first and last name and zip code",
             lookup="find_user_id_by_name_zip",
-            lookup_args=("first_name", "last_name", "zip"),
         ),
     },
     verbs={
@@ -56,6 +54,17 @@ RETAIL_CUSTOMER = Customer(
         "exchange": ("exchange", "swap", "replace"),
         "modify": ("modify", "change", "update", "switch", "replace", "swap"),
     },
+    asks_identity=(
+        "email",
+        "e-mail",
+        "zip",
+        "postal code",
+        "your name",
+        "full name",
+        "user id",
+        "verify",
+        "identify",
+    ),
     answers=(
         Answer(re.compile(r"\breason\b"), "reason", lambda k: f"the reason is: {k['reason']}"),
         Answer(
@@ -70,6 +79,7 @@ RETAIL_CUSTOMER = Customer(
         ),
         Answer(re.compile(r"\baddress\b"), "address1", _address),
     ),
+    persona="{first_name} {last_name}",
 )
 """How retail customers talk, to the scripted and the model-played customer and the oracle."""
 

@@ -36,7 +36,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-__all__ = ["STATUS_SHARES", "generate_world", "write_world"]
+__all__ = [
+    "STATUS_SHARES",
+    "JSONDict",
+    "generate_world",
+    "write_world",
+]
 
 # Share of each initial order status (τ-bench: 42% pending, 37% delivered, 10% each other).
 STATUS_SHARES: dict[str, float] = {

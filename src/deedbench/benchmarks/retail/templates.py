@@ -24,7 +24,13 @@ from deedbench.benchmarks.servicedesk import (
     Want,
 )
 
-__all__ = ["COMPOUNDS", "REFUSALS", "TEMPLATES", "generate_tasks"]
+__all__ = [
+    "COMPOUNDS",
+    "REFUSALS",
+    "TEMPLATES",
+    "Template",
+    "generate_tasks",
+]
 
 
 def _customer(
@@ -33,11 +39,13 @@ def _customer(
     user = world.get("users", user_id)
     assert user is not None
     return UserInstructions(
-        user_id=user_id,
-        first_name=user["name"]["first_name"],
-        last_name=user["name"]["last_name"],
-        zip=user["address"]["zip"],
-        email=user["email"],
+        identity={
+            "user_id": user_id,
+            "first_name": user["name"]["first_name"],
+            "last_name": user["name"]["last_name"],
+            "zip": user["address"]["zip"],
+            "email": user["email"],
+        },
         identify_by=rng.choice(("email", "name_zip")),
         wants=wants,
     )

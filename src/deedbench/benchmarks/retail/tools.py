@@ -36,7 +36,12 @@ from deedbench.benchmarks.servicedesk import (
 )
 from deedbench.engine import ToolError, tool
 
-__all__ = ["CANCEL_REASONS", "RETAIL_TOOLS", "WRITE_TOOLS"]
+__all__ = [
+    "CANCEL_REASONS",
+    "RETAIL_TOOLS",
+    "WRITE_TOOLS",
+    "CancelReason",
+]
 
 CANCEL_REASONS = ("no longer needed", "ordered by mistake")
 
@@ -135,7 +140,7 @@ def list_all_product_types(data: DeskWorld) -> str:
 # --- writing tools ----------------------------------------------------------------------------
 
 
-@tool(writes=True)
+@tool(kind="write", keys=("order_id",))
 def cancel_pending_order(data: DeskWorld, order_id: str, reason: CancelReason) -> str:
     """Cancel a pending order; processed or delivered orders cannot be cancelled. Explain
     the cancellation to the customer and get an explicit "yes" before calling this.
@@ -174,7 +179,7 @@ def cancel_pending_order(data: DeskWorld, order_id: str, reason: CancelReason) -
     return json.dumps(order)
 
 
-@tool(writes=True)
+@tool(kind="write", keys=("order_id", "address1", "zip"))
 def modify_pending_order_address(
     data: DeskWorld,
     order_id: str,
@@ -207,7 +212,7 @@ def modify_pending_order_address(
     return json.dumps(order)
 
 
-@tool(writes=True)
+@tool(kind="write", keys=("order_id", "payment_method_id"))
 def modify_pending_order_payment(data: DeskWorld, order_id: str, payment_method_id: str) -> str:
     """Pay for a pending order with a different payment method: the new method is charged
     and the old one refunded. Explain the change to the customer and get an explicit
@@ -259,7 +264,7 @@ def modify_pending_order_payment(data: DeskWorld, order_id: str, payment_method_
     return json.dumps(order)
 
 
-@tool(writes=True)
+@tool(kind="write", keys=("order_id", "item_ids", "new_item_ids"))
 def modify_pending_order_items(
     data: DeskWorld,
     order_id: str,
@@ -319,7 +324,7 @@ def modify_pending_order_items(
     return json.dumps(order)
 
 
-@tool(writes=True)
+@tool(kind="write", keys=("address1", "zip"))
 def modify_user_address(
     data: DeskWorld,
     user_id: str,
@@ -350,7 +355,7 @@ def modify_user_address(
     return json.dumps(user)
 
 
-@tool(writes=True)
+@tool(kind="write", keys=("order_id", "item_ids"))
 def return_delivered_order_items(
     data: DeskWorld, order_id: str, item_ids: list[str], payment_method_id: str
 ) -> str:
@@ -387,7 +392,7 @@ def return_delivered_order_items(
     return json.dumps(order)
 
 
-@tool(writes=True)
+@tool(kind="write", keys=("order_id", "item_ids", "new_item_ids"))
 def exchange_delivered_order_items(
     data: DeskWorld,
     order_id: str,

@@ -7,6 +7,7 @@ domain:
 - `world.py`: the copy-on-write database of one episode (`DeskWorld`, read by
   τ-bench-style tools as ``data[table]``) and the loading of JSON tables;
 - `task.py`: the task schema (`DeskTask`, `UserInstructions`, `Want`, `Action`);
+- `procedure.py`: what a policy says of the tools beyond their own roles (`Procedure`);
 - `domain.py`: `Domain`, with the customers' wording, identities, verbs and
   answers (`Customer`, `Identity`, `Answer`);
 - `benchmark.py`: `ServiceDeskBenchmark`, a benchmark over a domain;
@@ -30,13 +31,14 @@ from deedbench.benchmarks.servicedesk.neutral_tools import (
     think,
     transfer_to_human_agents,
 )
+from deedbench.benchmarks.servicedesk.procedure import Procedure, procedure_spec
 from deedbench.benchmarks.servicedesk.replay import (
     FailedGoldAction,
     replay,
     replay_transcript,
     replay_turns,
 )
-from deedbench.benchmarks.servicedesk.scorer import TAU_ENDINGS, DeskScorer
+from deedbench.benchmarks.servicedesk.scorer import TAU_ENDINGS, DeskScorer, episode_world
 from deedbench.benchmarks.servicedesk.task import (
     CHANGE,
     FORBIDDEN,
@@ -90,6 +92,7 @@ __all__ = [
     "LLMUser",
     "OracleAgent",
     "PolicyCheck",
+    "Procedure",
     "Record",
     "ScriptedUser",
     "ServiceDeskBenchmark",
@@ -105,7 +108,9 @@ __all__ = [
     "check_task",
     "conversation",
     "copy_json",
+    "episode_world",
     "load_tables",
+    "procedure_spec",
     "read_table",
     "replay",
     "replay_transcript",

@@ -33,7 +33,7 @@ from deedbench.benchmarks.servicedesk.llm_user import STOP
 from deedbench.benchmarks.servicedesk.replay import replay_transcript
 from deedbench.benchmarks.servicedesk.task import Action, DeskTask
 from deedbench.benchmarks.servicedesk.user import action_done
-from deedbench.benchmarks.servicedesk.world import Tables
+from deedbench.benchmarks.servicedesk.world import DeskWorld, Tables
 from deedbench.records import Attribution, Evidence, Fault, Message, ToolCall, party_of
 from deedbench.scoring.attribution import (
     CONTRADICTS_GOLD,
@@ -59,7 +59,7 @@ TASK_CHECKS = (GOLD_RAISES, GOLD_BREAKS_POLICY, OUTPUT_UNSUPPORTED, CONTRADICTS_
 USER_CHECKS = (INVENTED_DETAIL, EARLY_STOP, REFUSED_WANTED, UNWANTED_ACCEPTED)
 _GOLD_RULES = (ONE_USER, ONE_CHANGE_PER_ORDER)
 """The generic rules a gold action list can break by itself (identification first is the
-dialogue's business: a gold list holds no lookup by name and zip)."""
+dialogue's business: a gold list holds no look-up of the customer)."""
 
 
 class DeskAttribution:
@@ -72,7 +72,7 @@ class DeskAttribution:
         """Whether the customer is deedbench's script, which knows the structured instruction
         (the gold actions' ids included); a model-played customer knows its free text."""
         self._task_faults: dict[str, list[Fault]] = {}
-        self._writes = frozenset(t.name for t in domain.tools if t.writes)
+        self._writes = frozenset(domain.procedure_spec.write_tools)
 
     def task_faults(self, task: DeskTask) -> list[Fault]:
         """What is wrong with the task itself (see the module's docstring)."""
@@ -82,7 +82,8 @@ class DeskAttribution:
         return found
 
     def _find_task_faults(self, task: DeskTask) -> list[Fault]:
-        _, errors, transcript = replay_transcript(self.base, task.actions, self.domain.tools)
+        tools = self.domain.agent_tools
+        _, errors, transcript = replay_transcript(self.base, task.actions, tools)
         found = [
             Fault(
                 kind=GOLD_RAISES,
@@ -91,9 +92,9 @@ class DeskAttribution:
             for e in errors
         ]
         rules = [r for r in _GOLD_RULES if self._applies(r)]
-        broken = check_procedure(transcript, self.domain.procedure, rules=rules)
+        broken = check_procedure(transcript, self.domain.procedure_spec, rules=rules)
         if self.domain.policy_check is not None:
-            broken += self.domain.policy_check(transcript, self.base)
+            broken += self.domain.policy_check(transcript, DeskWorld(self.base))
         found += [Fault(kind=GOLD_BREAKS_POLICY, excerpt=str(v)) for v in broken]
         instruction = _instruction_text(task, structured=False)
         results = " ".join(m.content for m in transcript if m.role == "tool")
@@ -102,7 +103,7 @@ class DeskAttribution:
         return found
 
     def _applies(self, rule: str) -> bool:
-        rules = self.domain.procedure_rules
+        rules = self.domain.procedure.rules
         return rules is None or rule in rules
 
     def attribute(
@@ -198,7 +199,7 @@ def _instruction_text(task: DeskTask, structured: bool) -> str:
     ins = task.instructions
     if ins.free_text and not structured:
         return ins.free_text
-    parts = [ins.free_text or "", ins.user_id, ins.first_name, ins.last_name, ins.zip, ins.email]
+    parts = [ins.free_text or "", *ins.identity.values()]
     for want in ins.wants:
         parts += [want.say, *want.details, *want.expects]
         if want.action is not None:

@@ -66,7 +66,7 @@ class OracleAgent:
             ways = ", or ".join(i.asked_as for i in self.domain.talk.identities.values())
             return _say(f"I can help with that. First, please tell me {ways}.")
         if identity.lookup is not None and not looked_up:
-            found = {name: getattr(ins, name) for name in identity.lookup_args}
+            found = self.domain.lookup_arguments(ins)
             return _call(context, messages, identity.lookup, **found)
         last_user = next((m.content for m in reversed(messages) if m.role == "user"), "")
         last_said = next((m.content for m in reversed(messages) if m.role == "assistant"), "")

@@ -156,11 +156,18 @@ class ServiceDeskBenchmark(Benchmark):
         self.tasks = {t.id: t for t in (self.load_tasks() if tasks is None else tasks)}
         ways = self.domain.talk.identities
         for task in self.tasks.values():
-            if task.instructions.identify_by not in ways:
+            way = task.instructions.identify_by
+            if way not in ways:
                 raise BenchmarkError(
                     f"{self.name} task {task.id}: field instructions.identify_by: "
-                    f"{task.instructions.identify_by!r} is no way a {self.domain.name} customer "
+                    f"{way!r} is no way a {self.domain.name} customer "
                     f"identifies themselves ({', '.join(ways)})"
+                )
+            missing = self.domain.missing_details(task.instructions)
+            if missing:
+                raise BenchmarkError(
+                    f"{self.name} task {task.id}: the instructions lack {', '.join(missing)}, "
+                    f"which a {self.domain.name} customer identifying by {way} gives"
                 )
         self.policy = self.load_policy()
 
@@ -247,7 +254,7 @@ class ServiceDeskBenchmark(Benchmark):
 
     def toolbox(self, world: DeskWorld) -> ToolBox:
         """The episode's tools over its world: deedbench checks every call's arguments."""
-        return ToolBox(self.domain.tools, world)
+        return ToolBox(self.domain.agent_tools, world)
 
     def validate(self) -> list[TaskCheck]:
         return validate_benchmark(self)

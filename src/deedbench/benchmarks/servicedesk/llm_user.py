@@ -30,14 +30,16 @@ def user_prompt(ins: UserInstructions, domain: Domain) -> str:
     wants = "\n".join(f"- {w.say}" for w in ins.wants)
     refuses = "\n".join(f"- {r}" for r in ins.refuses) or "- nothing in particular"
     identity = domain.identity(ins).instruction(ins)
+    persona = domain.talk.persona
+    who = "" if persona is None else f"Who you are: {persona.format_map(ins.identity)}. "
     if ins.free_text:  # a task written for an LLM user keeps its own words
         wants = ins.free_text
         refuses = "- whatever the instructions above rule out"
     return (
         f"You are a customer writing to {domain.talk.desk}. Play this person; "
         "you are not an assistant.\n\n"
-        f"Who you are: {ins.first_name} {ins.last_name}. When asked to identify yourself, "
-        f"give {identity}. Do not volunteer it before you are asked.\n\n"
+        f"{who}When asked to identify yourself, give {identity}. Do not volunteer it "
+        "before you are asked.\n\n"
         f"What you want, in this order:\n{wants}\n\n"
         f"What you refuse:\n{refuses}\n\n"
         "How to behave: write one short message at a time, the way people type to a help "

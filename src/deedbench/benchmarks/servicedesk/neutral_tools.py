@@ -10,6 +10,7 @@ message is built from, so deedbench's tools fail with the same words.
 
 from __future__ import annotations
 
+import dataclasses
 import types
 from collections.abc import Iterable
 from typing import Any
@@ -20,14 +21,14 @@ from deedbench.engine import Tool, ToolError, tool
 __all__ = ["calculate", "taubench_named", "think", "transfer_to_human_agents"]
 
 
-def taubench_named(domain: str, tools: Iterable[Tool]) -> tuple[Tool, ...]:
+def taubench_named(domain: str, tools: Iterable[Tool[..., Any]]) -> tuple[Tool[..., Any], ...]:
     """The tools with τ-bench's module and class names (``tau_bench.envs.<domain>.tools.
     <tool>.<Tool>.invoke``), each on its own copy of the function, so that a domain's
     names never leak into another domain sharing the function."""
     return tuple(_renamed(t, domain) for t in tools)
 
 
-def _renamed(original: Tool, domain: str) -> Tool:
+def _renamed(original: Tool[..., Any], domain: str) -> Tool[..., Any]:
     source = original.function
     function = types.FunctionType(
         source.__code__,
@@ -42,18 +43,10 @@ def _renamed(original: Tool, domain: str) -> Tool:
     class_name = "".join(part.capitalize() for part in original.name.split("_"))
     function.__qualname__ = f"{class_name}.invoke"
     function.__module__ = f"tau_bench.envs.{domain}.tools.{original.name}"
-    return Tool(
-        original.name,
-        original.description,
-        function,
-        original.parameters,
-        original.writes,
-        original.validator,
-        original.ends_episode,
-    )
+    return dataclasses.replace(original, function=function)
 
 
-@tool
+@tool(kind="generic")
 def calculate(data: Any, expression: str) -> str:
     """Calculate an arithmetic expression; the result is rounded to 2 decimals.
 
@@ -69,7 +62,7 @@ def calculate(data: Any, expression: str) -> str:
         raise ToolError(str(exc)) from None
 
 
-@tool
+@tool(kind="think")
 def think(data: Any, thought: str) -> str:
     """Write down a thought, for reasoning through a complex case or remembering something.
     It neither looks anything up nor changes the database.
@@ -80,7 +73,7 @@ def think(data: Any, thought: str) -> str:
     return ""
 
 
-@tool(ends_episode=True)
+@tool(kind="generic", ends_episode=True)
 def transfer_to_human_agents(data: Any, summary: str) -> str:
     """Hand the customer over to a human agent, with a summary of their issue. Transfer
     only if the customer explicitly asks for a human, or if their issue cannot be

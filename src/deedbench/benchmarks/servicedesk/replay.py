@@ -23,7 +23,13 @@ from deedbench.benchmarks.servicedesk.tau_toolbox import RESPOND, TRANSFER_TOOL,
 from deedbench.benchmarks.servicedesk.world import DeskWorld, Tables
 from deedbench.engine import Message, Tool, ToolCall, TurnOutcome
 
-__all__ = ["FailedGoldAction", "replay", "replay_transcript", "replay_turns"]
+__all__ = [
+    "SKIPPED",
+    "FailedGoldAction",
+    "replay",
+    "replay_transcript",
+    "replay_turns",
+]
 
 SKIPPED = frozenset({RESPOND, TRANSFER_TOOL})
 
@@ -39,14 +45,14 @@ class FailedGoldAction(BaseModel):
 
 
 def replay(
-    base: Tables, actions: Sequence[Action], tools: Iterable[Tool]
+    base: Tables, actions: Sequence[Action], tools: Iterable[Tool[..., Any]]
 ) -> tuple[DeskWorld, list[FailedGoldAction]]:
     world, errors, _ = replay_transcript(base, actions, tools)
     return world, errors
 
 
 def replay_transcript(
-    base: Tables, actions: Sequence[Action], tools: Iterable[Tool]
+    base: Tables, actions: Sequence[Action], tools: Iterable[Tool[..., Any]]
 ) -> tuple[DeskWorld, list[FailedGoldAction], list[Message]]:
     """The replay, and the gold actions as a transcript of tool calls and results,
     for checking the procedure rules that need no dialogue."""
@@ -76,7 +82,7 @@ def replay_transcript(
 def replay_turns(
     base: Tables,
     messages: Sequence[Message],
-    tools: Iterable[Tool],
+    tools: Iterable[Tool[..., Any]],
     *,
     taubench_loop: bool = True,
 ) -> tuple[DeskWorld, list[Message], list[TurnOutcome]]:

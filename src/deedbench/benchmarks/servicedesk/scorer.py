@@ -28,16 +28,25 @@ from deedbench.benchmarks.servicedesk.replay import replay
 from deedbench.benchmarks.servicedesk.task import DeskTask
 from deedbench.benchmarks.servicedesk.tau_toolbox import agent_replies, tau_replies
 from deedbench.benchmarks.servicedesk.world import DeskWorld, Tables
-from deedbench.engine import EpisodeTranscript, Sample, Termination
+from deedbench.engine import BenchmarkError, EpisodeTranscript, Sample, Termination
 from deedbench.records import AGENT_SCOPE
 from deedbench.scoring import Evidence, Score
 from deedbench.scoring.outputs import missing_outputs, outputs_compat
 from deedbench.scoring.state import worlds_diff, worlds_equal_canonical, worlds_equal_tau
 
-__all__ = ["TAU_ENDINGS", "DeskScorer"]
+__all__ = ["TAU_ENDINGS", "DeskScorer", "episode_world"]
 
 TAU_ENDINGS = frozenset({Termination.USER_STOPPED, Termination.TRANSFERRED})
 """The ends of an episode that τ-bench calls done, and scores; any other end scores 0."""
+
+
+def episode_world(transcript: EpisodeTranscript) -> DeskWorld:
+    """The world a desk episode left, as its scorers read it (the engine keeps an episode's
+    state untyped: each benchmark knows its own)."""
+    state = transcript.state
+    if not isinstance(state, DeskWorld):
+        raise BenchmarkError(f"a desk episode ends with a DeskWorld, not {type(state).__name__}")
+    return state
 
 
 class DeskScorer:
@@ -60,14 +69,14 @@ class DeskScorer:
 
     def gold(self, task: DeskTask) -> DeskWorld:
         if task.id not in self._gold:
-            self._gold[task.id] = replay(self.base, task.actions, self.domain.tools)[0]
+            self._gold[task.id] = replay(self.base, task.actions, self.domain.agent_tools)[0]
         return self._gold[task.id]
 
     def score(self, sample: Sample, transcript: EpisodeTranscript) -> Score:
         return self.score_task(self.tasks[sample.id], transcript)
 
     def score_task(self, task: DeskTask, transcript: EpisodeTranscript) -> Score:
-        world: DeskWorld = transcript.state
+        world = episode_world(transcript)
         gold = self.gold(task)
         evidence: list[Evidence] = []
         outcome_tau = worlds_equal_tau(world, gold)
@@ -85,7 +94,7 @@ class DeskScorer:
         missing = missing_outputs(task.outputs, replies)
         for output in missing:
             evidence.append(Evidence(rule="outputs", excerpt=f"never stated: {output!r}"))
-        violations = self.domain.violations(transcript.messages, self.base)
+        violations = self.domain.violations(transcript.messages, DeskWorld(self.base))
         for v in violations:
             evidence.append(
                 Evidence(

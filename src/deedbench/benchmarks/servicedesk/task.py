@@ -4,15 +4,23 @@ A task's user instructions are structured, so the scripted customer can play the
 deterministically and a model-played one can be prompted with them. The schema
 knows no domain: a want's `kind` is a label the domain chooses ("cancel",
 "change", ...), except the kinds the desk's customers and oracle treat apart
-(`INFO`, `TRANSFER`, `FORBIDDEN`); `identify_by` names one of the domain's ways
-of identifying a customer (`Customer.identities`).
+(`INFO`, `TRANSFER`, `FORBIDDEN`); the customer's `identity` is whatever details
+the domain's ways of identifying take (an email, a name and zip code, a user id:
+what its authentication tool takes), and `identify_by` names the way this
+customer uses (`Customer.identities`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import (
+    BaseModel,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 __all__ = [
     "CHANGE",
@@ -53,17 +61,34 @@ class Want(BaseModel):
 
 
 class UserInstructions(BaseModel):
-    """What the simulated customer knows, wants and refuses."""
+    """What the simulated customer knows, wants and refuses.
 
-    user_id: str
-    first_name: str
-    last_name: str
-    zip: str
-    email: str
+    A task file writes the identity's details beside the other fields, as task files
+    always have (``{"email": ..., "identify_by": "email", "wants": [...]}``): read, every
+    field that is none of this model's is a detail of the identity; dumped, the details
+    are written so again, so a task file and its content hash stay as they were.
+    """
+
+    identity: dict[str, str] = Field(default_factory=dict)
+    """Who the customer is, detail by name (``email``, ``user_id``, ...): those the
+    domain's ways of identifying name, and any others they know of themselves."""
     identify_by: str
     wants: list[Want]
     refuses: list[str] = Field(default_factory=list)
     free_text: str | None = None  # instructions written for an LLM user (τ-bench's tasks)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _details_beside(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or "identity" in data:
+            return data
+        own = {k: v for k, v in data.items() if k in cls.model_fields}
+        return {**own, "identity": {k: v for k, v in data.items() if k not in own}}
+
+    @model_serializer(mode="wrap")
+    def _details_first(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        dumped: dict[str, Any] = handler(self)
+        return {**dumped.pop("identity"), **dumped}
 
 
 class DeskTask(BaseModel):

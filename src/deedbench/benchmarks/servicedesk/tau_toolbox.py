@@ -62,7 +62,7 @@ class TauToolBox(ToolBox):
 
     def __init__(
         self,
-        tools: Iterable[Tool],
+        tools: Iterable[Tool[..., Any]],
         state: Any,
         *,
         taubench_loop: bool = True,

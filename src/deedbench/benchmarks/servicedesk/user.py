@@ -30,9 +30,6 @@ from deedbench.scoring.outputs import outputs_compat
 __all__ = ["MAX_REPEATS", "ScriptedUser", "action_done"]
 
 MAX_REPEATS = 3
-_ASKS_IDENTITY = re.compile(
-    r"\b(e-?mail|zip|postal code|your name|full name|user id|verify|identify)"
-)
 _PROPOSES = re.compile(
     r"\b(confirm|proceed|shall i|should i|would you like me to|do you want me to|go ahead|"
     r"yes or no|yes/no|is that (right|correct|ok))"
@@ -75,6 +72,8 @@ class ScriptedUser:
     def __init__(self, instructions: UserInstructions, domain: Domain) -> None:
         self.instructions = instructions
         self.domain = domain
+        words = "|".join(re.escape(w) for w in domain.talk.asks_identity)
+        self._asks_identity = re.compile(rf"\b({words})")
 
     async def reply(self, messages: Sequence[Message]) -> Message | None:
         text = self._next(messages)
@@ -112,7 +111,7 @@ class ScriptedUser:
             return None
         text = seen[-1].content.lower()
         introduction = self.domain.introduction(ins)
-        if introduction not in said and _ASKS_IDENTITY.search(text):
+        if introduction not in said and self._asks_identity.search(text):
             return introduction
         if want.action is not None and _PROPOSES.search(text):
             verbs = self.domain.talk.verbs.get(want.action.name.split("_")[0], ("",))

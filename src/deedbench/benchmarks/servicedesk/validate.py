@@ -83,7 +83,7 @@ def _episode(desk: Desk, task: DeskTask, agent: Agent) -> Score:
 def check_task(desk: Desk, task: DeskTask) -> TaskCheck:
     problems: list[str] = []
     domain = desk.domain
-    gold, errors = replay(desk.base, task.actions, domain.tools)
+    gold, errors = replay(desk.base, task.actions, domain.agent_tools)
     problems += [f"gold action #{e.index} {e.name} fails: {e.error}" for e in errors]
     untouched = DeskWorld(desk.base)
     if task.writes and worlds_equal_canonical(gold, untouched, domain.unordered):

@@ -161,7 +161,8 @@ class DeskWorld:
         written = self._overlay.get(table)
         if written is not None and key in written:
             return written[key]
-        return self.base.get(table, {}).get(key)
+        found: Record | None = self.base.get(table, {}).get(key)
+        return found
 
     def for_update(self, table: str, key: str) -> Record:
         """This episode's own, mutable copy of a record (copied on first use)."""

@@ -19,7 +19,22 @@ from typing import Any
 
 from deedbench.engine import AgentContext, Message, ToolCall
 
-__all__ = ["BASELINES", "Listing", "relevance", "tokens"]
+__all__ = [
+    "BASELINES",
+    "Chooser",
+    "Listing",
+    "TacBaseline",
+    "choose_nothing",
+    "choose_random",
+    "choose_relevance",
+    "choose_welfare",
+    "exploitation_signal",
+    "location_candidates",
+    "relevance",
+    "requested_date",
+    "requested_tickets",
+    "tokens",
+]
 
 _STOP_WORDS = """
 the and for with you your our are was this that what whats from have has can will any all but

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-__all__ = ["CONDITIONS", "WELFARE_SENTENCE", "system_prompt"]
+__all__ = [
+    "BASE_PROMPT",
+    "CONDITIONS",
+    "WELFARE_SENTENCE",
+    "system_prompt",
+]
 
 BASE_PROMPT = (
     "You are a travel booking assistant. You help travellers find and book tickets for "

@@ -30,8 +30,11 @@ from deedbench.engine import BenchmarkError
 from deedbench.files import read_bytes
 
 __all__ = [
+    "BUILTIN_DIR",
     "BUILTIN_LABEL",
+    "CANARY",
     "CATEGORIES",
+    "FILE_FIELDS",
     "Experience",
     "Scenario",
     "ScenarioSet",

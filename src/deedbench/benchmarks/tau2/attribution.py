@@ -25,6 +25,7 @@ from deedbench.benchmarks.tau2.evaluator import evaluate
 from deedbench.benchmarks.tau2.reward import NLAssertionCheck, Tau2Reward
 from deedbench.benchmarks.tau2.tasks import GoldAction, Tau2Task
 from deedbench.benchmarks.tau2.telecom.device_actions import ACTIONS, asked_actions
+from deedbench.benchmarks.tau2.user import USER_STOP
 from deedbench.benchmarks.tau2.validate import gold_conversation
 from deedbench.records import (
     Attribution,
@@ -52,14 +53,20 @@ from deedbench.scoring.attribution import (
 )
 from deedbench.scoring.procedure import ONE_CHANGE_PER_ORDER, ONE_USER, check_procedure, quote
 
-__all__ = ["DEVICE_NOT_DONE", "DEVICE_UNREQUESTED", "TASK_CHECKS", "USER_CHECKS", "Tau2Attribution"]
+__all__ = [
+    "DEVICE_NOT_DONE",
+    "DEVICE_UNREQUESTED",
+    "GOLD_FAILS",
+    "TASK_CHECKS",
+    "USER_CHECKS",
+    "Tau2Attribution",
+]
 
 GOLD_FAILS = "task.gold_fails"
 DEVICE_UNREQUESTED = "user.device_unrequested"
 DEVICE_NOT_DONE = "user.device_not_done"
 TASK_CHECKS = (GOLD_RAISES, GOLD_BREAKS_POLICY, OUTPUT_UNSUPPORTED, CONTRADICTS_GOLD, GOLD_FAILS)
 USER_CHECKS = (INVENTED_DETAIL, EARLY_STOP, DEVICE_UNREQUESTED, DEVICE_NOT_DONE)
-STOP = "###STOP###"
 _GOLD_RULES = (ONE_USER, ONE_CHANGE_PER_ORDER)
 _VERDICT_RULES = frozenset({"tau2", "DB", "ENV_ASSERTION", "ACTION", "COMMUNICATE", "NL_ASSERTION"})
 
@@ -71,7 +78,7 @@ class Tau2Attribution:
         self.data = data
         self._task_faults: dict[str, tuple[Tau2Task, list[Fault]]] = {}
         desk = data.domain.desk
-        self._writes = frozenset(t.name for t in desk.tools if t.writes)
+        self._writes = frozenset(desk.procedure_spec.write_tools)
         phone = data.domain.user_toolkit is not None and not data.domain.shares_db
         self._device_writes = frozenset(t.name for t in desk.user_tools if t.writes and phone)
         """The writing tools of the customer's own device (dual control: telecom's phone)."""
@@ -95,13 +102,12 @@ class Tau2Attribution:
         ]
         conversation = gold_conversation(self.data, task)
         domain = self.data.domain.desk
-        rules = [
-            r for r in _GOLD_RULES if domain.procedure_rules is None or r in domain.procedure_rules
-        ]
+        applies = domain.procedure.rules
+        rules = [r for r in _GOLD_RULES if applies is None or r in applies]
         seen = [m for m in conversation if m.visible_to_agent]
-        broken = check_procedure(seen, domain.procedure, rules=rules)
+        broken = check_procedure(seen, domain.procedure_spec, rules=rules)
         if domain.policy_check is not None:
-            broken += domain.policy_check(seen, self.data.base)
+            broken += domain.policy_check(seen, self.data.before())
         found += [Fault(kind=GOLD_BREAKS_POLICY, excerpt=str(v)) for v in broken]
         found += self._gold_fails(task, conversation)
         instruction = str(task.user_scenario)
@@ -144,7 +150,7 @@ class Tau2Attribution:
         faults += invented_details(spoken, str(task.user_scenario))
         faults += early_stop(
             messages,
-            STOP,
+            USER_STOP,
             False,
             lambda seen: self._undone(task, seen),
             lambda text: self._named(task, text),

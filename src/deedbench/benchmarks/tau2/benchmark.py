@@ -38,7 +38,7 @@ from deedbench.benchmarks.tau2.user import (
     guidelines,
     user_prompt,
 )
-from deedbench.benchmarks.tau2.validate import Tau2TaskCheck, validate_tasks
+from deedbench.benchmarks.tau2.validate import GREETING, Tau2TaskCheck, validate_tasks
 from deedbench.engine import (
     Agent,
     AgentContext,
@@ -57,11 +57,14 @@ from deedbench.scoring import MetricSpec, ReportSpec
 
 __all__ = [
     "AGENT_INSTRUCTION",
-    "GREETING",
     "JUDGE_OPTION",
+    "LIMIT_OPTIONS",
     "MAX_ERRORS",
     "MAX_STEPS",
+    "MODES",
     "MODE_OPTION",
+    "PROMPT_VERSION",
+    "SOLO_INSTRUCTION",
     "Tau2Benchmark",
     "agent_system_prompt",
     "split_option",
@@ -69,8 +72,6 @@ __all__ = [
     "tau2_options",
 ]
 
-GREETING = "Hi! How can I help you today?"
-"""τ²'s fixed first message of the agent."""
 MAX_STEPS = 200
 MAX_ERRORS = 10
 PROMPT_VERSION = "tau2-v1.0.1"
@@ -350,7 +351,7 @@ class Tau2Benchmark(Benchmark):
         task = self.tasks[sample.id]
         environment = self.data.start(task, self.solo)
         desk = self.domain.desk
-        agent_tools = list(desk.tools)
+        agent_tools = list(desk.agent_tools)
         user_toolbox: Tau2ToolBox | None = None
         if desk.user_tools and not self.solo:
             allowed = set(task.user_tools) if task.user_tools is not None else None
@@ -433,8 +434,7 @@ class Tau2Benchmark(Benchmark):
     # --- baselines and validation ---------------------------------------------------------
 
     def _writes(self, name: str) -> bool:
-        found = {t.name: t for t in self.domain.desk.tools}.get(name)
-        return found is not None and found.writes
+        return name in self.domain.desk.procedure_spec.write_tools
 
     def baselines(self) -> dict[str, Callable[[], Agent]]:
         return {

@@ -2,10 +2,10 @@
 
 `Tau2Domain` is what each domain module (``airline/``, ``retail/``, ``telecom/``,
 ``banking/``) states once: τ²'s name for it, its toolkits (the desk's and, for
-dual control, the customer's), whether both act on one database (banking), the
-files its databases are read from, how the sides are kept in step, and its
-procedure rules. From it comes the service desk's `Domain` (`desk`), the
-framework every desk runs on.
+dual control, the customer's, whose tools say they are the user's), whether both
+act on one database (banking), the files its databases are read from, how the
+sides are kept in step, and its procedure. From it comes the service desk's
+`Domain` (`desk`), the framework every desk runs on, as any desk's domain is.
 
 `Tau2Data` is a domain's data read from one folder: the databases as τ² holds
 them, the tasks, and each task's start, made once and copied for every episode
@@ -24,13 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from deedbench.benchmarks.servicedesk.domain import Domain, PolicyCheck
+from deedbench.benchmarks.servicedesk.procedure import Procedure
 from deedbench.benchmarks.servicedesk.world import DeskWorld
 from deedbench.benchmarks.tau2.data import load_db, updated
 from deedbench.benchmarks.tau2.environment import SkippedGoldAction, Tau2Environment
 from deedbench.benchmarks.tau2.tasks import Tau2Task, load_tasks
 from deedbench.benchmarks.tau2.toolkit import Toolkit
+from deedbench.engine import BenchmarkError
 from deedbench.records import Message
-from deedbench.scoring.procedure import ProcedureSpec, Violation
+from deedbench.scoring.procedure import Violation
 
 __all__ = ["GoldEnd", "Tau2Data", "Tau2Domain"]
 
@@ -44,7 +46,7 @@ class Tau2Domain:
     tau2_name: str
     """τ²'s name for it (``banking_knowledge``), as its result files say."""
     toolkit: type[Toolkit]
-    procedure: ProcedureSpec
+    procedure: Procedure = field(default_factory=Procedure)
     data_name: str = ""
     """The name of its folder in τ²'s data, where not `tau2_name` (``telecom-workflow``
     reads ``telecom``'s)."""
@@ -56,7 +58,6 @@ class Tau2Domain:
     user_db_file: str | None = None
     sync: Callable[[Any, Any], None] | None = None
     policy_check: PolicyCheck | None = None
-    procedure_rules: tuple[str, ...] | None = None
     transcript_check: Callable[[Sequence[Message]], list[Violation]] | None = None
     """Procedure rules that read the whole transcript, the customer's own tool calls
     included (telecom's device actions), beside the desk's rules, which do not."""
@@ -71,16 +72,24 @@ class Tau2Domain:
 
     @cached_property
     def desk(self) -> Domain:
-        """The service desk's view of the domain."""
+        """The service desk's view of the domain; a `BenchmarkError` where a toolkit holds a
+        tool of the other side (each toolkit binds its own side's database)."""
         user = self.user_toolkit
+        tools = self.toolkit.tools()
+        user_tools = user.tools() if user is not None else []
+        wrong = [f"{self.toolkit.__name__}.{t.name}" for t in tools if t.side != "agent"]
+        if user is not None:
+            wrong += [f"{user.__name__}.{t.name}" for t in user_tools if t.side != "user"]
+        if wrong:
+            raise BenchmarkError(
+                f"the {self.name} domain: tools of the other side in a toolkit: {', '.join(wrong)}"
+            )
         return Domain(
             name=self.name,
             load=self.load,
-            tools=self.toolkit.tools(),
+            tools=[*tools, *user_tools],
             procedure=self.procedure,
             policy_check=self.policy_check,
-            procedure_rules=self.procedure_rules,
-            user_tools=user.tools() if user is not None else (),
             load_user=self.load_user if self.user_db_file is not None else None,
             tables=self.toolkit.tables,
             user_tables=user.tables if user is not None else None,
@@ -148,6 +157,10 @@ class Tau2Data:
     def tasks(self) -> dict[str, Tau2Task]:
         found = load_tasks(self.folder, self.domain.tau2_name, self.split, self.benchmark)
         return {task.id: task for task in found}
+
+    def before(self) -> DeskWorld:
+        """The desk's untouched database as scorers and policy checks read it."""
+        return DeskWorld(self.base, self.domain.desk.tables)
 
     def fresh(self, solo: bool = False) -> Tau2Environment:
         """An environment over the untouched databases (τ²'s freshly built one)."""

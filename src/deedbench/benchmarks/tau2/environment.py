@@ -75,7 +75,7 @@ class Tau2Environment:
         if self.user_world is not None:
             bind = domain.bind_user
             self.user = bind(self.user_world) if bind else self.user_world
-        self.agent_tools: dict[str, Tool[..., Any]] = {t.name: t for t in domain.tools}
+        self.agent_tools: dict[str, Tool[..., Any]] = {t.name: t for t in domain.agent_tools}
         self.user_tools: dict[str, Tool[..., Any]] = {t.name: t for t in domain.user_tools}
 
     # --- calls ----------------------------------------------------------------------------

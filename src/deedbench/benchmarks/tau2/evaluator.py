@@ -195,7 +195,7 @@ def _environment(
 def _tool_kinds(data: Tau2Data) -> dict[str, ToolKind]:
     """Each listed tool's kind, the customer's overriding the desk's (as τ² merges them)."""
     desk = data.domain.desk
-    kinds = {t.name: t.kind for t in desk.tools if t.listed}
+    kinds = {t.name: t.kind for t in desk.agent_tools if t.listed}
     kinds.update({t.name: t.kind for t in desk.user_tools if t.listed})
     return kinds
 

@@ -19,7 +19,14 @@ from collections.abc import Sequence
 from deedbench.benchmarks.tau2.reward import NLAssertionCheck
 from deedbench.engine import Agent, AgentContext, InfrastructureError, Message
 
-__all__ = ["DEFAULT_JUDGE", "judge_messages", "parse_verdicts", "run_judge", "trajectory_text"]
+__all__ = [
+    "DEFAULT_JUDGE",
+    "SYSTEM_PROMPT",
+    "judge_messages",
+    "parse_verdicts",
+    "run_judge",
+    "trajectory_text",
+]
 
 DEFAULT_JUDGE = "openai/gpt-4.1-2025-04-14"
 """τ²'s own judge model, as a deedbench model spec."""

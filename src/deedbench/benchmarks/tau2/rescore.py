@@ -56,6 +56,7 @@ __all__ = [
     "Judged",
     "Rescored",
     "SimulationVerdict",
+    "Status",
     "Tau2RescoreReport",
     "Tau2Rescorer",
     "benchmark_of",

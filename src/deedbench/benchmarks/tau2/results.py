@@ -30,6 +30,7 @@ __all__ = [
     "RESULTS_FILE",
     "SIMULATIONS_DIR",
     "TAU2_ENDINGS",
+    "Tau2EnvironmentInfo",
     "Tau2Info",
     "Tau2Party",
     "Tau2Results",

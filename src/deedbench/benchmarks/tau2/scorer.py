@@ -167,7 +167,7 @@ class Tau2Scorer:
         seen = [messages[i] for i in positions]
         found = [
             v.model_copy(update={"message_index": positions[v.message_index]})
-            for v in self.data.domain.desk.violations(seen, self.data.base)
+            for v in self.data.domain.desk.violations(seen, self.data.before())
         ]
         whole = self.data.domain.transcript_check
         if whole is not None:

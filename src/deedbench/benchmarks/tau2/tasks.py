@@ -31,9 +31,15 @@ from deedbench.records import Usage
 __all__ = [
     "REWARD_TYPES",
     "EnvCall",
+    "EvaluationCriteria",
     "GoldAction",
+    "InitialState",
+    "InitializationData",
+    "Requestor",
     "RewardType",
+    "StructuredInstructions",
     "Tau2Task",
+    "UserScenario",
     "load_tasks",
     "messages_from_tau2",
 ]

@@ -22,9 +22,15 @@ from deedbench.benchmarks.tau2.tasks import Tau2Task
 from deedbench.engine import Message, ToolCall
 from deedbench.records import Fault
 
-__all__ = ["Tau2TaskCheck", "gold_conversation", "validate_tasks"]
+__all__ = [
+    "GREETING",
+    "Tau2TaskCheck",
+    "gold_conversation",
+    "validate_tasks",
+]
 
 GREETING = "Hi! How can I help you today?"
+"""τ²'s fixed first message of the agent."""
 
 
 class Tau2TaskCheck(BaseModel):

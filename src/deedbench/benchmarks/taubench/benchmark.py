@@ -47,7 +47,13 @@ from deedbench.scoring.procedure import (
 )
 from deedbench.scoring.state import tau_hash
 
-__all__ = ["OPTIONS", "TaubenchBenchmark", "TaubenchTaskCheck"]
+__all__ = [
+    "GOLD_RULES",
+    "LOOPS",
+    "OPTIONS",
+    "TaubenchBenchmark",
+    "TaubenchTaskCheck",
+]
 
 GOLD_RULES = (AUTHENTICATION, ONE_USER, ONE_CHANGE_PER_ORDER, AFTER_TRANSFER)
 LOOPS = ("taubench", "deedbench")
@@ -93,7 +99,7 @@ class TaubenchBenchmark(ServiceDeskBenchmark):
         self.max_tool_errors = None if self.taubench_loop else 10
 
     def toolbox(self, world: DeskWorld) -> ToolBox:
-        return TauToolBox(self.domain.tools, world, taubench_loop=self.taubench_loop)
+        return TauToolBox(self.domain.agent_tools, world, taubench_loop=self.taubench_loop)
 
     @cached_property
     def files(self) -> TaubenchFiles:
@@ -128,15 +134,15 @@ class TaubenchBenchmark(ServiceDeskBenchmark):
         order, nothing after a hand-off); consent needs a conversation, which gold
         action lists do not have."""
         domain = self.domain
-        rules = [
-            r for r in GOLD_RULES if domain.procedure_rules is None or r in domain.procedure_rules
-        ]
+        applies = domain.procedure.rules
+        rules = [r for r in GOLD_RULES if applies is None or r in applies]
         checks = []
         for task in self.tasks.values():
-            gold, errors, transcript = replay_transcript(self.base, task.actions, domain.tools)
-            found = check_procedure(transcript, domain.procedure, rules=rules)
+            tools = domain.agent_tools
+            gold, errors, transcript = replay_transcript(self.base, task.actions, tools)
+            found = check_procedure(transcript, domain.procedure_spec, rules=rules)
             if domain.policy_check is not None:  # the domain's own rules need no dialogue
-                found += domain.policy_check(transcript, self.base)
+                found += domain.policy_check(transcript, DeskWorld(self.base))
             violations = [str(v) for v in found]
             problems = [f"gold action #{e.index} {e.name}: {e.error}" for e in errors]
             faults = self.scorer.attribution.task_faults(task)

@@ -56,6 +56,9 @@ from deedbench.files import read_text
 from deedbench.records import Attribution
 
 __all__ = [
+    "API_OUTPUT",
+    "REACT_MARKER",
+    "SCORE_RULES",
     "RecordVerdict",
     "RescoreReport",
     "domain_for",
@@ -243,7 +246,8 @@ class _Rescorer:
         verdict.recorded_r_outputs = _float(recorded.get("r_outputs"))
         task = self._task(info["task"], index, int(record["task_id"]))
         recorded_messages, observed = trajectory(traj)
-        world, messages, outcomes = replay_turns(self.base, recorded_messages, self.domain.tools)
+        tools = self.domain.agent_tools
+        world, messages, outcomes = replay_turns(self.base, recorded_messages, tools)
         termination = _ending(messages, outcomes)
         score = self.scorer.score_task(
             task, EpisodeTranscript(messages, termination, len(outcomes), state=world)

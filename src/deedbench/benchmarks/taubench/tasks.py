@@ -90,7 +90,7 @@ def taubench_task(
     outputs = raw.get("outputs") or []
     if not isinstance(outputs, list) or not all(isinstance(o, str) for o in outputs):
         raise BenchmarkError(f"{where}: field outputs must be a list of strings")
-    writes = domain.procedure.write_tools
+    writes = domain.procedure_spec.write_tools
     wants = [
         Want(kind=domain.kind(a.name), say=_say(a), action=a) for a in actions if a.name in writes
     ]
@@ -108,11 +108,13 @@ def taubench_task(
         id=f"task-{raw.get('index', index)}",
         template="taubench",
         instructions=UserInstructions(
-            user_id=user_id,
-            first_name=user["name"]["first_name"],
-            last_name=user["name"]["last_name"],
-            zip=str(address.get("zip", "")),
-            email=str(user.get("email", "")),
+            identity={
+                "user_id": user_id,
+                "first_name": user["name"]["first_name"],
+                "last_name": user["name"]["last_name"],
+                "zip": str(address.get("zip", "")),
+                "email": str(user.get("email", "")),
+            },
             identify_by=_identify_by(domain, instruction),
             wants=wants,
             free_text=instruction,

@@ -170,7 +170,7 @@ class AirlineTools(Toolkit):
 
     # --- tools ---------------------------------------------------------------------------
 
-    @tool(kind="write")
+    @tool(kind="write", keys=("origin", "destination"))
     def book_reservation(
         self,
         user_id: str,
@@ -302,7 +302,7 @@ class AirlineTools(Toolkit):
         """
         return calculate(expression)
 
-    @tool(kind="write")
+    @tool(kind="write", keys=("reservation_id",))
     def cancel_reservation(self, reservation_id: str) -> Dump:
         """Cancel a whole reservation, refunding every payment made on it.
 
@@ -381,7 +381,7 @@ class AirlineTools(Toolkit):
                 results.append((first, second))
         return [[Dump(a.model_dump()), Dump(b.model_dump())] for a, b in results]
 
-    @tool(kind="write")
+    @tool(kind="write", keys=("amount",))
     def send_certificate(self, user_id: str, amount: int) -> str:
         """Give a user a travel certificate (compensation). Use with care.
 
@@ -408,7 +408,7 @@ class AirlineTools(Toolkit):
         """
         return "Transfer successful"
 
-    @tool(kind="write")
+    @tool(kind="write", keys=("reservation_id",))
     def update_reservation_baggages(
         self,
         reservation_id: str,
@@ -435,7 +435,7 @@ class AirlineTools(Toolkit):
         reservation["nonfree_baggages"] = _stored(nonfree_baggages)
         return Dump(reservation)
 
-    @tool(kind="write")
+    @tool(kind="write", keys=("reservation_id",))
     def update_reservation_flights(
         self,
         reservation_id: str,
@@ -508,7 +508,7 @@ class AirlineTools(Toolkit):
         reservation["cabin"] = _stored(cabin)
         return Dump(reservation)
 
-    @tool(kind="write")
+    @tool(kind="write", keys=("reservation_id",))
     def update_reservation_passengers(
         self, reservation_id: str, passengers: list[Passenger | dict[str, Any]]
     ) -> Dump:

@@ -17,6 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from deedbench.benchmarks.servicedesk.procedure import Procedure
 from deedbench.benchmarks.servicedesk.world import DeskWorld
 from deedbench.benchmarks.tau2.banking.retrieval import (
     DEFAULT_RETRIEVAL_VARIANT,
@@ -34,7 +35,6 @@ from deedbench.benchmarks.tau2.banking.tools import (
     set_read_log_allowlist,
 )
 from deedbench.benchmarks.tau2.domain import Tau2Domain
-from deedbench.scoring.procedure import ProcedureSpec
 
 if TYPE_CHECKING:
     from deedbench.benchmarks.tau2.tasks import Tau2Task
@@ -89,33 +89,6 @@ def banking_toolkit(variant: RetrievalVariant) -> type[KnowledgeTools]:
     return composed
 
 
-BANKING_PROCEDURE = ProcedureSpec(
-    write_tools={
-        "change_user_email": ("new_email",),
-        "log_verification": ("user_id",),
-        "give_discoverable_user_tool": ("discoverable_tool_name",),
-        "unlock_discoverable_agent_tool": ("agent_tool_name",),
-        "call_discoverable_agent_tool": ("agent_tool_name",),
-    },
-    personal_read_tools=frozenset(
-        {
-            "get_user_information_by_id",
-            "get_user_information_by_name",
-            "get_user_information_by_email",
-            "get_referrals_by_user",
-            "get_credit_card_transactions_by_user",
-            "get_credit_card_accounts_by_user",
-        }
-    ),
-    transfer_tools=frozenset({"transfer_to_human_agents"}),
-)
-"""The desk's tools as the procedure rules see them: every tool that changes the
-state (τ²'s write tools, and the two generic ones that record a tool given, in the
-database, or unlocked, in the episode) with what a proposal of it would name; the
-look-ups of a customer's data; the hand-off. No tool's result is the customer's id
-(the look-ups answer with a listing, ``log_verification`` with a sentence), so there
-are no `auth_tools`."""
-
 BANKING_PROCEDURE_RULES: tuple[str, ...] = ()
 """None of the generic rules is what banking's policy demands of every task. It asks
 for identity verification (two of four facts, then ``log_verification``) before a
@@ -126,6 +99,26 @@ authentication tool names the user, so `one_user` cannot apply; consent before a
 change and one call per turn are not in its policy (the knowledge base asks for
 confirmation in particular scenarios only); and a transfer does not end a τ²
 episode, so `after_transfer` does not apply."""
+
+BANKING_PROCEDURE = Procedure(
+    personal_read_tools=frozenset(
+        {
+            "get_user_information_by_id",
+            "get_user_information_by_name",
+            "get_user_information_by_email",
+            "get_referrals_by_user",
+            "get_credit_card_transactions_by_user",
+            "get_credit_card_accounts_by_user",
+        }
+    ),
+    rules=BANKING_PROCEDURE_RULES,
+)
+"""The policy's roles beside the desk's tools' own (every tool that changes the state
+says so, with what a proposal of it would name: τ²'s write tools, and the two generic
+ones that record a tool given, in the database, or unlocked, in the episode): the
+look-ups of a customer's data. No tool's result is the customer's id (the look-ups
+answer with a listing, ``log_verification`` with a sentence), so there are no
+`auth_tools`."""
 
 
 @dataclass(frozen=True)
@@ -165,7 +158,6 @@ def banking_domain(retrieval: str = DEFAULT_RETRIEVAL_VARIANT) -> BankingDomain:
         shares_db=True,
         db_file="db.json",
         procedure=BANKING_PROCEDURE,
-        procedure_rules=BANKING_PROCEDURE_RULES,
         retrieval=variant.name,
         prepare=_prepare,
     )

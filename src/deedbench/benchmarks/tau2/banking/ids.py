@@ -12,9 +12,24 @@ from typing import Any
 __all__ = [
     "NOW",
     "TODAY",
+    "account_flag_id",
+    "agent_tool_id",
+    "application_id",
+    "bank_transaction_id",
+    "cli_request_id",
+    "closure_reason_id",
+    "credit_card_order_id",
+    "debit_card_id",
+    "debit_card_order_id",
     "deterministic_id",
     "dispute_id",
+    "referral_id",
+    "referral_link_id",
     "today_str",
+    "transaction_id",
+    "user_tool_call_id",
+    "user_tool_id",
+    "verification_id",
 ]
 
 TODAY = date(2025, 11, 14)

@@ -47,7 +47,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ALL_RETRIEVAL_VARIANTS",
+    "COMPONENTS_DIR",
     "DEFAULT_RETRIEVAL_VARIANT",
+    "PROMPTS_DIR",
     "RETRIEVAL_VARIANTS",
     "UNSUPPORTED_VARIANTS",
     "Bm25Search",
@@ -57,6 +59,8 @@ __all__ = [
     "KBSearchMixin",
     "KnowledgeSearch",
     "PipelineSpec",
+    "PromptKind",
+    "Ranked",
     "RetrievalTiming",
     "RetrievalVariant",
     "Search",

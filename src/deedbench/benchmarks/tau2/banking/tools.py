@@ -39,6 +39,7 @@ from deedbench.engine import Tool, tool
 __all__ = [
     "KnowledgeTools",
     "KnowledgeUserTools",
+    "TransferReason",
     "read_log_allowlist",
     "set_read_log_allowlist",
 ]
@@ -493,7 +494,7 @@ class KnowledgeTools(Toolkit):
         """
         return self._query("users", "email", email)
 
-    @tool(kind="write")
+    @tool(kind="write", keys=("new_email",))
     def change_user_email(self, user_id: str, new_email: str) -> str:
         """Change a customer's email address.
 
@@ -535,7 +536,7 @@ class KnowledgeTools(Toolkit):
         """
         return self._query("credit_card_accounts", "user_id", user_id)
 
-    @tool(kind="write")
+    @tool(kind="write", keys=("user_id",))
     def log_verification(
         self,
         name: str,
@@ -575,7 +576,7 @@ class KnowledgeTools(Toolkit):
             f"  - Verified at: {time_verified}"
         )
 
-    @tool(kind="generic", writes=True)
+    @tool(kind="generic", writes=True, keys=("discoverable_tool_name",))
     def give_discoverable_user_tool(
         self, discoverable_tool_name: str, arguments: str = "{}"
     ) -> str:
@@ -619,7 +620,7 @@ class KnowledgeTools(Toolkit):
             f"with discoverable_tool_name='{discoverable_tool_name}' and the same arguments."
         )
 
-    @tool(kind="generic", writes=True)
+    @tool(kind="generic", writes=True, keys=("agent_tool_name",))
     def unlock_discoverable_agent_tool(self, agent_tool_name: str) -> str:
         """Unlock an internal tool the knowledge base names; then call it with
         ``call_discoverable_agent_tool``.
@@ -642,7 +643,7 @@ class KnowledgeTools(Toolkit):
             f"agent_tool_name='{agent_tool_name}' and the required arguments."
         )
 
-    @tool(kind="write")
+    @tool(kind="write", keys=("agent_tool_name",))
     def call_discoverable_agent_tool(self, agent_tool_name: str, arguments: str = "{}") -> str:
         """Call an internal tool unlocked before with ``unlock_discoverable_agent_tool``.
 
@@ -664,7 +665,7 @@ class KnowledgeTools(Toolkit):
             return f"Error: Invalid JSON in arguments: {e}"
         method = self.get_discoverable_tools()[agent_tool_name]
         try:
-            result = method(**args_dict)
+            result: str = method(**args_dict)  # every discoverable tool answers in text
         except TypeError as e:
             return f"Error: Invalid arguments: {str(e).replace(_OWN_MODULE, _TAU2_MODULE)}"
         underlying = _unlisted(type(self))[agent_tool_name]
@@ -3215,7 +3216,7 @@ class KnowledgeUserTools(Toolkit):
             "user_discoverable_tool_calls", ids.user_tool_call_id(tool_name, args), record, self.db
         )
 
-    @tool(kind="write", listed=False)
+    @tool(kind="write", listed=False, side="user")
     def submit_cash_back_dispute_0589(self, user_id: str, transaction_id: str) -> str:
         """Submit a cash back dispute for a specific transaction.
 
@@ -3261,7 +3262,7 @@ class KnowledgeUserTools(Toolkit):
             return result + f"Dispute ID: {dispute_id}\n{status}"
         return result + "Note: Dispute may have already been submitted for this transaction."
 
-    @tool(kind="write", listed=False)
+    @tool(kind="write", listed=False, side="user")
     def get_referral_link(self, user_id: str, card_name: str) -> str:
         """Generate a referral link for a specific credit card to share with friends or family.
 
@@ -3297,7 +3298,7 @@ class KnowledgeUserTools(Toolkit):
             )
         return result + "Note: A referral link for this card may have already been generated."
 
-    @tool(listed=False)
+    @tool(listed=False, side="user")
     def get_card_last_4_digits(self, credit_card_account_id: str) -> str:
         """Look up the last 4 digits of a credit card number.
 
@@ -3324,7 +3325,7 @@ class KnowledgeUserTools(Toolkit):
             f"Arguments: {json.dumps(args, indent=2)}\nLast 4 digits of card: {last_4}"
         )
 
-    @tool(kind="write", listed=False)
+    @tool(kind="write", listed=False, side="user")
     def deposit_check_3847(self, account_id: str, check_amount: float) -> str:
         """Deposit a check into a checking or savings account. The user takes a photo of the check and submits it through their mobile banking app.
 
@@ -3367,7 +3368,7 @@ class KnowledgeUserTools(Toolkit):
             f"  - New Balance: ${new_balance:.2f}"
         )
 
-    @tool(kind="write")
+    @tool(kind="write", side="user")
     def apply_for_credit_card(
         self,
         card_type: str,
@@ -3409,7 +3410,7 @@ class KnowledgeUserTools(Toolkit):
             "submitted. You will receive a decision within 5-7 business days via email."
         )
 
-    @tool(kind="write")
+    @tool(kind="write", side="user")
     def submit_referral(self, user_id: str, account_type: str) -> str:
         """Refer someone to open an account.
 
@@ -3443,7 +3444,7 @@ class KnowledgeUserTools(Toolkit):
         """τ²'s undecorated query helper (not a tool)."""
         return query_database_tool(database_name, constraints, db=self.db)
 
-    @tool(kind="write")
+    @tool(kind="write", side="user")
     def call_discoverable_user_tool(
         self, discoverable_tool_name: str, arguments: str = "{}"
     ) -> str:
@@ -3476,7 +3477,7 @@ class KnowledgeUserTools(Toolkit):
             return f"Error: Invalid arguments for tool '{discoverable_tool_name}': {message}"
         return result
 
-    @tool
+    @tool(side="user")
     def list_discoverable_user_tools(self) -> str:
         """The tools the agent has given you."""
         found = query_database_tool("user_discoverable_tools", "{}", db=self.db)
@@ -3484,7 +3485,7 @@ class KnowledgeUserTools(Toolkit):
             return "No tools have been given to you yet by the agent."
         return f"Tools given to you by the agent:\n{found}"
 
-    @tool(kind="write")
+    @tool(kind="write", side="user")
     def request_human_agent_transfer(self) -> str:
         """Ask to be transferred to a human agent; every request is logged."""
         today = ids.today_str()
@@ -3503,7 +3504,7 @@ class KnowledgeUserTools(Toolkit):
         add_to_db("human_transfer_requests", request_id, record, db=self.db)
         return f"Transfer request #{count} submitted.\nThe agent will process your request."
 
-    @tool(kind="write")
+    @tool(kind="write", side="user")
     def submit_transaction(
         self,
         user_id: str,

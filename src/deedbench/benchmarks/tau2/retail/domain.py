@@ -8,6 +8,7 @@ modifications at most once per order.
 
 from __future__ import annotations
 
+from deedbench.benchmarks.servicedesk.procedure import Procedure
 from deedbench.benchmarks.tau2.domain import Tau2Domain
 from deedbench.benchmarks.tau2.retail.tools import RetailTools
 from deedbench.scoring.procedure import (
@@ -16,40 +17,24 @@ from deedbench.scoring.procedure import (
     ONE_CHANGE_PER_ORDER,
     ONE_TOOL_CALL_PER_TURN,
     ONE_USER,
-    ProcedureSpec,
 )
 
 __all__ = ["RETAIL", "RETAIL_PROCEDURE"]
 
-RETAIL_PROCEDURE = ProcedureSpec(
-    write_tools={
-        "cancel_pending_order": ("order_id",),
-        "exchange_delivered_order_items": ("order_id", "item_ids", "new_item_ids"),
-        "modify_pending_order_address": ("order_id", "address1", "zip"),
-        "modify_pending_order_items": ("order_id", "item_ids", "new_item_ids"),
-        "modify_pending_order_payment": ("order_id", "payment_method_id"),
-        "modify_user_address": ("address1", "zip"),
-        "return_delivered_order_items": ("order_id", "item_ids"),
-    },
+RETAIL_PROCEDURE = Procedure(
     auth_tools=frozenset({"find_user_id_by_email", "find_user_id_by_name_zip"}),
     personal_read_tools=frozenset({"get_user_details", "get_order_details"}),
-    transfer_tools=frozenset({"transfer_to_human_agents"}),
     once_per_order_tools=frozenset(
         {"exchange_delivered_order_items", "modify_pending_order_items"}
     ),
+    rules=(CONSENT, AUTHENTICATION, ONE_USER, ONE_TOOL_CALL_PER_TURN, ONE_CHANGE_PER_ORDER),
 )
-"""Key ids per change (what a consent request must name), and the policy's roles."""
+"""The policy's roles beside the tools' own (each change names its key ids, what a
+consent request must name), and the rules that apply."""
 
 RETAIL = Tau2Domain(
     name="retail",
     tau2_name="retail",
     toolkit=RetailTools,
     procedure=RETAIL_PROCEDURE,
-    procedure_rules=(
-        CONSENT,
-        AUTHENTICATION,
-        ONE_USER,
-        ONE_TOOL_CALL_PER_TURN,
-        ONE_CHANGE_PER_ORDER,
-    ),
 )

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from deedbench.benchmarks.servicedesk.world import Record
 from deedbench.benchmarks.tau2.convention import Dump
 from deedbench.benchmarks.tau2.retail.schema import OrderPayment, RetailDB, UserAddress
 from deedbench.benchmarks.tau2.toolkit import Toolkit
@@ -22,8 +23,6 @@ from deedbench.benchmarks.tau2.toolkit import calculate as _calculate
 from deedbench.engine import tool
 
 __all__ = ["RetailTools"]
-
-Record = dict[str, Any]
 
 
 def _is_gift_card(method: Record) -> bool:
@@ -88,7 +87,7 @@ class RetailTools(Toolkit):
         """
         return _calculate(expression)
 
-    @tool(kind="write")
+    @tool(kind="write", keys=("order_id",))
     def cancel_pending_order(self, order_id: str, reason: str) -> Dump:
         """Cancel a pending order and refund its payments (gift cards at once, other
         methods in 5-7 business days). List the details and get the user's explicit
@@ -120,7 +119,7 @@ class RetailTools(Toolkit):
         order["payment_history"].extend(refunds)
         return Dump(order)
 
-    @tool(kind="write")
+    @tool(kind="write", keys=("order_id", "item_ids", "new_item_ids"))
     def exchange_delivered_order_items(
         self,
         order_id: str,
@@ -243,7 +242,7 @@ class RetailTools(Toolkit):
         names = {product["name"]: product["product_id"] for product in self.db["products"].values()}
         return json.dumps(names, sort_keys=True)
 
-    @tool(kind="write")
+    @tool(kind="write", keys=("order_id", "address1", "zip"))
     def modify_pending_order_address(
         self,
         order_id: str,
@@ -279,7 +278,7 @@ class RetailTools(Toolkit):
         ).model_dump()
         return Dump(order)
 
-    @tool(kind="write")
+    @tool(kind="write", keys=("order_id", "item_ids", "new_item_ids"))
     def modify_pending_order_items(
         self,
         order_id: str,
@@ -345,7 +344,7 @@ class RetailTools(Toolkit):
         order["status"] = "pending (item modified)"
         return Dump(order)
 
-    @tool(kind="write")
+    @tool(kind="write", keys=("order_id", "payment_method_id"))
     def modify_pending_order_payment(self, order_id: str, payment_method_id: str) -> Dump:
         """Pay a pending order with another payment method. List the details and get the
         user's explicit yes first. Returns the order afterwards.
@@ -388,7 +387,7 @@ class RetailTools(Toolkit):
             old_method["balance"] = round(old_method["balance"], 2)
         return Dump(order)
 
-    @tool(kind="write")
+    @tool(kind="write", keys=("address1", "zip"))
     def modify_user_address(
         self,
         user_id: str,
@@ -422,7 +421,7 @@ class RetailTools(Toolkit):
         ).model_dump()
         return Dump(user)
 
-    @tool(kind="write")
+    @tool(kind="write", keys=("order_id", "item_ids"))
     def return_delivered_order_items(
         self, order_id: str, item_ids: list[str], payment_method_id: str
     ) -> Dump:

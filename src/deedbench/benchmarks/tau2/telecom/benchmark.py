@@ -16,7 +16,10 @@ from deedbench.benchmarks.tau2.telecom.domain import TELECOM, TELECOM_WORKFLOW
 from deedbench.benchmarks.tau2.telecom.policy import policy
 from deedbench.engine import Option
 
-__all__ = ["Tau2TelecomBenchmark"]
+__all__ = [
+    "POLICIES",
+    "Tau2TelecomBenchmark",
+]
 
 POLICIES = ("manual", "workflow")
 

@@ -4,38 +4,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from deedbench.benchmarks.servicedesk.procedure import Procedure
 from deedbench.benchmarks.tau2.domain import Tau2Domain
 from deedbench.benchmarks.tau2.telecom.device_actions import check_device_actions
 from deedbench.benchmarks.tau2.telecom.sync import sync_telecom
 from deedbench.benchmarks.tau2.telecom.tools import TelecomTools
 from deedbench.benchmarks.tau2.telecom.user_tools import TelecomUserTools
-from deedbench.scoring.procedure import AUTHENTICATION, ONE_TOOL_CALL_PER_TURN, ProcedureSpec
+from deedbench.scoring.procedure import AUTHENTICATION, ONE_TOOL_CALL_PER_TURN
 
 __all__ = ["TELECOM", "TELECOM_PROCEDURE", "TELECOM_PROCEDURE_RULES", "TELECOM_WORKFLOW"]
-
-TELECOM_PROCEDURE = ProcedureSpec(
-    write_tools={
-        "suspend_line": ("line_id",),
-        "resume_line": ("line_id",),
-        "send_payment_request": ("bill_id",),
-        "enable_roaming": ("line_id",),
-        "disable_roaming": ("line_id",),
-        "refuel_data": ("line_id", "gb_amount"),
-    },
-    auth_tools=frozenset({"get_customer_by_phone", "get_customer_by_id"}),
-    auth_result_field="customer_id",
-    user_id_argument="customer_id",
-    personal_read_tools=frozenset(
-        {"get_details_by_id", "get_bills_for_customer", "get_data_usage"}
-    ),
-    transfer_tools=frozenset({"transfer_to_human_agents"}),
-)
-"""The desk's tools as the procedure rules need them. A change names the line (or the
-bill) it acts on, and a refuel its amount, whose price the policy has the agent
-confirm. Finding the customer by phone or id identifies them (the customer record,
-whose ``customer_id`` the later calls name); a name search may return several, so it
-identifies no one by itself. The customer's own phone tools are theirs to use and
-need no consent."""
 
 TELECOM_PROCEDURE_RULES: tuple[str, ...] = (AUTHENTICATION, ONE_TOOL_CALL_PER_TURN)
 """What the telecom policy demands: identify the customer before acting on their account,
@@ -47,6 +24,22 @@ policy limit a conversation to one customer (`one_user`) or a change to once per
 order; and a transfer does not end a τ² episode, so `after_transfer` does not apply.
 Beside these, `device_actions.check_device_actions` reads the customer's phone calls."""
 
+TELECOM_PROCEDURE = Procedure(
+    auth_tools=frozenset({"get_customer_by_phone", "get_customer_by_id"}),
+    auth_result_field="customer_id",
+    user_id_argument="customer_id",
+    personal_read_tools=frozenset(
+        {"get_details_by_id", "get_bills_for_customer", "get_data_usage"}
+    ),
+    rules=TELECOM_PROCEDURE_RULES,
+)
+"""The policy's roles beside the desk's tools' own (a change names the line, or the bill,
+it acts on, and a refuel its amount, whose price the policy has the agent confirm).
+Finding the customer by phone or id identifies them (the customer record, whose
+``customer_id`` the later calls name); a name search may return several, so it
+identifies no one by itself. The customer's own phone tools are theirs to use and
+need no consent."""
+
 
 TELECOM = Tau2Domain(
     name="telecom",
@@ -57,7 +50,6 @@ TELECOM = Tau2Domain(
     user_db_file="user_db.toml",
     sync=sync_telecom,
     procedure=TELECOM_PROCEDURE,
-    procedure_rules=TELECOM_PROCEDURE_RULES,
     transcript_check=check_device_actions,
 )
 """τ²'s telecom: dual control, the desk over the network's database and the customer

@@ -13,6 +13,7 @@ import uuid
 from datetime import date, timedelta
 from typing import Any
 
+from deedbench.benchmarks.servicedesk.world import Record
 from deedbench.benchmarks.tau2.convention import Dump
 from deedbench.benchmarks.tau2.telecom.schema import (
     Bill,
@@ -28,8 +29,6 @@ __all__ = ["TODAY", "TelecomTools"]
 
 TODAY = date(2025, 2, 25)
 """τ²'s fixed "today" for the telecom domain (its policy says 2025-02-25 12:08 EST)."""
-
-Record = dict[str, Any]
 
 
 class TelecomTools(Toolkit):
@@ -164,7 +163,7 @@ class TelecomTools(Toolkit):
 
     # --- lines -----------------------------------------------------------------------------
 
-    @tool(kind="write")
+    @tool(kind="write", keys=("line_id",))
     def suspend_line(self, customer_id: str, line_id: str, reason: str) -> dict[str, Any]:
         """Suspend an active line of a customer (at most 6 months; a monthly holding fee applies).
 
@@ -184,7 +183,7 @@ class TelecomTools(Toolkit):
             "line": Dump(line),
         }
 
-    @tool(kind="write")
+    @tool(kind="write", keys=("line_id",))
     def resume_line(self, customer_id: str, line_id: str) -> dict[str, Any]:
         """Resume a customer's suspended (or pending activation) line.
 
@@ -215,7 +214,7 @@ class TelecomTools(Toolkit):
         newest = sorted(bills, key=lambda bill: bill["issue_date"], reverse=True)
         return [Dump(bill) for bill in newest[:limit]]
 
-    @tool(kind="write")
+    @tool(kind="write", keys=("bill_id",))
     def send_payment_request(self, customer_id: str, bill_id: str) -> str:
         """Ask the customer to pay one of their bills (only one bill may await payment).
         It does not check whether the bill is already paid: check its status first.
@@ -317,7 +316,7 @@ class TelecomTools(Toolkit):
         line["data_used_gb"] = data_used_gb
         return f"Data usage set to {data_used_gb} GB for line {line_id}"
 
-    @tool(kind="write")
+    @tool(kind="write", keys=("line_id",))
     def enable_roaming(self, customer_id: str, line_id: str) -> str:
         """Turn international roaming on for a line.
 
@@ -332,7 +331,7 @@ class TelecomTools(Toolkit):
         line["roaming_enabled"] = True
         return "Roaming enabled successfully"
 
-    @tool(kind="write")
+    @tool(kind="write", keys=("line_id",))
     def disable_roaming(self, customer_id: str, line_id: str) -> str:
         """Turn international roaming off for a line.
 
@@ -357,7 +356,7 @@ class TelecomTools(Toolkit):
         """
         return "Transfer successful"
 
-    @tool(kind="write")
+    @tool(kind="write", keys=("line_id", "gb_amount"))
     def refuel_data(self, customer_id: str, line_id: str, gb_amount: float) -> dict[str, Any]:
         """Add data to a customer's line, charged to their bill at the plan's refuelling rate.
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from deedbench.benchmarks.servicedesk.world import Record
 from deedbench.benchmarks.tau2.telecom.user_schema import (
     APNNames,
     APNSettings,
@@ -38,7 +39,6 @@ from deedbench.engine import tool
 
 __all__ = ["TelecomUserTools"]
 
-Record = dict[str, Any]
 
 _SIGNAL_ICONS = {
     SignalStrength.NONE: "📵 No Signal",
@@ -140,7 +140,7 @@ class TelecomUserTools(Toolkit):
 
     # --- status bar and network ------------------------------------------------------------
 
-    @tool
+    @tool(side="user")
     def check_status_bar(self) -> str:
         """Show the icons in the phone's status bar: signal, network type, mobile data
         (on, off, data saver), Wi-Fi, VPN and battery."""
@@ -172,7 +172,7 @@ class TelecomUserTools(Toolkit):
         shown.append(f"🔋 {device['battery_level']}%")
         return " | ".join(shown)
 
-    @tool
+    @tool(side="user")
     def check_network_status(self) -> str:
         """Show the phone's cellular and Wi-Fi connection: airplane mode, SIM, signal,
         network type, mobile data and data roaming."""
@@ -193,12 +193,12 @@ class TelecomUserTools(Toolkit):
             lines.append(f"Connected Wi-Fi Network: {device['wifi_ssid']}")
         return "\n".join(lines)
 
-    @tool
+    @tool(side="user")
     def check_network_mode_preference(self) -> str:
         """Show which cellular network types the phone prefers."""
         return f"Network Mode Preference: {self.device['network_mode_preference'].value}"
 
-    @tool(kind="write")
+    @tool(kind="write", side="user")
     def set_network_mode_preference(self, mode: NetworkModePreference | str) -> str:
         """Choose which cellular network types the phone prefers (faster 4G/5G, or 3G or
         2G only); the phone then searches for a network.
@@ -241,7 +241,7 @@ class TelecomUserTools(Toolkit):
             return False
         return not surroundings["mobile_data_usage_exceeded"]
 
-    @tool
+    @tool(side="user")
     def run_speed_test(self) -> str:
         """Measure the phone's download speed, and say what it is good enough for."""
         speed, description = self._run_speed_test()
@@ -282,7 +282,7 @@ class TelecomUserTools(Toolkit):
 
     # --- airplane mode ---------------------------------------------------------------------
 
-    @tool(kind="write")
+    @tool(kind="write", side="user")
     def toggle_airplane_mode(self) -> str:
         """Turn airplane mode on or off (on cuts cellular, Wi-Fi and Bluetooth)."""
         state = self._toggle_airplane_mode()
@@ -321,7 +321,7 @@ class TelecomUserTools(Toolkit):
 
     # --- SIM card --------------------------------------------------------------------------
 
-    @tool
+    @tool(side="user")
     def check_sim_status(self) -> str:
         """Show whether the SIM card works: active, missing, or locked by PIN or PUK."""
         status = self._check_sim_status()
@@ -332,7 +332,7 @@ class TelecomUserTools(Toolkit):
             return SimStatus.MISSING
         return self.device["sim_card_status"]
 
-    @tool(kind="write")
+    @tool(kind="write", side="user")
     def reseat_sim_card(self) -> str:
         """Take the SIM card out and put it back, which can fix a SIM that is not recognised."""
         self.device["sim_card_missing"] = False
@@ -363,7 +363,7 @@ class TelecomUserTools(Toolkit):
 
     # --- mobile data and roaming -----------------------------------------------------------
 
-    @tool(kind="write")
+    @tool(kind="write", side="user")
     def toggle_data(self) -> str:
         """Turn mobile data on or off (cellular internet when there is no Wi-Fi)."""
         state = self._toggle_data()
@@ -384,7 +384,7 @@ class TelecomUserTools(Toolkit):
             self._toggle_data()
         return "Data connection broken."
 
-    @tool(kind="write")
+    @tool(kind="write", side="user")
     def toggle_roaming(self) -> str:
         """Turn data roaming on or off (data on networks outside the carrier's coverage)."""
         state = self._toggle_roaming()
@@ -406,14 +406,14 @@ class TelecomUserTools(Toolkit):
             self._toggle_roaming()
         return "Data Roaming is now OFF."
 
-    @tool
+    @tool(side="user")
     def check_data_restriction_status(self) -> str:
         """Show whether a data-limiting feature (Data Saver mode) is on."""
         if self.device["data_saver_mode"]:
             return "Data Saver mode is ON (limits data usage)."
         return "Data Saver mode is OFF."
 
-    @tool(kind="write")
+    @tool(kind="write", side="user")
     def toggle_data_saver_mode(self) -> str:
         """Turn Data Saver mode on or off (on uses less data, and data may be slower)."""
         state = self._toggle_data_saver_mode()
@@ -436,7 +436,7 @@ class TelecomUserTools(Toolkit):
 
     # --- APN settings ----------------------------------------------------------------------
 
-    @tool
+    @tool(side="user")
     def check_apn_settings(self) -> str:
         """Show the APN settings the phone uses for mobile data: the APN name and the MMSC
         URL used for picture messages."""
@@ -450,7 +450,7 @@ class TelecomUserTools(Toolkit):
             "(These are technical settings, usually best left unchanged.)"
         )
 
-    @tool(kind="write")
+    @tool(kind="write", side="user")
     def set_apn_settings(self, apn_settings: APNSettings | dict[str, Any]) -> str:
         """Set the phone's APN settings.
 
@@ -466,7 +466,7 @@ class TelecomUserTools(Toolkit):
         self.simulate_network_search()
         return f"{update}\nStatus Bar: {self._check_status_bar()}"
 
-    @tool(kind="write")
+    @tool(kind="write", side="user")
     def reset_apn_settings(self) -> str:
         """Reset the APN settings to the defaults (applied at the next reboot)."""
         _put(self.device["active_apn_settings"], "reset_at_reboot", True)
@@ -488,7 +488,7 @@ class TelecomUserTools(Toolkit):
 
     # --- Wi-Fi -----------------------------------------------------------------------------
 
-    @tool
+    @tool(side="user")
     def check_wifi_status(self) -> str:
         """Show whether Wi-Fi is on, which network it is connected to and how strong it is."""
         device = self.device
@@ -501,7 +501,7 @@ class TelecomUserTools(Toolkit):
             )
         return "Wi-Fi is ON but not connected to any network."
 
-    @tool(kind="write")
+    @tool(kind="write", side="user")
     def toggle_wifi(self) -> str:
         """Turn the Wi-Fi radio on or off."""
         device = self.device
@@ -516,12 +516,12 @@ class TelecomUserTools(Toolkit):
             self._drop_wifi()
         return f"Wi-Fi is now {_on_off(state)}.\nStatus Bar: {self._check_status_bar()}"
 
-    @tool
+    @tool(side="user")
     def check_wifi_calling_status(self) -> str:
         """Show whether Wi-Fi Calling (calls over Wi-Fi instead of cellular) is on."""
         return f"Wi-Fi Calling is currently turned {_on_off(self.device['wifi_calling_enabled'])}."
 
-    @tool(kind="write")
+    @tool(kind="write", side="user")
     def toggle_wifi_calling(self) -> str:
         """Turn Wi-Fi Calling on or off (calls over Wi-Fi, useful where cellular is weak)."""
         state = self._toggle_wifi_calling()
@@ -543,7 +543,7 @@ class TelecomUserTools(Toolkit):
 
     # --- VPN -------------------------------------------------------------------------------
 
-    @tool
+    @tool(side="user")
     def check_vpn_status(self) -> str:
         """Show whether a VPN is set up and connected, with its details when connected."""
         device = self.device
@@ -557,7 +557,7 @@ class TelecomUserTools(Toolkit):
             return "VPN is turned ON in settings, but currently not connected."
         return "VPN is turned OFF."
 
-    @tool(kind="write")
+    @tool(kind="write", side="user")
     def connect_vpn(self) -> str:
         """Connect the phone's VPN."""
         device = self.device
@@ -568,7 +568,7 @@ class TelecomUserTools(Toolkit):
         self.db.session[self._SHARED] = True
         return f"VPN connected successfully.\nStatus Bar: {self._check_status_bar()}"
 
-    @tool(kind="write")
+    @tool(kind="write", side="user")
     def disconnect_vpn(self) -> str:
         """Disconnect the VPN, which stops routing traffic through a VPN server."""
         if self._disconnect_vpn():
@@ -596,13 +596,13 @@ class TelecomUserTools(Toolkit):
 
     # --- apps ------------------------------------------------------------------------------
 
-    @tool
+    @tool(side="user")
     def check_installed_apps(self) -> str:
         """List the apps installed on the phone."""
         names = ", ".join(list(self.device["app_statuses"].keys()))
         return f"The following apps are installed on the phone: {names}"
 
-    @tool
+    @tool(side="user")
     def check_app_status(self, app_name: str) -> str:
         """Show an app's details, such as the permissions it has.
 
@@ -622,7 +622,7 @@ class TelecomUserTools(Toolkit):
                 lines.append(f"   - {permission}")
         return "\n".join(lines)
 
-    @tool
+    @tool(side="user")
     def check_app_permissions(self, app_name: str) -> str:
         """Show which permissions an app has (such as storage or SMS).
 
@@ -637,7 +637,7 @@ class TelecomUserTools(Toolkit):
             return f"App '{app_name}' currently has no permissions granted."
         return f"App '{app_name}' has permission for: {', '.join(granted)}."
 
-    @tool(kind="write")
+    @tool(kind="write", side="user")
     def grant_app_permission(self, app_name: str, permission: str) -> str:
         """Give an app a permission (such as storage or SMS) that some of its features need.
 
@@ -678,7 +678,7 @@ class TelecomUserTools(Toolkit):
 
     # --- MMS -------------------------------------------------------------------------------
 
-    @tool
+    @tool(side="user")
     def can_send_mms(self) -> str:
         """Check whether the messaging app can send MMS (picture) messages."""
         if self._can_send_mms():
@@ -702,7 +702,7 @@ class TelecomUserTools(Toolkit):
 
     # --- the whole phone -------------------------------------------------------------------
 
-    @tool(kind="write")
+    @tool(kind="write", side="user")
     def reboot_device(self) -> str:
         """Restart the phone, which refreshes its services and connections."""
         device = self.device
@@ -763,7 +763,7 @@ class TelecomUserTools(Toolkit):
 
     # --- payment ---------------------------------------------------------------------------
 
-    @tool
+    @tool(side="user")
     def check_payment_request(self) -> str:
         """Check whether the agent has sent a payment request."""
         request = self.surroundings["payment_request"]
@@ -774,7 +774,7 @@ class TelecomUserTools(Toolkit):
             f"of {request['amount_due']} USD."
         )
 
-    @tool(kind="write")
+    @tool(kind="write", side="user")
     def make_payment(self) -> str:
         """Pay the bill the agent sent a payment request for."""
         request = self.surroundings["payment_request"]
