@@ -1,7 +1,9 @@
-"""The open registry, end to end: a benchmark from another package (tests/fixtures/tinybench)
+"""The open registries, end to end: a benchmark from another package (tests/fixtures/tinybench)
 is found through the ``deedbench.benchmarks`` entry point by `deedbench list`, `run`,
 `report` and `inspect eval`, each in a fresh process whose path has the installed package;
-and ``python/MODULE:ATTR`` names a benchmark class on the path.
+``python/MODULE:ATTR`` names a benchmark class on the path; and a model provider from
+another package (tests/agents/acme) is found through the ``deedbench.providers`` entry
+point, runs a run against a server on 127.0.0.1 and reads its own key's variable.
 
 "Installed" is what pip leaves in a site folder: the module and a ``*.dist-info`` with
 METADATA and entry_points.txt, the entry points taken from the package's pyproject.toml.
@@ -9,29 +11,36 @@ METADATA and entry_points.txt, the entry points taken from the package's pyproje
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from deedbench.benchmarks import benchmark_class, benchmarks
-from deedbench.engine import BenchmarkError, plan_run
+import deedbench.agents.providers as providers
+from deedbench.agents import AgentSettings, AgentSpecError, agent_kinds, resolve_agent, settings_for
+from deedbench.benchmarks import benchmark_class, benchmarks, load_benchmark
+from deedbench.engine import BenchmarkError, InProcessExecutor, Launch, RunStore, plan_run
+from deedbench.recipes import RunRecipe
+from deedbench.testing import FakeModelServer, tac_player
 
 PACKAGE = Path(__file__).parent / "fixtures" / "tinybench"
+PROVIDER = Path(__file__).parent / "agents" / "acme"
 BIN = Path(sys.executable).parent
+ACME_KEY = "acme-key-that-is-never-written-0042"
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """tinybench installed in a site folder of its own, as pip installs it."""
-    project = tomllib.loads((PACKAGE / "pyproject.toml").read_text())["project"]
-    target = tmp_path_factory.mktemp("site")
-    shutil.copy(PACKAGE / "tinybench.py", target)
+def install(package: Path, target: Path) -> Path:
+    """`package` installed in the site folder `target`, as pip installs it."""
+    project = tomllib.loads((package / "pyproject.toml").read_text())["project"]
+    for module in package.glob("*.py"):
+        shutil.copy(module, target)
     info = target / f"{project['name'].replace('-', '_')}-{project['version']}.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(
@@ -45,6 +54,12 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         )
     )
     return target
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tinybench installed in a site folder of its own."""
+    return install(PACKAGE, tmp_path_factory.mktemp("site"))
 
 
 def _run(site: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -142,3 +157,48 @@ def test_deedbench_registers_its_own_four_first() -> None:
     assert list(benchmarks())[:4] == ["tac", "retail", "taubench-retail", "taubench-airline"]
     with pytest.raises(BenchmarkError, match=r"Valid benchmarks: retail, tac, .*python/MODULE"):
         benchmark_class("nope")
+
+
+@pytest.fixture
+def acme(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """Acme's provider installed on this process's path, and its key in the environment
+    (the provider table read afresh: it reads the installed ones once per process)."""
+    monkeypatch.syspath_prepend(str(install(PROVIDER, tmp_path_factory.mktemp("acme"))))
+    monkeypatch.setenv("ACME_API_KEY", ACME_KEY)
+    providers._installed.cache_clear()
+    yield
+    providers._installed.cache_clear()
+
+
+def test_an_installed_provider_is_listed_after_deedbench_own(acme: None) -> None:
+    assert agent_kinds()[-5:] == [
+        "openai/MODEL", "openai-compatible/MODEL", "anthropic/MODEL", "acme/MODEL",
+        "python/MODULE:ATTRIBUTE",
+    ]  # fmt: skip
+    with pytest.raises(AgentSpecError, match=r"Valid agents: .*anthropic/MODEL, acme/MODEL, py"):
+        resolve_agent("nope/x", None)
+    with pytest.raises(AgentSpecError, match=r"^acme agents need --base-url"):
+        resolve_agent("acme/acme-1", None)
+
+
+def test_an_installed_provider_runs_a_run_with_its_own_key(acme: None, tmp_path: Path) -> None:
+    """Rebuilt from the run's record, as every executor builds it; the key is sent to the
+    provider and written nowhere."""
+    store_file = tmp_path / "runs.db"
+    tac = load_benchmark("tac")
+    with FakeModelServer("openai", tac_player) as server:
+        settings = settings_for("acme/acme-1", AgentSettings(base_url=server.base_url))
+        config = plan_run(tac, "acme/acme-1", settings=settings, limit=1, epochs=1, run_id="a")
+        with RunStore(store_file) as store:
+            launch = Launch(config, store, RunRecipe(config, benchmark=tac))
+            asyncio.run(launch.run(InProcessExecutor(2, lookup=store.response)))
+            assert store.count("a") == {"scored": 2}  # 1 sample x 2 conditions
+            recorded = store.get_run("a")
+    assert recorded is not None and recorded.agent_settings is not None
+    assert recorded.agent_settings.api_key_env == "ACME_API_KEY"
+    assert {h["authorization"] for h in server.headers} == {f"Bearer {ACME_KEY}"}
+    assert server.requests[0]["model"] == "acme-1"
+    for written in tmp_path.iterdir():
+        assert ACME_KEY.encode() not in written.read_bytes(), written

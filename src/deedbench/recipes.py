@@ -83,8 +83,9 @@ def modules_to_preload(benchmark: str, specs: Iterable[str]) -> tuple[str, ...]:
     if benchmark in BUILTIN:
         names.append(BUILTIN[benchmark].partition(":")[0])
     for spec in specs:
-        if is_model_spec(spec):
-            module, _, package = MODEL_PROTOCOLS[spec.partition("/")[0]]
+        protocol, _, model = spec.partition("/")
+        if model and protocol in MODEL_PROTOCOLS:  # another package's provider imports itself
+            module, _, package = MODEL_PROTOCOLS[protocol]
             names += [module, package]
     return tuple(dict.fromkeys(names))
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 import threading
 
-from deedbench.agents.registry import MODEL_PROTOCOLS, is_model_spec
+from deedbench.agents.registry import MODEL_PROTOCOLS
 
 __all__ = ["import_early", "import_sdk_early"]
 
@@ -23,9 +23,10 @@ __all__ = ["import_early", "import_sdk_early"]
 def import_sdk_early(spec: str) -> threading.Thread | None:
     """Start importing the agent module and SDK of model spec `spec` on a daemon thread
     (None, and nothing started, for any other spec)."""
-    if not is_model_spec(spec):
+    protocol, _, model = spec.partition("/")
+    if protocol not in MODEL_PROTOCOLS or not model:  # another package's provider: not ours
         return None
-    module, _, package = MODEL_PROTOCOLS[spec.partition("/")[0]]
+    module, _, package = MODEL_PROTOCOLS[protocol]
     return import_early(module, package)
 
 

@@ -2,7 +2,8 @@
 
 - ``baseline/NAME``: a model-free agent of the chosen benchmark.
 - ``openai/MODEL``, ``openai-compatible/MODEL`` (with a base URL), ``anthropic/MODEL``:
-  a model behind an official SDK, imported only when used.
+  a model behind an official SDK, imported only when used; another package's provider
+  by its name (`deedbench.agents.providers`).
 - ``python/MODULE:ATTRIBUTE``: an importable agent object, agent class (called with no
   arguments) or turn function (wrapped in `FunctionAgent`), for your own agents and tests;
   the working folder is importable (``python/cheapest:cheapest`` beside cheapest.py).
@@ -13,13 +14,19 @@ a resumed run rebuilds exactly the agent it started with.
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import Any
 
 from deedbench.agents.cache import Cache
 from deedbench.agents.function import FunctionAgent
 from deedbench.agents.limiter import CallLimits, Limiter, SharedLimits
 from deedbench.agents.model import ModelAgent
+from deedbench.agents.providers import (
+    BUILTIN,
+    ModelProvider,
+    is_provider,
+    model_provider,
+    provider_names,
+)
 from deedbench.engine import Agent, Benchmark
 from deedbench.engine.python_specs import import_target
 from deedbench.errors import AgentSpecError
@@ -34,17 +41,12 @@ __all__ = [
     "settings_for",
 ]
 
+# deedbench's own providers as (agent module, agent class, SDK): what may be imported
+# before a run needs it (on a thread, by a fork server); another package's provider is
+# imported when used.
 MODEL_PROTOCOLS = {
-    "openai": ("deedbench.agents.openai_agent", "OpenAIAgent", "openai"),
-    "openai-compatible": ("deedbench.agents.openai_agent", "OpenAICompatibleAgent", "openai"),
-    "anthropic": ("deedbench.agents.anthropic_agent", "AnthropicAgent", "anthropic"),
-}
-
-
-DEFAULT_KEY_ENV = {
-    "openai": "OPENAI_API_KEY",
-    "openai-compatible": "OPENAI_COMPATIBLE_API_KEY",
-    "anthropic": "ANTHROPIC_API_KEY",
+    name: (provider.agent.__module__, provider.agent.__name__, provider.sdk)
+    for name, provider in BUILTIN.items()
 }
 
 
@@ -55,9 +57,9 @@ def settings_for(spec: str, settings: AgentSettings) -> AgentSettings:
     that would fail every call with it."""
     protocol = spec.partition("/")[0]
     settings.check()
-    if settings.api_key_env or protocol not in MODEL_PROTOCOLS:
+    if settings.api_key_env or not is_provider(protocol):
         return settings
-    return settings.model_copy(update={"api_key_env": DEFAULT_KEY_ENV[protocol]})
+    return settings.model_copy(update={"api_key_env": model_provider(protocol).key_env})
 
 
 class Providers:
@@ -89,14 +91,14 @@ def agent_kinds(benchmark: Benchmark | type[Benchmark] | None = None) -> list[st
     kinds = []
     if benchmark is not None:
         kinds += [f"baseline/{name}" for name in benchmark.baseline_names]
-    kinds += [f"{protocol}/MODEL" for protocol in MODEL_PROTOCOLS]
+    kinds += [f"{protocol}/MODEL" for protocol in provider_names()]
     kinds.append("python/MODULE:ATTRIBUTE")
     return kinds
 
 
 def is_model_spec(spec: str) -> bool:
     prefix, _, model = spec.partition("/")
-    return prefix in MODEL_PROTOCOLS and bool(model)
+    return bool(model) and is_provider(prefix)
 
 
 def resolve_agent(
@@ -112,8 +114,9 @@ def resolve_agent(
         baselines = benchmark.baselines()
         if rest in baselines:
             return baselines[rest]()
-    elif prefix in MODEL_PROTOCOLS and rest:
-        return _model_agent(prefix, rest, settings or AgentSettings(), providers or Providers())
+    elif rest and is_provider(prefix):
+        provider = model_provider(prefix)
+        return _model_agent(provider, rest, settings or AgentSettings(), providers or Providers())
     elif prefix == "python" and ":" in rest:
         return _import_agent(rest)
     valid = ", ".join(agent_kinds(benchmark))
@@ -122,30 +125,10 @@ def resolve_agent(
 
 
 def _model_agent(
-    protocol: str, model: str, settings: AgentSettings, providers: Providers
+    provider: ModelProvider, model: str, settings: AgentSettings, providers: Providers
 ) -> ModelAgent:
-    module_name, class_name, package = MODEL_PROTOCOLS[protocol]
-    if protocol == "openai-compatible" and not settings.base_url:
-        raise AgentSpecError(
-            "openai-compatible agents need --base-url (e.g. http://localhost:8000/v1)"
-        )
-    try:
-        cls: type[ModelAgent] = getattr(import_module(module_name), class_name)
-        agent = cls(
-            model,
-            base_url=settings.base_url,
-            api_key_env=settings.api_key_env,
-            params=settings.params,
-            cache=providers.cache,
-            limiter=providers.limiter(protocol, settings.base_url),
-            retry=settings.retry,
-        )
-    except ModuleNotFoundError as exc:
-        if exc.name != package:
-            raise
-        raise AgentSpecError(
-            f"{protocol} agents need the {package!r} package: pip install 'deedbench[{package}]'"
-        ) from None
+    limiter = providers.limiter(provider.name, settings.base_url)
+    agent = provider.make(model, settings, providers.cache, limiter)
     providers.agents.append(agent)
     return agent
 
@@ -156,7 +139,8 @@ def _import_agent(target: str) -> Agent:
     except (ImportError, AttributeError) as exc:
         raise AgentSpecError(f"cannot import agent python/{target}: {exc}") from None
     if isinstance(found, type):
-        return found()
-    if hasattr(found, "next_turn"):
-        return found
-    return FunctionAgent(found)
+        found = found()  # an agent class, called with no arguments
+    elif not hasattr(found, "next_turn"):
+        return FunctionAgent(found)
+    agent: Agent = found  # Any until here: what the spec names is taken for an agent
+    return agent

@@ -4,9 +4,10 @@ working folder included).
 
 A package adds a benchmark without editing deedbench by declaring, in its
 pyproject.toml, ``[project.entry-points."deedbench.benchmarks"] NAME = "module:Class"``
-(the class's `name` must be NAME). deedbench's own are declared the same way; the
-same table is kept here as a fallback, so a checkout installed in editable mode before
-the entry points existed (or run from source without installing) still finds them.
+(the class's `name` must be NAME). deedbench's own are listed once, in `BUILTIN` (as its
+executors and model providers are), not as entry points of its pyproject.toml: installed
+metadata lists a group's entry points sorted by name, while `deedbench list` shows
+deedbench's in this order, and a source tree run with PYTHONPATH has no metadata at all.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ __all__ = [
 ]
 
 GROUP = "deedbench.benchmarks"
-PYTHON = "python/"
+_PYTHON = "python/"
 BUILTIN = {
     "tac": "deedbench.benchmarks.tac:TacBenchmark",
     "retail": "deedbench.benchmarks.retail.benchmark:RetailBenchmark",
@@ -43,24 +44,22 @@ BUILTIN = {
 
 def benchmarks() -> dict[str, str]:
     """Every registered benchmark, name -> "module:attr": deedbench's first, then the
-    other packages' in name order (an installed entry point wins over the fallback)."""
-    found = {e.name: e.value for e in entry_points(group=GROUP)}
-    return {name: found.pop(name, target) for name, target in BUILTIN.items()} | dict(
-        sorted(found.items())
-    )
+    other packages' in name order (deedbench's own names are not theirs to take)."""
+    found = {e.name: e.value for e in entry_points(group=GROUP) if e.name not in BUILTIN}
+    return BUILTIN | dict(sorted(found.items()))
 
 
 @cache
 def benchmark_class(name: str) -> type[Benchmark]:
     """The class of a registered benchmark, or of ``python/MODULE:ATTR``; BenchmarkError
     naming the valid ones for an unknown name."""
-    if name.startswith(PYTHON):
+    if name.startswith(_PYTHON):
         return _python_class(name)
     registered = benchmarks()
     if name not in registered:
         raise BenchmarkError(
             f"unknown benchmark {name!r}. Valid benchmarks: {', '.join(sorted(registered))} "
-            f"(or {PYTHON}MODULE:ATTR)"
+            f"(or {_PYTHON}MODULE:ATTR)"
         )
     cls = _load(registered[name], f"benchmark {name!r} ({registered[name]})")
     if cls.name != name:
@@ -79,9 +78,9 @@ def load_benchmark(name: str, options: Mapping[str, str] | None = None) -> Bench
 def _python_class(spec: str) -> type[Benchmark]:
     """A class on the path, named as it is recorded: its `name` is the spec, so a run of
     it resumes, reports and exports by the spec."""
-    target = spec.removeprefix(PYTHON)
+    target = spec.removeprefix(_PYTHON)
     if ":" not in target:
-        raise BenchmarkError(f"benchmark {spec!r}: expected {PYTHON}MODULE:ATTR")
+        raise BenchmarkError(f"benchmark {spec!r}: expected {_PYTHON}MODULE:ATTR")
     use_working_folder()  # as for python/ agents: a module beside the user is found
     cls = _load(target, f"benchmark {spec!r}")
     declared = getattr(cls, "name", None)  # a class on the path may not declare one
