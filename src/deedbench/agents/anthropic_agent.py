@@ -11,7 +11,7 @@ from deedbench.engine import AgentContext, Message, ToolCall, Usage
 
 __all__ = ["AnthropicAgent"]
 
-DEFAULT_MAX_TOKENS = 4096
+_DEFAULT_MAX_TOKENS = 4096
 # Stop reasons that cut a reply short (a refusal is the model's own, read as its words).
 _TRUNCATED_BY: dict[Any, Literal["length", "content_filter"]] = {
     "max_tokens": "length",
@@ -38,7 +38,7 @@ class AnthropicAgent(ModelAgent):
         system = "\n\n".join(m.content for m in messages if m.role == "system")
         request: dict[str, Any] = {
             "model": self.model,
-            "max_tokens": p.max_tokens or DEFAULT_MAX_TOKENS,
+            "max_tokens": p.max_tokens or _DEFAULT_MAX_TOKENS,
             "messages": _to_anthropic([m for m in messages if m.role != "system"]),
         }
         if system:

@@ -10,7 +10,7 @@ from deedbench.engine import AgentContext, Message
 
 __all__ = ["FunctionAgent"]
 
-TurnFunction = Callable[
+_TurnFunction = Callable[
     [Sequence[Message], Sequence[dict[str, Any]], AgentContext],
     Message | str | Awaitable[Message | str],
 ]
@@ -19,7 +19,7 @@ TurnFunction = Callable[
 class FunctionAgent:
     """Wraps `fn(messages, tools, context)`; a plain string becomes a text reply."""
 
-    def __init__(self, fn: TurnFunction) -> None:
+    def __init__(self, fn: _TurnFunction) -> None:
         self.fn = fn
 
     async def next_turn(

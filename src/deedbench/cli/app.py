@@ -48,6 +48,7 @@ __all__ = [
     "errors",
     "existing_store",
     "fail",
+    "judge_agent",
     "load_prices",
     "model_settings",
     "open_store",

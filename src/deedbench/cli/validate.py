@@ -75,7 +75,7 @@ def validate(
         raise typer.Exit(1)
 
 
-RESCORE_KINDS = ("taubench", "tau2")
+_RESCORE_KINDS = ("taubench", "tau2")
 
 
 @app.command()
@@ -121,8 +121,8 @@ def rescore(
 ) -> None:
     """Replay τ-bench's or τ²'s own results: their reward recomputed and checked against
     the file's, procedure verdicts added."""
-    if kind not in RESCORE_KINDS:
-        raise fail(f"unknown result format {kind!r}. Valid formats: {', '.join(RESCORE_KINDS)}")
+    if kind not in _RESCORE_KINDS:
+        raise fail(f"unknown result format {kind!r}. Valid formats: {', '.join(_RESCORE_KINDS)}")
     if kind == "tau2":
         if data is not None and len(data) > 1:
             raise fail("rescore tau2 takes one --data folder")

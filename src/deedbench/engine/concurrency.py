@@ -10,10 +10,10 @@ from deedbench.errors import RunAborted
 
 __all__ = ["gather_or_abort"]
 
-T = TypeVar("T")
+_T = TypeVar("_T")
 
 
-async def gather_or_abort(coroutines: Iterable[Coroutine[Any, Any, T]]) -> list[T]:
+async def gather_or_abort(coroutines: Iterable[Coroutine[Any, Any, _T]]) -> list[_T]:
     """Run coroutines concurrently; their results in order.
 
     A RunAborted in any one cancels the rest and is raised as itself, not inside an

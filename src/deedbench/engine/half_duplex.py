@@ -42,7 +42,7 @@ from deedbench.records import Message, Termination
 
 __all__ = ["HalfDuplex", "run_half_duplex"]
 
-Party = Literal["agent", "user", "agent_tools", "user_tools"]
+_Party = Literal["agent", "user", "agent_tools", "user_tools"]
 
 
 @dataclass
@@ -61,7 +61,7 @@ class HalfDuplex:
     """Whether a message with both text and tool calls ends the episode (see above)."""
 
 
-def _next(message: Message) -> Party:
+def _next(message: Message) -> _Party:
     """Whom the last message of a conversation is for."""
     if message.role == "assistant":
         return "agent_tools" if message.tool_calls else "user"
@@ -100,7 +100,7 @@ async def run_half_duplex(
     errors = 0
     ended: Termination | None = None
     detail: str | None = None
-    party: Party = _next(messages[-1]) if messages else "agent"
+    party: _Party = _next(messages[-1]) if messages else "agent"
     if messages and messages[-1].role == "assistant" and rules.is_agent_stop(messages[-1]):
         return Termination.AGENT_FINISHED, 0, None
     try:

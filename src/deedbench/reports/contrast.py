@@ -17,7 +17,7 @@ from deedbench.stats import McNemar, PairedDifference, mcnemar_exact, paired_boo
 
 __all__ = ["Contrast", "Paired", "contrast"]
 
-PairKey = tuple[str, int]
+_PairKey = tuple[str, int]
 
 
 class _Values(Protocol):
@@ -77,9 +77,9 @@ def contrast(
 
 def _values(
     episodes: Iterable[Paired], value: str, given: str | None = None
-) -> tuple[dict[PairKey, float], dict[PairKey, str]]:
-    values: dict[PairKey, float] = {}
-    clusters: dict[PairKey, str] = {}
+) -> tuple[dict[_PairKey, float], dict[_PairKey, str]]:
+    values: dict[_PairKey, float] = {}
+    clusters: dict[_PairKey, str] = {}
     for e in episodes:
         if e.score is None or (given is not None and e.score.values.get(given) != 1.0):
             continue

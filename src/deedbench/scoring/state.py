@@ -62,7 +62,7 @@ def records_equal_tau(a: dict[str, Any] | None, b: dict[str, Any] | None) -> boo
 
 # --- the canonical rule -----------------------------------------------------------------------
 
-Path = tuple[str, ...]
+_Path = tuple[str, ...]
 
 
 def canonical(value: Any, unordered: frozenset[str] = frozenset(), path: str = "") -> Any:
@@ -78,11 +78,11 @@ def canonical(value: Any, unordered: frozenset[str] = frozenset(), path: str = "
 
 
 @lru_cache(maxsize=64)
-def _patterns(unordered: frozenset[str]) -> tuple[Path, ...]:
+def _patterns(unordered: frozenset[str]) -> tuple[_Path, ...]:
     return tuple(tuple(pattern.split(".")) for pattern in sorted(unordered))
 
 
-def _matches(patterns: tuple[Path, ...], where: Path) -> bool:
+def _matches(patterns: tuple[_Path, ...], where: _Path) -> bool:
     return any(
         len(pattern) == len(where)
         and all(p == "*" or p == w for p, w in zip(pattern, where, strict=True))
@@ -90,7 +90,7 @@ def _matches(patterns: tuple[Path, ...], where: Path) -> bool:
     )
 
 
-def _canonical(value: Any, patterns: tuple[Path, ...], where: Path) -> Any:
+def _canonical(value: Any, patterns: tuple[_Path, ...], where: _Path) -> Any:
     # Each form starts with a tag, so forms of different kinds sort without errors.
     if isinstance(value, bool):
         return ("b", value)

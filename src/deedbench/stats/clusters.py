@@ -27,6 +27,7 @@ __all__ = [
     "cluster_bootstrap_rate",
     "cluster_chance_test",
     "flip_rates",
+    "pooled_mean_bootstrap",
 ]
 
 

@@ -16,7 +16,7 @@ from deedbench.stats.exact import binomial_pmf, tails
 
 __all__ = ["McNemar", "PairedDifference", "mcnemar_exact", "paired_bootstrap_difference"]
 
-K = TypeVar("K", bound=Hashable)
+_K = TypeVar("_K", bound=Hashable)
 
 
 class McNemar(BaseModel):
@@ -34,7 +34,7 @@ class McNemar(BaseModel):
     p_value: float
 
 
-def mcnemar_exact(a: Mapping[K, bool], b: Mapping[K, bool]) -> McNemar:
+def mcnemar_exact(a: Mapping[_K, bool], b: Mapping[_K, bool]) -> McNemar:
     """Does b succeed on different keys than a more often one way than the other?"""
     shared = [key for key in a if key in b]
     b01 = sum(not a[key] and bool(b[key]) for key in shared)
@@ -69,9 +69,9 @@ class PairedDifference(BaseModel):
 
 
 def paired_bootstrap_difference(
-    a: Mapping[K, float],
-    b: Mapping[K, float],
-    clusters: Mapping[K, str] | None = None,
+    a: Mapping[_K, float],
+    b: Mapping[_K, float],
+    clusters: Mapping[_K, str] | None = None,
     confidence: float = 0.95,
     resamples: int = 10_000,
     seed: int = 0,

@@ -42,6 +42,7 @@ __all__ = [
     "LABEL_RULE",
     "AgentEntry",
     "BenchmarkEntry",
+    "Loc",
     "Problem",
     "StudyDraft",
     "StudyError",
@@ -50,6 +51,7 @@ __all__ = [
     "load_study",
     "locate",
     "read_study",
+    "where",
 ]
 
 Loc = tuple[str | int, ...]

@@ -37,7 +37,7 @@ from typing import Any, Literal
 
 __all__ = ["FakeModelServer", "Reply"]
 
-Protocol = Literal["openai", "anthropic"]
+_Protocol = Literal["openai", "anthropic"]
 
 _REASONS = {status.value: status.phrase for status in HTTPStatus}
 
@@ -66,7 +66,7 @@ class Reply:
     empty: Literal["choices", "message"] | None = None
 
 
-Responder = Callable[[dict[str, Any]], Reply]
+_Responder = Callable[[dict[str, Any]], Reply]
 """Called on the server's thread, one request at a time."""
 
 
@@ -75,8 +75,8 @@ class FakeModelServer:
 
     def __init__(
         self,
-        protocol: Protocol,
-        responder: Responder | None = None,
+        protocol: _Protocol,
+        responder: _Responder | None = None,
         *,
         strict: bool = False,
         context_limit: int | None = None,
@@ -247,7 +247,7 @@ def _arguments(value: dict[str, Any] | str) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def _error_body(protocol: Protocol, reply: Reply) -> dict[str, Any]:
+def _error_body(protocol: _Protocol, reply: Reply) -> dict[str, Any]:
     kind = "invalid_request_error" if reply.status == 400 else "fake_error"
     if protocol == "openai":
         error = {"message": reply.error_message, "type": kind, "code": reply.error_code}

@@ -17,8 +17,8 @@ from deedbench.reports.summary import ConditionSummary, GroupSummary, RunSummary
 __all__ = ["benchmark_charts", "by_benchmark"]
 
 # Okabe-Ito: distinguishable with the common colour-vision deficiencies.
-PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"]
-MAX_CHART_ROWS = 40  # a grouping with more groups (retail's tasks) gets a table, no chart
+_PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"]
+_MAX_CHART_ROWS = 40  # a grouping with more groups (retail's tasks) gets a table, no chart
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,7 @@ def benchmark_charts(summaries: list[RunSummary], comparison: Comparison | None)
     ]
     for key in spec.group_by:
         names = sorted({g.group for s in series for g in s.condition.by.get(key, [])})
-        if len(names) > MAX_CHART_ROWS:
+        if len(names) > _MAX_CHART_ROWS:
             note = f"By {key}: {len(names)} groups, too many for a chart; see the tables."
             parts.append(tag("p", escape(note), class_="note"))
             continue
@@ -133,7 +133,7 @@ def _legend(labels: Sequence[str], *, chance: bool) -> str:
     keys = "".join(
         tag(
             "span",
-            tag("span", "", class_="swatch", style=f"background:{PALETTE[i % len(PALETTE)]}")
+            tag("span", "", class_="swatch", style=f"background:{_PALETTE[i % len(_PALETTE)]}")
             + escape(label),
             class_="key",
         )
@@ -237,7 +237,7 @@ def _forest(
 
 
 def _dot(p: _Point, cy: float, x: Callable[[float], float]) -> str:
-    color = PALETTE[p.series % len(PALETTE)]
+    color = _PALETTE[p.series % len(_PALETTE)]
     parts = [tag("title", escape(p.tip))]
     if p.bar is not None and p.bar[0] is not None and p.bar[1] is not None:
         lo, hi = x(p.bar[0]), x(p.bar[1])
@@ -362,7 +362,7 @@ def _passk_chart(series: list[_Series]) -> str:
         )
     for n, (i, label, metric, points) in enumerate(lines):
         ink = {
-            "stroke": PALETTE[i % len(PALETTE)],
+            "stroke": _PALETTE[i % len(_PALETTE)],
             "stroke_width": 2,
             "stroke_dasharray": "5 3" if metrics.index(metric) % 2 else None,
         }

@@ -47,13 +47,13 @@ def render_html(
         f"script-src 'sha256-{digest}'"
     )
     body = (
-        page_header(summaries)
+        _page_header(summaries)
         + render_figures(summaries, episodes)
         + _capped(summaries, records)
         + browser_frame()
     )
     title = "deedbench report: " + ", ".join(s.run.run_id for s in summaries)
-    data = script_json(browser_data(summaries, records, audits))
+    data = _script_json(browser_data(summaries, records, audits))
     page = (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{escape(policy)}">'
@@ -107,7 +107,7 @@ def render_figures(
     )
 
 
-def script_json(value: object) -> str:
+def _script_json(value: object) -> str:
     """JSON that cannot end its <script> element or break a JS line.
 
     Only JSON strings can hold these characters, so writing them as \\uXXXX escapes
@@ -127,7 +127,7 @@ def _asset(name: str) -> str:
     return text
 
 
-def page_header(summaries: list[RunSummary]) -> str:
+def _page_header(summaries: list[RunSummary]) -> str:
     head = [
         ("run", ""),
         ("benchmark", ""),
