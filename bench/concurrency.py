@@ -53,17 +53,10 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from deedbench.agents import AgentSettings, GenerationParams
 from deedbench.benchmarks import load_benchmark
-from deedbench.engine import (
-    EpisodeRecord,
-    InProcessExecutor,
-    Launch,
-    ProcessExecutor,
-    RunStore,
-    new_run_config,
-)
+from deedbench.engine import InProcessExecutor, Launch, ProcessExecutor, RunStore, new_run_config
 from deedbench.recipes import RunRecipe
+from deedbench.records import AgentSettings, EpisodeRecord, GenerationParams
 
 CALLS_PER_EPISODE = 3
 
@@ -304,7 +297,8 @@ def per_call_cpu(protocol: str, calls: int, in_flight: int) -> None:
     deedbench's own."""
     from deedbench.agents.anthropic_agent import AnthropicAgent
     from deedbench.agents.openai_agent import OpenAICompatibleAgent
-    from deedbench.engine import AgentContext, Message
+    from deedbench.engine import AgentContext
+    from deedbench.records import Message
 
     process, url = serve(0.0, 0.0, protocol)
     try:

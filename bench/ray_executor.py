@@ -32,19 +32,18 @@ from pathlib import Path
 from typing import Any
 
 from concurrency import CALLS_PER_EPISODE, cpu_seconds, serve
-from deedbench.agents import AgentSettings, GenerationParams
 from deedbench.benchmarks import load_benchmark
 from deedbench.engine import (
     Executor,
     InProcessExecutor,
     ProcessExecutor,
-    RunConfig,
     RunStore,
     execute,
     new_run_config,
 )
 from deedbench.executors.ray import RayExecutor
 from deedbench.recipes import RunRecipe
+from deedbench.records import AgentSettings, GenerationParams, RunConfig
 
 
 def config_for(label: str, url: str, epochs: int) -> RunConfig:

@@ -37,7 +37,7 @@ from deedbench.benchmarks.tau2.domain import Tau2Data
 from deedbench.benchmarks.tau2.evaluator import evaluate
 from deedbench.benchmarks.tau2.reward import NLAssertionCheck
 from deedbench.benchmarks.tau2.tasks import Tau2Task
-from deedbench.engine import Message
+from deedbench.records import Message
 
 REPEATS = 5
 """deedbench's side of one trajectory is the median of this many evaluations: each takes

@@ -19,7 +19,8 @@ from typing import Any
 
 from openai import AsyncOpenAI
 
-from deedbench.engine import AgentContext, Message, ToolCall
+from deedbench.engine import AgentContext
+from deedbench.records import Message, ToolCall
 
 
 class AskModel:

@@ -15,7 +15,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from deedbench.engine import AgentContext, Message, ToolCall
+from deedbench.engine import AgentContext
+from deedbench.records import Message, ToolCall
 
 # "1. Name (id: sev-01)" then "   Place | $45.00 per ticket | rated 4.6/5"
 LISTING = re.compile(

@@ -17,14 +17,11 @@ from deedbench.engine import (
     Benchmark,
     EpisodeSetup,
     EpisodeTranscript,
-    Message,
     Option,
-    Sample,
     ToolBox,
-    ToolCall,
     tool,
 )
-from deedbench.scoring import MetricSpec, ReportSpec, Score
+from deedbench.records import Message, MetricSpec, ReportSpec, Sample, Score, ToolCall
 
 WORDS = ("apple", "birch", "cedar")
 

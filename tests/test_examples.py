@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from deedbench.benchmarks.tac import TacBenchmark
-from deedbench.engine import EpisodeRecord, RunStore
+from deedbench.engine import RunStore
+from deedbench.records import EpisodeRecord
 from deedbench.testing import FakeModelServer, tac_player
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

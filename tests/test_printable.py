@@ -9,8 +9,8 @@ from rich.console import Console
 from rich.text import Text
 
 from deedbench import secrets as secrets_module
-from deedbench.engine import register_secret
 from deedbench.printable import printable, safe
+from deedbench.secrets import register_secret
 
 HOSTILE = {
     "\x1b[2J": "\\x1b[2J",  # clear the screen

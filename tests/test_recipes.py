@@ -10,21 +10,14 @@ from pathlib import Path
 import pytest
 
 from _scorers import FixedScorer
-from deedbench.agents import AgentSettings, ModelAgent, settings_for
+from deedbench.agents import ModelAgent, settings_for
 from deedbench.agents.anthropic_agent import AnthropicAgent
 from deedbench.benchmarks import load_benchmark
 from deedbench.benchmarks.servicedesk import LLMUser
-from deedbench.engine import (
-    BenchmarkError,
-    EpisodeCache,
-    Launch,
-    ProcessExecutor,
-    RunConfig,
-    RunStore,
-    new_run_config,
-)
+from deedbench.engine import EpisodeCache, Launch, ProcessExecutor, RunStore, new_run_config
+from deedbench.errors import BenchmarkError
 from deedbench.recipes import RunRecipe
-from deedbench.records import ModelUser, ScorerSpec
+from deedbench.records import AgentSettings, ModelUser, RunConfig, ScorerSpec
 
 
 @pytest.fixture(autouse=True)

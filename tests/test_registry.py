@@ -24,10 +24,12 @@ from pathlib import Path
 import pytest
 
 import deedbench.agents.providers as providers
-from deedbench.agents import AgentSettings, AgentSpecError, agent_kinds, resolve_agent, settings_for
+from deedbench.agents import agent_kinds, resolve_agent, settings_for
 from deedbench.benchmarks import benchmark_class, benchmarks, load_benchmark
-from deedbench.engine import BenchmarkError, InProcessExecutor, Launch, RunStore, plan_run
+from deedbench.engine import InProcessExecutor, Launch, RunStore, plan_run
+from deedbench.errors import AgentSpecError, BenchmarkError
 from deedbench.recipes import RunRecipe
+from deedbench.records import AgentSettings
 from deedbench.testing import FakeModelServer, tac_player
 
 PACKAGE = Path(__file__).parent / "fixtures" / "tinybench"

@@ -21,18 +21,14 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from deedbench import secrets as secrets_module
-from deedbench.agents import GenerationParams, ModelAgent, RetryPolicy
+from deedbench.agents import ModelAgent
 from deedbench.agents.anthropic_agent import AnthropicAgent
 from deedbench.agents.openai_agent import OpenAIAgent
 from deedbench.cli.main import app
-from deedbench.engine import (
-    AgentContext,
-    InfrastructureError,
-    Message,
-    RunAborted,
-    redact,
-    register_secret,
-)
+from deedbench.engine import AgentContext
+from deedbench.errors import InfrastructureError, RunAborted
+from deedbench.records import GenerationParams, Message, RetryPolicy
+from deedbench.secrets import redact, register_secret
 from deedbench.testing import FakeModelServer, Reply, tac_player
 
 PLANTED = "sk-planted-SECRET-0123456789"

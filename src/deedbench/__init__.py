@@ -29,13 +29,12 @@ if TYPE_CHECKING:
         Option,
         RunStore,
         Scorer,
-        ToolError,
         plan_run,
         resume_run,
         run,
         tool,
     )
-    from deedbench.errors import DeedbenchError
+    from deedbench.errors import DeedbenchError, ToolError
     from deedbench.executors.kinds import Placement, executor_kind
     from deedbench.recipes import RunRecipe
     from deedbench.records import EpisodeRecord, Message, RunConfig, Sample, Score
@@ -51,7 +50,7 @@ _HOMES = {
     "Option": "deedbench.engine",
     "RunStore": "deedbench.engine",
     "Scorer": "deedbench.engine",
-    "ToolError": "deedbench.engine",
+    "ToolError": "deedbench.errors",
     "plan_run": "deedbench.engine",
     "resume_run": "deedbench.engine",
     "run": "deedbench.engine",

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from deedbench.agents import CallLimits, Providers, is_model_spec, resolve_agent
 from deedbench.agents.registry import MODEL_PROTOCOLS
 from deedbench.benchmarks import BUILTIN, load_benchmark
-from deedbench.engine import Agent, Benchmark, Built, EpisodeCache, RunConfig
+from deedbench.engine import Agent, Benchmark, EpisodeCache
 from deedbench.engine.benchmark import rebuild_scorer
-from deedbench.records import AgentSettings, GenerationParams
+from deedbench.engine.executor import Built
+from deedbench.records import AgentSettings, GenerationParams, RunConfig
 
 __all__ = ["RunRecipe", "modules_to_preload"]
 

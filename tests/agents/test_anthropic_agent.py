@@ -15,18 +15,12 @@ from typing import Any
 
 import pytest
 
-from deedbench.agents import GenerationParams, ModelAgent, RetryPolicy
+from deedbench.agents import ModelAgent
 from deedbench.agents.anthropic_agent import AnthropicAgent
 from deedbench.benchmarks import load_benchmark
 from deedbench.benchmarks.tac.tools import TOOLS
-from deedbench.engine import (
-    AgentContext,
-    EpisodeSetup,
-    EpisodeTranscript,
-    Message,
-    ToolCall,
-    run_episode,
-)
+from deedbench.engine import AgentContext, EpisodeSetup, EpisodeTranscript, run_episode
+from deedbench.records import GenerationParams, Message, RetryPolicy, ToolCall
 from deedbench.testing import FakeModelServer, Reply
 
 KEY = "sk-ant-test-anthropic-agent-0000"

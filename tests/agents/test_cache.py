@@ -17,17 +17,14 @@ from typing import Any, Literal
 import pytest
 from typer.testing import CliRunner, Result
 
-from deedbench.agents import (
-    GenerationParams,
-    ModelAgent,
-    ResponseCache,
-    RetryPolicy,
-)
+from deedbench.agents import ModelAgent, ResponseCache
 from deedbench.agents.anthropic_agent import AnthropicAgent
 from deedbench.agents.cache import cache_key
 from deedbench.agents.openai_agent import OpenAIAgent
 from deedbench.cli.main import app
-from deedbench.engine import AgentContext, EpisodeRecord, InfrastructureError, Message, RunStore
+from deedbench.engine import AgentContext, RunStore
+from deedbench.errors import InfrastructureError
+from deedbench.records import EpisodeRecord, GenerationParams, Message, RetryPolicy
 from deedbench.testing import FakeModelServer, Reply, tac_player
 
 AGENTS: dict[str, type[ModelAgent]] = {"openai": OpenAIAgent, "anthropic": AnthropicAgent}

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from deedbench.agents import FunctionAgent
-from deedbench.engine import AgentContext, Message, ToolCall
+from deedbench.engine import AgentContext
+from deedbench.records import Message, ToolCall
 
 CONTEXT = AgentContext(sample_id="s1", condition="plain", epoch=2, seed=7)
 MESSAGES = [Message(role="user", content="hello")]

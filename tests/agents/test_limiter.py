@@ -15,16 +15,12 @@ from typing import Any, Literal
 import pytest
 from typer.testing import CliRunner
 
-from deedbench.agents import (
-    AdaptiveLimiter,
-    GenerationParams,
-    Providers,
-    RetryPolicy,
-)
+from deedbench.agents import AdaptiveLimiter, Providers
 from deedbench.agents.anthropic_agent import AnthropicAgent
 from deedbench.agents.openai_agent import OpenAIAgent
 from deedbench.cli.main import app
-from deedbench.engine import AgentContext, Message
+from deedbench.engine import AgentContext
+from deedbench.records import GenerationParams, Message, RetryPolicy
 from deedbench.testing import FakeModelServer, Reply, tac_player
 
 

@@ -26,29 +26,13 @@ from typing import Any, Literal
 import pytest
 import tenacity
 
-from deedbench.agents import (
-    AdaptiveLimiter,
-    GenerationParams,
-    ModelAgent,
-    ResponseCache,
-    RetryPolicy,
-)
+from deedbench.agents import AdaptiveLimiter, ModelAgent, ResponseCache
 from deedbench.agents.anthropic_agent import AnthropicAgent
 from deedbench.agents.openai_agent import OpenAIAgent
 from deedbench.benchmarks import load_benchmark
-from deedbench.engine import (
-    AgentContext,
-    Benchmark,
-    ContextExceeded,
-    EpisodeKey,
-    InfrastructureError,
-    Message,
-    RunAborted,
-    RunConfig,
-    RunStore,
-    new_run_config,
-    run,
-)
+from deedbench.engine import AgentContext, Benchmark, RunStore, new_run_config, run
+from deedbench.errors import ContextExceeded, InfrastructureError, RunAborted
+from deedbench.records import EpisodeKey, GenerationParams, Message, RetryPolicy, RunConfig
 from deedbench.reports import summarize
 from deedbench.testing import FakeModelServer, Reply, tac_player
 

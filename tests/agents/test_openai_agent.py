@@ -14,18 +14,12 @@ from typing import Any
 
 import pytest
 
-from deedbench.agents import GenerationParams, ModelAgent, RetryPolicy
+from deedbench.agents import ModelAgent
 from deedbench.agents.openai_agent import OpenAIAgent, OpenAICompatibleAgent
 from deedbench.benchmarks import load_benchmark
 from deedbench.benchmarks.tac.tools import TOOLS
-from deedbench.engine import (
-    AgentContext,
-    EpisodeSetup,
-    EpisodeTranscript,
-    Message,
-    ToolCall,
-    run_episode,
-)
+from deedbench.engine import AgentContext, EpisodeSetup, EpisodeTranscript, run_episode
+from deedbench.records import GenerationParams, Message, RetryPolicy, ToolCall
 from deedbench.testing import FakeModelServer, Reply
 
 KEY = "sk-test-openai-agent-0000"

@@ -14,9 +14,12 @@ from pathlib import Path
 import pytest
 
 import deedbench.agents.providers as providers
-from deedbench.agents import AgentSettings, AgentSpecError, resolve_agent, settings_for
+from deedbench.agents import resolve_agent, settings_for
 from deedbench.agents.anthropic_agent import AnthropicAgent
 from deedbench.agents.providers import GROUP, model_provider, provider_names
+from deedbench.engine import plugins
+from deedbench.errors import AgentSpecError
+from deedbench.records import AgentSettings
 
 ACME = Path(__file__).parent / "acme"
 
@@ -27,9 +30,7 @@ def entries(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[EntryPoint]]:
     afresh: the table reads them once per process)."""
     monkeypatch.syspath_prepend(str(ACME))
     points: list[EntryPoint] = []
-    monkeypatch.setattr(
-        providers, "entry_points", lambda *, group: points if group == GROUP else []
-    )
+    monkeypatch.setattr(plugins, "entry_points", lambda *, group: points if group == GROUP else [])
     providers._installed.cache_clear()
     yield points
     providers._installed.cache_clear()
@@ -103,7 +104,8 @@ def test_a_missing_sdk_names_what_to_install(monkeypatch: pytest.MonkeyPatch) ->
 def test_listing_and_settings_import_no_sdk() -> None:
     script = (
         "import sys\n"
-        "from deedbench.agents import AgentSettings, agent_kinds, is_model_spec, settings_for\n"
+        "from deedbench.agents import agent_kinds, is_model_spec, settings_for\n"
+        "from deedbench.records import AgentSettings\n"
         "agent_kinds()\n"
         "assert is_model_spec('anthropic/claude-x') and is_model_spec('openai/gpt-x')\n"
         "settings_for('openai-compatible/m', AgentSettings())\n"

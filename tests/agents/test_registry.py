@@ -9,16 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from deedbench.agents import AgentSpecError, FunctionAgent, agent_kinds, resolve_agent
+from deedbench.agents import FunctionAgent, agent_kinds, resolve_agent
 from deedbench.benchmarks import load_benchmark
 from deedbench.benchmarks.tac import TacBenchmark
-from deedbench.engine import AgentContext, Benchmark, Message
+from deedbench.engine import AgentContext, Benchmark
+from deedbench.errors import AgentSpecError
+from deedbench.records import Message
 
 CONTEXT = AgentContext(sample_id="s1", condition="plain", epoch=1, seed=3)
 _module_numbers = itertools.count()
 
 AGENT_MODULE = """
-from deedbench.engine import Message
+from deedbench.records import Message
 
 
 class EchoAgent:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from deedbench.engine import EpisodeRecord, Message
+from deedbench.records import EpisodeRecord, Message
 
 LABELLED = Path(__file__).with_name("labelled_transcripts.jsonl")
 

@@ -12,7 +12,7 @@ from typing import Any, Literal
 import pytest
 
 import deedbench.audit
-from deedbench.agents import GenerationParams, ResponseCache, RetryPolicy
+from deedbench.agents import ResponseCache
 from deedbench.agents.openai_agent import OpenAIAgent
 from deedbench.audit import (
     RUBRIC_VERSION,
@@ -24,16 +24,19 @@ from deedbench.audit import (
     save_audits,
     summarize_audits,
 )
-from deedbench.engine import (
+from deedbench.engine import RunStore
+from deedbench.errors import RunAborted
+from deedbench.records import (
     EpisodeKey,
     EpisodeRecord,
+    GenerationParams,
     Message,
-    RunAborted,
+    MetricSpec,
+    ReportSpec,
+    RetryPolicy,
     RunConfig,
-    RunStore,
     episode_seed,
 )
-from deedbench.scoring import MetricSpec, ReportSpec
 from deedbench.testing import FakeModelServer, Reply
 
 from ._support import labelled

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from deedbench.agents import GenerationParams, RetryPolicy
 from deedbench.agents.openai_agent import OpenAIAgent
 from deedbench.audit.judge import (
     RUBRIC,
@@ -20,7 +19,8 @@ from deedbench.audit.judge import (
     judge_messages,
     parse_verdict,
 )
-from deedbench.engine import EpisodeRecord, Message, RunAborted, ToolCall
+from deedbench.errors import RunAborted
+from deedbench.records import EpisodeRecord, GenerationParams, Message, RetryPolicy, ToolCall
 from deedbench.testing import FakeModelServer, Reply
 
 from ._support import labelled

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from deedbench.audit.scanner import CATEGORIES, agent_texts, scan
-from deedbench.engine import Message, ToolCall
+from deedbench.records import Message, ToolCall
 
 from ._support import labelled
 

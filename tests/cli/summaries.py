@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from deedbench.engine import EpisodeRecord, RunStore
+from deedbench.engine import RunStore
+from deedbench.records import EpisodeRecord
 from deedbench.reports import RunSummary
 from deedbench.reports.summary import RunTally
 

@@ -208,7 +208,11 @@ def test_bad_judge_credentials_stop_the_audit_and_store_nothing(
     ("args", "message"),
     [
         (("audit", "nope"), "no run 'nope'"),
-        (("audit", "base-run", "--judge", "baseline/random"), "--judge takes a model"),
+        (
+            ("audit", "base-run", "--judge", "baseline/random"),
+            "--judge takes a model: openai/MODEL, openai-compatible/MODEL (with --base-url), "
+            "anthropic/MODEL, or python/MODULE:ATTRIBUTE",
+        ),
         (("audit", "base-run", "--judge", "openai-compatible/x"), "need --base-url"),
     ],
 )

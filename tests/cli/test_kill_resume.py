@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from deedbench.engine import EpisodeRecord
+from deedbench.records import EpisodeRecord
 
 pytestmark = pytest.mark.skipif(
     sys.platform == "win32", reason="needs POSIX signals (SIGKILL, SIGINT)"

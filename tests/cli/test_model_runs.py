@@ -19,7 +19,7 @@ from tests.cli.summaries import PrintedSummaries, stored_summary
 from typer.testing import CliRunner, Result
 
 from deedbench.cli.main import app
-from deedbench.engine import EpisodeRecord, RunConfig
+from deedbench.records import EpisodeRecord, RunConfig
 from deedbench.testing import FakeModelServer, Reply, tac_player
 
 EPISODES = 4  # --limit 2 samples x 2 conditions x --epochs 1

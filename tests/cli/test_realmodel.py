@@ -30,7 +30,8 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from deedbench.cli.main import app
-from deedbench.engine import EpisodeRecord, RunStore
+from deedbench.engine import RunStore
+from deedbench.records import EpisodeRecord
 
 pytestmark = pytest.mark.realmodel
 

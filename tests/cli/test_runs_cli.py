@@ -16,7 +16,8 @@ from typer.testing import CliRunner, Result
 
 from deedbench.cli.app import console
 from deedbench.cli.main import app
-from deedbench.engine import Message, RunStore, Usage
+from deedbench.engine import RunStore
+from deedbench.records import Message, Usage
 from deedbench.stats import rate
 
 

@@ -25,8 +25,9 @@ from typer.testing import CliRunner, Result
 
 from deedbench.benchmarks.tac.scenario import BUILTIN_DIR
 from deedbench.cli.main import app
-from deedbench.engine import RunConfig, RunStore
+from deedbench.engine import RunStore
 from deedbench.printable import printable
+from deedbench.records import RunConfig
 from deedbench.testing import FakeModelServer, Reply, tac_player
 
 ESCAPES = (

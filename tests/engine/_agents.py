@@ -10,7 +10,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from deedbench.benchmarks import load_benchmark
-from deedbench.engine import AgentContext, Message, RunAborted
+from deedbench.engine import AgentContext
+from deedbench.errors import RunAborted
+from deedbench.records import Message
 
 
 class Slow:

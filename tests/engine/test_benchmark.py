@@ -7,15 +7,9 @@ from typing import Any
 
 import pytest
 
-from deedbench.engine import (
-    Benchmark,
-    BenchmarkError,
-    EpisodeTranscript,
-    Option,
-    Sample,
-    Termination,
-)
-from deedbench.scoring import Score
+from deedbench.engine import Benchmark, EpisodeTranscript, Option
+from deedbench.errors import BenchmarkError
+from deedbench.records import Sample, Score, Termination
 
 
 def _half(text: str) -> float:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 
-from deedbench.engine import AgentContext, CacheEntry, EpisodeCache
+from deedbench.engine import AgentContext, EpisodeCache
+from deedbench.engine.cache import CacheEntry
 
 CONTEXT = AgentContext(sample_id="s1", condition="base", epoch=2, seed=77)
 SEED = 77

@@ -13,18 +13,14 @@ import pytest
 from deedbench.agents import FunctionAgent
 from deedbench.engine import (
     AgentContext,
-    ContextExceeded,
     EpisodeSetup,
     EpisodeTranscript,
-    InfrastructureError,
-    Message,
-    Termination,
     ToolBox,
-    ToolCall,
-    ToolError,
     run_episode,
     tool,
 )
+from deedbench.errors import ContextExceeded, InfrastructureError, ToolError
+from deedbench.records import Message, Termination, ToolCall
 
 CONTEXT = AgentContext(sample_id="s1", condition="plain", epoch=1, seed=42)
 

@@ -15,15 +15,12 @@ from deedbench.engine import (
     AgentContext,
     EpisodeSetup,
     EpisodeTranscript,
-    Message,
-    Sample,
-    Termination,
     ToolBox,
-    ToolCall,
-    ToolError,
     run_episode,
     tool,
 )
+from deedbench.errors import ToolError
+from deedbench.records import Message, Sample, Termination, ToolCall
 
 CONTEXT = AgentContext(sample_id="s1", condition="default", epoch=1, seed=7)
 

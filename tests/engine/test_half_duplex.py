@@ -7,18 +7,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from deedbench.agents.function import FunctionAgent
-from deedbench.engine import (
-    AgentContext,
-    EpisodeSetup,
-    HalfDuplex,
-    Message,
-    Termination,
-    ToolBox,
-    ToolCall,
-    ToolError,
-    run_episode,
-    tool,
-)
+from deedbench.engine import AgentContext, EpisodeSetup, HalfDuplex, ToolBox, run_episode, tool
+from deedbench.errors import ToolError
+from deedbench.records import Message, Termination, ToolCall
 
 CONTEXT = AgentContext("s", "default", 0, 0)
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from deedbench.benchmarks import load_benchmark
-from deedbench.engine import BenchmarkError, ResumeError, RunStore, plan_run, resume_run
+from deedbench.engine import RunStore, plan_run, resume_run
+from deedbench.errors import BenchmarkError, ResumeError
 
 
 def test_plan_fills_in_the_benchmarks_defaults() -> None:

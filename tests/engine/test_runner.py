@@ -21,32 +21,34 @@ from deedbench.agents import FunctionAgent
 from deedbench.engine import (
     AgentContext,
     Benchmark,
-    Built,
     EpisodeCache,
-    EpisodeKey,
-    EpisodeRecord,
     EpisodeSetup,
     EpisodeTranscript,
-    InfrastructureError,
     InProcessExecutor,
     Launch,
-    Message,
-    RunAborted,
-    RunConfig,
     RunStore,
-    Sample,
-    StoreError,
     ToolBox,
-    ToolCall,
-    Usage,
-    episode_seed,
     new_run_config,
     run,
     runner,
     tool,
 )
+from deedbench.engine.executor import Built
 from deedbench.engine.runner import pending_keys
-from deedbench.scoring import MetricSpec, ReportSpec, Score
+from deedbench.errors import InfrastructureError, RunAborted, StoreError
+from deedbench.records import (
+    EpisodeKey,
+    EpisodeRecord,
+    Message,
+    MetricSpec,
+    ReportSpec,
+    RunConfig,
+    Sample,
+    Score,
+    ToolCall,
+    Usage,
+    episode_seed,
+)
 
 
 @dataclass

@@ -17,19 +17,22 @@ from typing import Literal
 
 import pytest
 
-from deedbench.engine import (
-    CacheEntry,
+from deedbench.engine import RunStore
+from deedbench.engine.cache import CacheEntry
+from deedbench.engine.store import STALE_SECONDS
+from deedbench.errors import StoreError
+from deedbench.records import (
     EpisodeKey,
     EpisodeRecord,
+    Evidence,
     Message,
+    MetricSpec,
+    ReportSpec,
     RunConfig,
-    RunStore,
-    StoreError,
+    Score,
     ToolCall,
     Usage,
 )
-from deedbench.engine.store import STALE_SECONDS
-from deedbench.scoring import Evidence, MetricSpec, ReportSpec, Score
 
 
 def make_config(run_id: str = "run-1", created_at: str = "2026-01-01T00:00:00+00:00") -> RunConfig:

@@ -17,8 +17,9 @@ from tests.engine.test_store import make_config
 from typer.testing import CliRunner
 
 from deedbench.cli.main import app
-from deedbench.engine import RunStore, StoreFormatError
+from deedbench.engine import RunStore
 from deedbench.engine import store as store_module
+from deedbench.errors import StoreFormatError
 from deedbench.records import FORMAT
 from deedbench.version import __version__
 from deedbench.view import StoreReader

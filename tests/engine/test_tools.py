@@ -8,7 +8,9 @@ from typing import Any, Literal
 
 import pytest
 
-from deedbench.engine import Message, Tool, ToolBox, ToolCall, ToolError, tool
+from deedbench.engine import Tool, ToolBox, tool
+from deedbench.errors import ToolError
+from deedbench.records import Message, ToolCall
 
 
 @dataclass

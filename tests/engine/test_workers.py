@@ -13,18 +13,10 @@ from pathlib import Path
 import pytest
 
 from deedbench.benchmarks.tac import TacBenchmark
-from deedbench.engine import (
-    EpisodeRecord,
-    ExecutorError,
-    Launch,
-    ProcessExecutor,
-    RunAborted,
-    RunConfig,
-    RunStore,
-    new_run_config,
-    run,
-)
+from deedbench.engine import Launch, ProcessExecutor, RunStore, new_run_config, run
+from deedbench.errors import ExecutorError, RunAborted
 from deedbench.recipes import RunRecipe
+from deedbench.records import EpisodeRecord, RunConfig
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX pipes and signals")
 AGENTS = "python/engine._agents"  # tests/engine/_agents.py, as the workers import it
@@ -201,7 +193,7 @@ def test_workers_import_a_python_agent_from_the_working_folder(working_folder: P
     working folder not on sys.path (the console script's case)."""
     (working_folder / "deedbench_here_worker_agent.py").write_text(
         "import os\n"
-        "from deedbench.engine import Message\n\n"
+        "from deedbench.records import Message\n\n"
         "class Agent:\n"
         "    async def next_turn(self, messages, tools, context):\n"
         "        return Message(role='assistant', content=f'pid {os.getpid()}')\n"

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from deedbench.benchmarks import load_benchmark
-from deedbench.engine import AgentContext, Message
+from deedbench.engine import AgentContext
+from deedbench.records import Message
 
 DOOMED = load_benchmark("tac").samples()[0].id
 

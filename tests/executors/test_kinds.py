@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-import deedbench.executors.kinds as kinds
 from deedbench.cli.main import app
-from deedbench.engine import RunStore
+from deedbench.engine import RunStore, plugins
 from deedbench.errors import ExecutorError
 from deedbench.executors.kinds import GROUP, executor_kind, executor_kinds
 
@@ -29,12 +28,12 @@ def invoke(*args: str) -> Result:
 @pytest.fixture
 def installed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """InlineKind registered as an installed package's entry point would register it."""
-    real = kinds.entry_points
+    real = plugins.entry_points
 
     def points(*, group: str) -> list[EntryPoint]:
         return [INLINE] if group == GROUP else list(real(group=group))
 
-    monkeypatch.setattr(kinds, "entry_points", points)
+    monkeypatch.setattr(plugins, "entry_points", points)
     InlineKind.made.clear()
     yield
 

@@ -25,24 +25,16 @@ from typing import Any
 
 import pytest
 
-from deedbench.agents import AgentSettings, GenerationParams, is_model_spec, settings_for
+from deedbench.agents import is_model_spec, settings_for
 from deedbench.benchmarks import load_benchmark
-from deedbench.engine import (
-    EpisodeRecord,
-    Executor,
-    ExecutorError,
-    InProcessExecutor,
-    Launch,
-    RunAborted,
-    RunConfig,
-    RunStore,
-    new_run_config,
-)
+from deedbench.engine import Executor, InProcessExecutor, Launch, RunStore, new_run_config
+from deedbench.errors import ExecutorError, RunAborted
 from deedbench.executors.ray import RayExecutor
 from deedbench.executors.ray_guard import RayNotInstalled, require_ray
 from deedbench.executors.ray_pool import MAX_LOSSES, RayPool
 from deedbench.executors.ray_shipping import modules_to_ship, py_modules
 from deedbench.recipes import RunRecipe
+from deedbench.records import AgentSettings, EpisodeRecord, GenerationParams, RunConfig
 from deedbench.testing import FakeModelServer, Reply, tac_player
 
 from ._agents import DOOMED
@@ -278,7 +270,7 @@ def test_an_agent_module_that_is_not_installed_is_shipped_to_the_workers(
     folder.mkdir()
     (folder / "deedbench_shipped_agent.py").write_text(
         "import os\n"
-        "from deedbench.engine import Message\n\n"
+        "from deedbench.records import Message\n\n"
         "class Agent:\n"
         "    async def next_turn(self, messages, tools, context):\n"
         "        return Message(role='assistant', content=f'pid {os.getpid()}')\n"

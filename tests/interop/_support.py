@@ -44,7 +44,8 @@ from inspect_ai.util import store
 from deedbench.agents import FunctionAgent
 from deedbench.benchmarks.tac.scenario import load_scenarios
 from deedbench.benchmarks.tac.variants import VARIANTS, make_variant
-from deedbench.engine import AgentContext, Message, ToolCall
+from deedbench.engine import AgentContext
+from deedbench.records import Message, ToolCall
 
 # The scenarios the script knows, by the city it searches, and what it does there.
 CITIES = {

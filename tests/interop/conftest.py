@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from deedbench.engine import EpisodeRecord, RunConfig
+from deedbench.records import EpisodeRecord, RunConfig
 
 
 @pytest.fixture(scope="module")
@@ -19,7 +19,8 @@ def deedbench_run(
     """A TAC run with both conditions, two epochs and one infrastructure error."""
     from deedbench.agents import FunctionAgent
     from deedbench.benchmarks import load_benchmark
-    from deedbench.engine import InfrastructureError, RunStore, new_run_config, run
+    from deedbench.engine import RunStore, new_run_config, run
+    from deedbench.errors import InfrastructureError
 
     from ._support import BROKEN, SAMPLE_IDS, function_agent
 

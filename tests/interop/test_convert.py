@@ -10,7 +10,7 @@ from inspect_ai.model import ChatMessageTool, ModelUsage
 from inspect_ai.tool import ToolCallError, ToolInfo, ToolParams
 
 from deedbench.benchmarks.tac.tools import TOOLS
-from deedbench.engine import Message, Tool, ToolCall, Usage
+from deedbench.engine import Tool
 from deedbench.interop.convert import (
     from_inspect,
     to_inspect,
@@ -18,6 +18,7 @@ from deedbench.interop.convert import (
     usage_from_inspect,
     usage_to_inspect,
 )
+from deedbench.records import Message, ToolCall, Usage
 
 MESSAGES = [
     Message(role="system", content="You book trips."),

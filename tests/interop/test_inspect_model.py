@@ -28,9 +28,10 @@ from typer.testing import CliRunner
 
 from deedbench.benchmarks.tac.baselines import BASELINES
 from deedbench.cli.main import app
-from deedbench.engine import Message, RunStore
+from deedbench.engine import RunStore
 from deedbench.interop.inspect_model import SEED_KEY, baseline_seed
 from deedbench.interop.inspect_tasks import SCORER_NAME
+from deedbench.records import Message
 
 from ._support import FAST
 

@@ -20,8 +20,9 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
 from deedbench.agents import FunctionAgent
 from deedbench.benchmarks import load_benchmark
-from deedbench.engine import EpisodeRecord, RunStore, new_run_config, run
+from deedbench.engine import RunStore, new_run_config, run
 from deedbench.interop.inspect_tasks import SCORER_NAME, TASKS
+from deedbench.records import EpisodeRecord
 
 from ._support import FAST, SAMPLE_IDS, function_agent, mock_model_outputs
 

@@ -28,15 +28,11 @@ from typer.testing import CliRunner
 from deedbench.benchmarks import load_benchmark
 from deedbench.benchmarks.tac.upstream import UNKNOWN_ID_NOTE
 from deedbench.cli.main import app
-from deedbench.engine import (
-    EpisodeRecord,
-    RunConfig,
-    RunStore,
-)
+from deedbench.engine import RunStore
 from deedbench.errors import InspectLogError
 from deedbench.interop.read_log import read_inspect_logs
+from deedbench.records import NO_CHOICE, EpisodeRecord, RunConfig
 from deedbench.reports import summarize
-from deedbench.scoring import NO_CHOICE
 
 from ._support import FAST, SAMPLE_IDS, SCENARIOS, mock_model_outputs, upstream_tac
 

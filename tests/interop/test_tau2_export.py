@@ -36,13 +36,13 @@ from deedbench.benchmarks.tau2.results import read_results
 from deedbench.benchmarks.tau2.reward import NLAssertionCheck
 from deedbench.benchmarks.tau2.scorer import TAU2_TERMINATIONS
 from deedbench.cli.main import app
-from deedbench.engine import EpisodeRecord, RunStore
+from deedbench.engine import RunStore
 from deedbench.interop.tau2_export import (
     SubmissionDetails,
     export_submission,
     tau2_figures,
 )
-from deedbench.records import AgentSettings, GenerationParams, ModelUser, Usage
+from deedbench.records import AgentSettings, EpisodeRecord, GenerationParams, ModelUser, Usage
 from deedbench.reports.cost import PriceTable
 
 CHECKOUT = _reference.TAU2

@@ -20,15 +20,12 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 from typer.testing import CliRunner
 
 from deedbench.cli.main import app
-from deedbench.engine import (
-    EpisodeRecord,
-    RunConfig,
-    RunStore,
-)
+from deedbench.engine import RunStore
 from deedbench.errors import InspectLogError
 from deedbench.interop import write_log
 from deedbench.interop.read_log import read_inspect_logs
 from deedbench.interop.write_log import PART_KEY, write_inspect_logs
+from deedbench.records import EpisodeRecord, RunConfig
 
 
 def test_an_exported_run_is_a_log_inspect_reads(

@@ -7,7 +7,7 @@ import itertools
 from hypothesis import given
 from hypothesis import strategies as st
 
-from deedbench.engine import EpisodeKey, episode_seed
+from deedbench.records import EpisodeKey, episode_seed
 
 KEY = EpisodeKey("seville_bullfight_original", "explicit", 1)
 

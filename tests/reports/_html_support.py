@@ -26,7 +26,9 @@ from typer.testing import CliRunner
 from deedbench.agents import FunctionAgent
 from deedbench.benchmarks.tac import TacBenchmark
 from deedbench.cli.main import app
-from deedbench.engine import AgentContext, InfrastructureError, Message, ToolCall
+from deedbench.engine import AgentContext
+from deedbench.errors import InfrastructureError
+from deedbench.records import Message, ToolCall
 from deedbench.reports.format import interval, pct
 from deedbench.stats import ClusterRate, Rate
 from deedbench.testing import FakeModelServer, Reply, tac_player

@@ -8,16 +8,8 @@ from pathlib import Path
 
 from deedbench.agents import resolve_agent
 from deedbench.benchmarks.tac import TacBenchmark
-from deedbench.engine import (
-    Agent,
-    EpisodeRecord,
-    Message,
-    RunConfig,
-    RunStore,
-    ToolCall,
-    new_run_config,
-    run,
-)
+from deedbench.engine import Agent, RunStore, new_run_config, run
+from deedbench.records import EpisodeRecord, Message, RunConfig, ToolCall
 
 
 def purchase(experience_id: str) -> Message:

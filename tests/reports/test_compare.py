@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import pytest
 
-from deedbench.engine import EpisodeRecord, RunConfig
+from deedbench.records import EpisodeRecord, RunConfig
 from deedbench.reports import summarize
 from deedbench.reports.compare import compare_runs
 from deedbench.reports.summary import EpisodeFigures, RunTally

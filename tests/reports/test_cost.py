@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from deedbench.engine import EpisodeRecord, Message, Usage
+from deedbench.records import EpisodeRecord, Message, Usage
 from deedbench.reports.cost import Price, PriceTable, agent_kind, run_costs
 
 GPT_4O = Price(input=2.5, output=10.0, cached_input=1.25)

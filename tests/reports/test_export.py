@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from deedbench.engine import EpisodeRecord, RunConfig
+from deedbench.records import EpisodeRecord, RunConfig
 from deedbench.reports import summarize
 from deedbench.reports.export import (
     OutputError,

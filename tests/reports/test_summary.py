@@ -13,14 +13,9 @@ import pytest
 from deedbench.audit import AuditResult
 from deedbench.benchmarks.tac import TacBenchmark
 from deedbench.benchmarks.tac.scenario import CATEGORIES, load_scenarios
-from deedbench.engine import (
-    AgentContext,
-    EpisodeRecord,
-    InfrastructureError,
-    Message,
-    RunConfig,
-    Usage,
-)
+from deedbench.engine import AgentContext
+from deedbench.errors import InfrastructureError
+from deedbench.records import EpisodeRecord, Message, RunConfig, Usage
 from deedbench.reports import GroupSummary, RunSummary, summarize
 from deedbench.reports.summary import Covariate, RunTally
 from deedbench.stats import cluster_bootstrap_rate

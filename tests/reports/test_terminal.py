@@ -13,8 +13,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from deedbench.benchmarks.tau2.rescore import VERDICT_RULES
-from deedbench.engine import EpisodeRecord, RunConfig, Usage
-from deedbench.records import MetricSpec, ReportSpec
+from deedbench.records import EpisodeRecord, MetricSpec, ReportSpec, RunConfig, Usage
 from deedbench.reports import RunSummary, render_summary, summarize
 from deedbench.reports.format import chance_p_text, data_label
 from deedbench.reports.terminal import CHECK_EVIDENCE, say, split_evidence

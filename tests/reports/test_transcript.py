@@ -8,9 +8,8 @@ from rich.console import Console
 
 from deedbench.benchmarks.tac.scenario import load_scenarios
 from deedbench.benchmarks.tac.scorer import score_tac
-from deedbench.engine import EpisodeRecord, Message, ToolCall
+from deedbench.records import EpisodeRecord, Evidence, Message, Score, ToolCall
 from deedbench.reports.transcript import render_episode
-from deedbench.scoring import Evidence, Score
 
 
 def _record() -> EpisodeRecord:

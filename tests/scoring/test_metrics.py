@@ -7,7 +7,7 @@ import json
 
 from deedbench.benchmarks.retail.benchmark import RetailBenchmark
 from deedbench.benchmarks.tac import TacBenchmark
-from deedbench.scoring import MetricSpec, ReportSpec
+from deedbench.records import MetricSpec, ReportSpec
 
 
 def _spec(**fields: object) -> ReportSpec:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from deedbench.engine import AgentContext, Message
+from deedbench.engine import AgentContext
+from deedbench.records import Message
 
 
 def decline(

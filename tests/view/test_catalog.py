@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from deedbench.audit import load_audits
-from deedbench.engine import EpisodeKey, RunStore
+from deedbench.engine import RunStore
+from deedbench.records import EpisodeKey
 from deedbench.reports.cost import PriceTable
 from deedbench.reports.summary import RunSummary, RunTally, summarize
 from deedbench.view import StoreReader

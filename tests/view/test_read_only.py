@@ -23,8 +23,9 @@ from typing import Any
 
 import pytest
 
-from deedbench.engine import EpisodeKey, RunStore
+from deedbench.engine import RunStore
 from deedbench.engine.read_only_store import Selection
+from deedbench.records import EpisodeKey
 from deedbench.view import StoreReader
 from reports._html_support import Reports
 

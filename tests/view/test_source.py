@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from deedbench.engine import EpisodeKey, RunStore, StoreError
+from deedbench.engine import RunStore
 from deedbench.engine.read_only_store import Selection
+from deedbench.errors import StoreError
+from deedbench.records import EpisodeKey
 from deedbench.view import StoreReader
 from reports._html_support import PAYLOADS, Reports
 

@@ -15,26 +15,16 @@ from deedbench.agents.registry import (
     resolve_agent,
     settings_for,
 )
-from deedbench.engine import Agent, AgentContext
-from deedbench.errors import AgentSpecError, TransientError
-from deedbench.records import AgentSettings, GenerationParams, RetryPolicy
 
 __all__ = [
     "AdaptiveLimiter",
-    "Agent",
-    "AgentContext",
-    "AgentSettings",
-    "AgentSpecError",
     "CallLimits",
     "FunctionAgent",
-    "GenerationParams",
     "Limiter",
     "ModelAgent",
     "Providers",
     "ResponseCache",
-    "RetryPolicy",
     "SharedLimits",
-    "TransientError",
     "agent_kinds",
     "is_model_spec",
     "resolve_agent",

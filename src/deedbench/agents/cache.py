@@ -16,7 +16,8 @@ import json
 from pathlib import Path
 from typing import Any, Protocol
 
-from deedbench.engine import AgentContext, CacheEntry, RunStore
+from deedbench.engine import AgentContext, RunStore
+from deedbench.engine.cache import CacheEntry
 
 __all__ = ["Cache", "ResponseCache", "cache_key"]
 

@@ -6,7 +6,8 @@ import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from deedbench.engine import AgentContext, Message
+from deedbench.engine import AgentContext
+from deedbench.records import Message
 
 __all__ = ["FunctionAgent"]
 

@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from deedbench.agents.model import ModelAgent
-from deedbench.engine import AgentContext, Message, ToolCall, Usage
+from deedbench.engine import AgentContext
+from deedbench.records import Message, ToolCall, Usage
 
 __all__ = ["OpenAIAgent", "OpenAICompatibleAgent"]
 

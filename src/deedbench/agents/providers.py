@@ -19,14 +19,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import import_module
-from importlib.metadata import entry_points
 
 from deedbench.agents.anthropic_agent import AnthropicAgent
 from deedbench.agents.cache import Cache
 from deedbench.agents.limiter import Limiter
 from deedbench.agents.model import ModelAgent
 from deedbench.agents.openai_agent import OpenAIAgent, OpenAICompatibleAgent
+from deedbench.engine import plugins
 from deedbench.errors import AgentSpecError
 from deedbench.records import AgentSettings
 
@@ -107,7 +106,7 @@ BUILTIN: dict[str, ModelProvider] = {
 def provider_names() -> list[str]:
     """Every provider's name: deedbench's, then other packages' in name order (none of
     theirs imported, so help and errors cost no import)."""
-    return [*BUILTIN, *sorted(_installed())]
+    return [*BUILTIN, *_installed()]
 
 
 def is_provider(name: str) -> bool:
@@ -131,17 +130,11 @@ def _installed() -> Mapping[str, str]:
     """Other packages' providers, name -> "module:attr", read once per process (a run asks
     for each episode whether its agent is a model); deedbench's own names are not theirs
     to take."""
-    return {e.name: e.value for e in entry_points(group=GROUP) if e.name not in BUILTIN}
+    return plugins.entries(GROUP, BUILTIN)
 
 
 def _load(name: str, target: str) -> ModelProvider:
-    module, _, attribute = target.partition(":")
-    try:
-        provider = getattr(import_module(module), attribute)
-    except (ImportError, AttributeError) as exc:
-        raise AgentSpecError(
-            f"model provider {name!r} ({target}) cannot be loaded: {exc}"
-        ) from None
+    provider = plugins.load(target, f"model provider {name!r} ({target})", AgentSpecError)
     if not isinstance(provider, ModelProvider) or provider.name != name:
         raise AgentSpecError(
             f"model provider {name!r} ({target}) is no ModelProvider named {name!r}"

@@ -18,7 +18,8 @@ from pydantic import BaseModel, Field, computed_field
 
 from deedbench.audit.judge import RUBRIC_VERSION, Judge, JudgeVerdict
 from deedbench.audit.scanner import SCANNER_VERSION, Hit, scan
-from deedbench.engine import EpisodeKey, EpisodeRecord, RunConfig, Usage, gather_or_abort
+from deedbench.engine.concurrency import gather_or_abort
+from deedbench.records import EpisodeKey, EpisodeRecord, RunConfig, Usage
 from deedbench.stats import Rate, rate
 
 __all__ = ["AuditResult", "AuditSummary", "audit_run", "summarize_audits"]

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, Field
 
 from deedbench.audit.user_judge import UserJudge, UserJudgment
-from deedbench.engine import gather_or_abort
+from deedbench.engine.concurrency import gather_or_abort
 from deedbench.records import Attribution, EpisodeKey, EpisodeRecord, RunConfig, party_of
 from deedbench.stats import Rate, rate
 

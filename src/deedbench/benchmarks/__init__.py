@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cache
-from importlib import import_module
-from importlib.metadata import entry_points
 
-from deedbench.engine import Benchmark, BenchmarkError
+from deedbench.engine import Benchmark, plugins
 from deedbench.engine.python_specs import use_working_folder
+from deedbench.errors import BenchmarkError
 
 __all__ = [
     "BUILTIN",
@@ -45,8 +44,7 @@ BUILTIN = {
 def benchmarks() -> dict[str, str]:
     """Every registered benchmark, name -> "module:attr": deedbench's first, then the
     other packages' in name order (deedbench's own names are not theirs to take)."""
-    found = {e.name: e.value for e in entry_points(group=GROUP) if e.name not in BUILTIN}
-    return BUILTIN | dict(sorted(found.items()))
+    return BUILTIN | plugins.entries(GROUP, BUILTIN)
 
 
 @cache
@@ -89,11 +87,7 @@ def _python_class(spec: str) -> type[Benchmark]:
 
 
 def _load(target: str, what: str) -> type[Benchmark]:
-    module, _, attribute = target.partition(":")
-    try:
-        found = getattr(import_module(module), attribute)
-    except (ImportError, AttributeError) as exc:
-        raise BenchmarkError(f"{what} cannot be loaded: {exc}") from None
+    found = plugins.load(target, what, BenchmarkError)
     if not (isinstance(found, type) and issubclass(found, Benchmark)):
         raise BenchmarkError(f"{what} is not a Benchmark class")
     return found

@@ -23,8 +23,9 @@ from deedbench.printable import printable, safe
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-    from deedbench.agents import AgentSettings, GenerationParams, Providers
-    from deedbench.engine import Agent, RunConfig, RunStore
+    from deedbench.agents import Providers
+    from deedbench.engine import Agent, RunStore
+    from deedbench.records import AgentSettings, GenerationParams, RunConfig
     from deedbench.reports.cost import PriceTable
 
 __all__ = [
@@ -386,7 +387,8 @@ def model_settings(
     """What a model (the agent, a model-played user, a judge) is built from, from the
     command line's flags: one place for all three, its key variable filled in and its
     settings checked (`settings_for`)."""
-    from deedbench.agents import AgentSettings, settings_for
+    from deedbench.agents import settings_for
+    from deedbench.records import AgentSettings
 
     given = AgentSettings(
         base_url=base_url,
@@ -407,13 +409,18 @@ def judge_agent(
 ) -> Agent:
     """A judge as a model agent from the registry, so it shares the cache, retries,
     rate limits and usage accounting of every agent; a spec that is no model is exit 2."""
-    from deedbench.agents import GenerationParams, is_model_spec, resolve_agent
+    from deedbench.agents import is_model_spec, resolve_agent
+    from deedbench.agents.providers import model_provider, provider_names
+    from deedbench.records import GenerationParams
 
     prefix, _, rest = spec.partition("/")
     if not is_model_spec(spec) and not (prefix == "python" and ":" in rest):
+        models = [
+            f"{name}/MODEL" + (" (with --base-url)" if model_provider(name).needs_base_url else "")
+            for name in provider_names()
+        ]
         raise fail(
-            f"--judge takes a model: openai/MODEL, openai-compatible/MODEL (with --base-url), "
-            f"anthropic/MODEL, or python/MODULE:ATTRIBUTE; got {spec!r}"
+            f"--judge takes a model: {', '.join(models)}, or python/MODULE:ATTRIBUTE; got {spec!r}"
         )
     settings = model_settings(
         spec, base_url, api_key_env, GenerationParams(temperature=temperature)

@@ -48,7 +48,8 @@ if TYPE_CHECKING:
         UserJudge,
         UserJudgment,
     )
-    from deedbench.engine import Benchmark, EpisodeRecord, RunConfig, RunStore, Usage
+    from deedbench.engine import Benchmark, RunStore
+    from deedbench.records import EpisodeRecord, RunConfig, Usage
     from deedbench.reports.cost import PriceTable
 
 __all__ = ["audit"]
@@ -301,8 +302,9 @@ def _resolve_judge(
     providers: Providers,
 ) -> Judge:
     """The judge (`judge_agent`) with the spec and settings the audit records."""
-    from deedbench.agents import AgentSettings, GenerationParams, is_model_spec, settings_for
+    from deedbench.agents import is_model_spec, settings_for
     from deedbench.audit import Judge
+    from deedbench.records import AgentSettings, GenerationParams
 
     agent = judge_agent(spec, base_url, api_key_env, temperature, providers)
     settings = settings_for(
@@ -429,7 +431,7 @@ def _print_judge_end(
 ) -> None:
     """The judge's errors (how many, and the first), then its calls (paid and from
     cache), tokens and cost at the price table; nothing of a judge when none judged."""
-    from deedbench.engine import Usage
+    from deedbench.records import Usage
     from deedbench.reports.cost import call_costs
 
     if errors:

@@ -31,8 +31,9 @@ from deedbench.cli.runs import WideOption
 
 if TYPE_CHECKING:
     from deedbench.audit import AuditResult
-    from deedbench.engine import EpisodeRecord, RunConfig, RunStore
+    from deedbench.engine import RunStore
     from deedbench.interop.tau2_export import SubmissionDetails
+    from deedbench.records import EpisodeRecord, RunConfig
     from deedbench.reports.summary import Covariate, RunSummary, RunTally
 
 __all__ = [
@@ -136,7 +137,7 @@ def report(
     store: StoreOption = None,
 ) -> None:
     """Show runs' rates: overall and by each grouping, with intervals, chance and contrasts."""
-    from deedbench.cli.runs import executors
+    from deedbench.engine.store import executing
     from deedbench.reports import render_summary
     from deedbench.reports.export import summary_rows, write_csv
 
@@ -166,7 +167,8 @@ def report(
     elif as_csv:
         write_csv((row for s in summaries for row in summary_rows(s)), sys.stdout)
     elif html is None:
-        live = executors(existing_store(store))
+        with open_store(existing_store(store)) as runs:
+            live = executing(runs)
         where = "" if store is None else f" --store {store}"
         for summary in summaries:
             run_id = summary.run.run_id

@@ -41,9 +41,9 @@ from deedbench.printable import printable, safe
 from deedbench.records import MAX_EPOCHS
 
 if TYPE_CHECKING:
-    from deedbench.agents import AgentSettings, GenerationParams
-    from deedbench.engine import Benchmark, EpisodeRecord, RunConfig, RunStore
+    from deedbench.engine import Benchmark, RunStore
     from deedbench.executors.kinds import ExecutorKind, Placement
+    from deedbench.records import AgentSettings, EpisodeRecord, GenerationParams, RunConfig
     from deedbench.reports.cost import PriceTable
     from deedbench.reports.summary import RunSummary, RunTally
 
@@ -194,9 +194,10 @@ def run(
         from deedbench.recipes import modules_to_preload
 
         start_fork_server(modules_to_preload(benchmark, [agent]))
-    from deedbench.agents import GenerationParams, is_model_spec
+    from deedbench.agents import is_model_spec
     from deedbench.benchmarks import load_benchmark
     from deedbench.engine import plan_run, resume_run
+    from deedbench.records import GenerationParams
     from deedbench.reports import render_summary
     from deedbench.reports.terminal import print_command
 

@@ -2,20 +2,17 @@
 
 Counts come from the episode summaries' index, and token usage and each run's primary
 rate per condition are summed by SQLite from the summaries (`RunStore.counts`,
-`RunStore.call_usage`, `primary_rates`), so listing a store of 100,000 episodes parses no
-record. A run is running while its executor's heartbeat is fresh (`executors`), as the
-viewer tells it; else finished when every planned episode is stored, else stopped.
+`RunStore.call_usage`, `RunStore.scored_totals`), so listing a store of 100,000 episodes
+parses no record. A run is running while its executor's heartbeat is fresh (the store's
+`executing`), as the viewer tells it; else finished when every planned episode is stored,
+else stopped.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 import sys
-import time
-from contextlib import closing
 from difflib import get_close_matches
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -29,16 +26,18 @@ from deedbench.cli.app import (
     load_prices,
     open_store,
 )
+from deedbench.engine.store import executing
 from deedbench.printable import safe
 
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from deedbench.engine import RunConfig, Usage
+    from deedbench.engine import RunStore
+    from deedbench.records import RunConfig, Usage
     from deedbench.reports.cost import PriceTable
     from deedbench.stats import Rate
 
-__all__ = ["LIVE_BEATS", "WideOption", "executors", "primary_rates", "run_cost", "runs"]
+__all__ = ["WideOption", "primary_rates", "run_cost", "runs"]
 
 # Every command that prints tables takes it: at a narrow terminal a table shows the columns
 # that fit, most important first (reports.terminal.TablePrinter); --wide shows them all.
@@ -50,9 +49,6 @@ WideOption = Annotated[
         "(default: the most important columns that fit the terminal).",
     ),
 ]
-# A run whose executor sent no heartbeat for this many beats is no longer shown as running,
-# as in the viewer (view/source.py); the store's takeover of its lock waits longer.
-LIVE_BEATS = 3
 
 
 @app.command()
@@ -81,8 +77,8 @@ def runs(
             if (benchmark is None or config.benchmark == benchmark)
             and (agent is None or config.agent == agent)
         ]
-    live = executors(path)
-    rates = primary_rates(path, configs)
+        live = executing(stored)
+        rates = primary_rates(stored, configs)
     rows = [
         _row(
             config,
@@ -119,53 +115,18 @@ def runs(
     _render(rows, wide=wide, command=" ".join(command))
 
 
-def _reader(path: Path) -> sqlite3.Connection:
-    """A connection that only reads the store, beside the command's own (WAL). Not SQLite's
-    read-only mode: a read-only connection that closes last leaves the -wal and -shm files
-    behind, where this one, as the store's own, removes them."""
-    db = sqlite3.connect(path)
-    db.execute("PRAGMA query_only = 1")
-    return db
-
-
-def executors(path: Path) -> dict[str, str]:
-    """The runs of the store at `path` that a live process is executing, each with that
-    process ("pid P on host H"): its lock's heartbeat is at most LIVE_BEATS beats old."""
-    from deedbench.engine.store import HEARTBEAT_SECONDS
-
-    try:
-        with closing(_reader(path)) as db:
-            locks = db.execute("SELECT run_id, pid, host, heartbeat_at FROM run_locks").fetchall()
-    except sqlite3.OperationalError:  # a store from before run locks
-        return {}
-    now = time.time()
-    return {
-        run_id: f"pid {pid} on host {host}"
-        for run_id, pid, host, beat in locks
-        if now - beat <= LIVE_BEATS * HEARTBEAT_SECONDS
-    }
-
-
-def primary_rates(path: Path, configs: list[RunConfig]) -> dict[str, dict[str, Rate]]:
-    """Each run's primary rate per condition, with Wilson's interval, summed by SQLite from
-    the episode summaries as `report` counts it (scored episodes, those whose `given`
-    value is 1 if the metric has one); the bootstrap's interval is `report`'s."""
+def primary_rates(runs: RunStore, configs: list[RunConfig]) -> dict[str, dict[str, Rate]]:
+    """Each run's primary rate per condition, with Wilson's interval, from the episodes
+    `report` counts (scored, and those whose `given` value is 1 if the metric has one);
+    the bootstrap's interval is `report`'s."""
     from deedbench.stats import rate
 
     rates: dict[str, dict[str, Rate]] = {}
-    with closing(_reader(path)) as db:
-        for config in configs:
-            metric = config.report.metric(config.report.primary)
-            given = None if metric.given is None else f'$.score.values."{metric.given}"'
-            rows = db.execute(
-                "SELECT condition, COUNT(*), TOTAL(json_extract(summary_json, ?)) "
-                "FROM episode_summaries WHERE run_id = ? AND status = 'scored' "
-                "AND json_valid(summary_json) "
-                "AND (? IS NULL OR json_extract(summary_json, ?) = 1) GROUP BY condition",
-                (f'$.score.values."{metric.value}"', config.run_id, given, given),
-            )
-            found = {condition: rate(k, n) for condition, n, k in rows}
-            rates[config.run_id] = {c: found.get(c, rate(0, 0)) for c in config.conditions}
+    for config in configs:
+        metric = config.report.metric(config.report.primary)
+        totals = runs.scored_totals(config.run_id, metric.value, metric.given)
+        found = {condition: rate(k, n) for condition, (n, k) in totals.items()}
+        rates[config.run_id] = {c: found.get(c, rate(0, 0)) for c in config.conditions}
     return rates
 
 

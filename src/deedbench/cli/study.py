@@ -84,13 +84,12 @@ def study(
 ) -> None:
     """Run a study: every (benchmark, agent) run of FILE at once, then one table; running
     it again resumes it."""
-    from deedbench.engine import register_secret
     from deedbench.errors import ExecutorError
     from deedbench.executors.kinds import Placement
+    from deedbench.secrets import register_secret
     from deedbench.study import StudyError, plan_study
 
-    if executor is not None:
-        _study_kind(executor)  # a wrong name stops before the file is read
+    chosen = None if executor is None else _study_kind(executor)  # before the file is read
     price_table = load_prices(prices)
     store_path = resolve_store(store)
     with _store_for(store_path) as runs:
@@ -107,7 +106,7 @@ def study(
         for run in plan.runs:  # what is printed is redacted of the keys the runs read
             for variable in run.config.key_variables:
                 register_secret(os.environ.get(variable))
-        kind = _study_kind(executor or plan.study.executor)
+        kind = chosen or _study_kind(plan.study.executor)
         placement = Placement(
             concurrency or plan.study.concurrency,
             workers or plan.study.workers,
@@ -237,8 +236,13 @@ def _launch(
     cache: bool,
 ) -> list[RunOutcome]:
     """Run the study, turning failures before the start and signals into clear exits."""
-    from deedbench.agents import AgentSpecError
-    from deedbench.engine import BenchmarkError, ExecutorError, RunAborted, StoreError
+    from deedbench.errors import (
+        AgentSpecError,
+        BenchmarkError,
+        ExecutorError,
+        RunAborted,
+        StoreError,
+    )
     from deedbench.study import run_study
 
     started: list[bool] = []

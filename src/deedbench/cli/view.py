@@ -64,7 +64,7 @@ def view(
     """Serve the store's runs to a browser, updated while runs are written (read-only)."""
     if find_spec("starlette") is None or find_spec("uvicorn") is None:
         raise fail(f"deedbench view needs the view extra; install it with: {INSTALL_HINT}")
-    from deedbench.engine import StoreError
+    from deedbench.errors import StoreError
     from deedbench.view import ServeError, StoreReader, serve
     from deedbench.view.server import allowed_hosts, is_loopback
     from deedbench.view.summaries import SummaryCache, default_cache

@@ -29,7 +29,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import time
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
@@ -161,24 +160,6 @@ class ReadOnlyStore:
                 counts[status] = n
                 found[run_id] = (counts, max(last, rowid))
         return found
-
-    def executors(self, within: float) -> dict[str, str]:
-        """The runs a process is executing whose heartbeat is at most `within` seconds
-        old, each with that process ("pid P on host H")."""
-        with self.reading() as db:
-            try:
-                locks = db.execute("SELECT run_id, pid, host, heartbeat_at FROM run_locks")
-                rows = locks.fetchall()
-            except sqlite3.OperationalError as exc:
-                if "no such table" not in str(exc):  # a store from before run locks
-                    raise
-                rows = []
-        now = time.time()
-        return {
-            run_id: f"pid {pid} on host {host}"
-            for run_id, pid, host, beat in rows
-            if now - beat <= within
-        }
 
     # --- episodes --------------------------------------------------------------------------
 

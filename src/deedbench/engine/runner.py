@@ -116,4 +116,3 @@ async def drive(
         take(await executor.stop())
         raise
     return started
-

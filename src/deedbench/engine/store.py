@@ -63,14 +63,17 @@ from deedbench.version import __version__
 
 __all__ = [
     "HEARTBEAT_SECONDS",
+    "LIVE_SECONDS",
     "STALE_SECONDS",
     "SUMMARY_JSON",
     "Readable",
     "RunStore",
+    "executing",
 ]
 
 HEARTBEAT_SECONDS = 5.0  # how often the process executing a run proves it is alive
 STALE_SECONDS = 60.0  # a lock whose heartbeat is older than this is taken over
+LIVE_SECONDS = 3 * HEARTBEAT_SECONDS  # a run whose lock beat this recently is being executed
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -162,6 +165,25 @@ class Readable(Protocol):
     `deedbench.study.store`): the run store, or the viewer's read-only one."""
 
     def reading(self) -> AbstractContextManager[sqlite3.Connection]: ...
+
+
+def executing(store: Readable, within: float = LIVE_SECONDS) -> dict[str, str]:
+    """The runs a live process is executing, each with that process ("pid P on host H"):
+    their lock's heartbeat is at most `within` seconds old (none in a store made before
+    runs had locks)."""
+    with store.reading() as db:
+        try:
+            rows = db.execute("SELECT run_id, pid, host, heartbeat_at FROM run_locks").fetchall()
+        except sqlite3.OperationalError as exc:
+            if "no such table" not in str(exc):
+                raise
+            rows = []
+    now = time.time()
+    return {
+        run_id: f"pid {pid} on host {host}"
+        for run_id, pid, host, beat in rows
+        if now - beat <= within
+    }
 
 
 class RunStore:
@@ -453,6 +475,24 @@ class RunStore:
                 (run_id,),
             )
             return dict(rows.fetchall())
+
+    def scored_totals(
+        self, run_id: str, value: str, given: str | None
+    ) -> dict[str, tuple[int, float]]:
+        """Per condition, the run's scored episodes (those whose score value `given` is 1,
+        if one is named) and the sum of their score value `value`: summed by SQLite from
+        the summaries, no record parsed, for a listing of many runs."""
+        path = f'$.score.values."{value}"'
+        only = None if given is None else f'$.score.values."{given}"'
+        with self._guard():
+            rows = self._db.execute(
+                "SELECT condition, COUNT(*), TOTAL(json_extract(summary_json, ?)) "
+                "FROM episode_summaries WHERE run_id = ? AND status = 'scored' "
+                "AND json_valid(summary_json) "
+                "AND (? IS NULL OR json_extract(summary_json, ?) = 1) GROUP BY condition",
+                (path, run_id, only, only),
+            )
+            return {condition: (n, total) for condition, n, total in rows}
 
     # --- cached model answers -------------------------------------------------------------
 

@@ -16,12 +16,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
-from importlib import import_module
-from importlib.metadata import entry_points
 from typing import ClassVar
 
 from deedbench.agents import SharedLimits
-from deedbench.engine import Executor, InProcessExecutor, ProcessExecutor, RunStore
+from deedbench.engine import Executor, InProcessExecutor, ProcessExecutor, RunStore, plugins
 from deedbench.errors import ExecutorError
 from deedbench.recipes import RunRecipe
 
@@ -187,9 +185,8 @@ _BUILTIN: dict[str, type[ExecutorKind]] = {k.name: k for k in (LocalKind, Worker
 
 def executor_kinds() -> dict[str, ExecutorKind]:
     """Every executor by name: deedbench's, then other packages' in name order."""
-    found = {e.name: e.value for e in entry_points(group=GROUP) if e.name not in _BUILTIN}
     kinds: dict[str, ExecutorKind] = {name: kind() for name, kind in _BUILTIN.items()}
-    for name, target in sorted(found.items()):
+    for name, target in plugins.entries(GROUP, _BUILTIN).items():
         kinds[name] = _load(name, target)
     return kinds
 
@@ -215,11 +212,7 @@ def _no_study(name: str) -> ExecutorError:
 
 
 def _load(name: str, target: str) -> ExecutorKind:
-    module, _, attribute = target.partition(":")
-    try:
-        kind = getattr(import_module(module), attribute)
-    except (ImportError, AttributeError) as exc:
-        raise ExecutorError(f"executor {name!r} ({target}) cannot be loaded: {exc}") from None
+    kind = plugins.load(target, f"executor {name!r} ({target})", ExecutorError)
     if not (isinstance(kind, type) and issubclass(kind, ExecutorKind)) or kind.name != name:
         raise ExecutorError(
             f"executor {name!r} ({target}) is no ExecutorKind subclass named {name!r}"

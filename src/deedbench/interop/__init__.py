@@ -14,7 +14,7 @@ from importlib.util import find_spec
 
 from deedbench.errors import InspectNotInstalled
 
-__all__ = ["INSTALL_HINT", "InspectNotInstalled", "require_inspect"]
+__all__ = ["INSTALL_HINT", "require_inspect"]
 
 INSTALL_HINT = "pip install 'deedbench[inspect]'"
 

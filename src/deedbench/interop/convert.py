@@ -23,7 +23,7 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolCall as InspectToolCall
 from inspect_ai.tool import ToolCallError, ToolInfo
 
-from deedbench.engine import Message, ToolCall, Usage
+from deedbench.records import Message, ToolCall, Usage
 
 __all__ = [
     "from_inspect",

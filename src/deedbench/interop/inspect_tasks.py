@@ -42,22 +42,24 @@ from deedbench.benchmarks import benchmark_class, benchmarks, load_benchmark
 from deedbench.engine import (
     AgentContext,
     Benchmark,
-    BenchmarkError,
-    EpisodeKey,
     EpisodeSetup,
     EpisodeTranscript,
-    Message,
-    Sample,
-    Termination,
     Tool,
     ToolBox,
-    ToolCall,
-    episode_seed,
     run_episode,
 )
+from deedbench.errors import BenchmarkError
 from deedbench.interop.convert import from_inspect, to_inspect, usage_from_inspect
 from deedbench.interop.inspect_model import SEED_KEY  # and registers the deedbench/ models
-from deedbench.scoring import Score
+from deedbench.records import (
+    EpisodeKey,
+    Message,
+    Sample,
+    Score,
+    Termination,
+    ToolCall,
+    episode_seed,
+)
 
 __all__ = [
     "SCORER_NAME",

@@ -27,7 +27,7 @@ from deedbench.benchmarks import benchmark_class
 from deedbench.benchmarks.tau2.benchmark import task_sample
 from deedbench.benchmarks.tau2.rescore import Rescored, Tau2Rescorer, Tau2RescoreReport
 from deedbench.benchmarks.tau2.results import TAU2_ENDINGS, Tau2Results, Tau2Simulation
-from deedbench.engine import BenchmarkError
+from deedbench.errors import BenchmarkError
 from deedbench.records import EpisodeRecord, ModelUser, RunConfig, Usage
 from deedbench.version import __version__
 

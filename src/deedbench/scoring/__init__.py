@@ -1,9 +1,8 @@
 """Shared scoring pieces: state comparison and τ-bench's hash, procedure rules over a
-transcript; and, from the records they stand on, scores with evidence and the metrics
-reports aggregate.
+transcript. The scores, evidence and metrics they produce are records
+(`deedbench.records`).
 """
 
-from deedbench.records import NO_CHOICE, Evidence, MetricSpec, ReportSpec, Score
 from deedbench.scoring.procedure import ProcedureSpec, Violation, check_procedure
 from deedbench.scoring.state import (
     OverlayState,
@@ -18,13 +17,8 @@ from deedbench.scoring.state import (
 )
 
 __all__ = [
-    "NO_CHOICE",
-    "Evidence",
-    "MetricSpec",
     "OverlayState",
     "ProcedureSpec",
-    "ReportSpec",
-    "Score",
     "Violation",
     "canonical",
     "check_procedure",

@@ -27,8 +27,8 @@ from itertools import islice
 
 from deedbench.agents import is_model_spec
 from deedbench.benchmarks import load_benchmark
-from deedbench.engine import AgentContext, Message, RunStore, run_episode
-from deedbench.records import Usage
+from deedbench.engine import AgentContext, RunStore, run_episode
+from deedbench.records import Message, Usage
 from deedbench.reports.cost import PriceTable
 from deedbench.study.planner import PlannedRun
 

@@ -18,18 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from deedbench.agents import (
-    AgentSettings,
-    GenerationParams,
-    agent_kinds,
-    is_model_spec,
-    settings_for,
-)
+from deedbench.agents import agent_kinds, is_model_spec, settings_for
 from deedbench.benchmarks import benchmark_class, load_benchmark
-from deedbench.engine import Benchmark, PlanError, RunConfig, RunStore
+from deedbench.engine import Benchmark, RunStore
 from deedbench.engine.planning import new_run_config
-from deedbench.errors import UsageError
-from deedbench.records import ModelUser
+from deedbench.errors import PlanError, UsageError
+from deedbench.records import AgentSettings, GenerationParams, ModelUser, RunConfig
 from deedbench.reports.cost import Price, PriceTable
 from deedbench.study.model import (
     LABEL,

@@ -27,9 +27,11 @@ from collections.abc import Callable
 from contextlib import AsyncExitStack, ExitStack
 from dataclasses import dataclass
 
-from deedbench.engine import EpisodeRecord, ExecutorError, Launch, RunAborted, RunStore, StoreError
+from deedbench.engine import Launch, RunStore
+from deedbench.errors import ExecutorError, RunAborted, StoreError
 from deedbench.executors.kinds import Placement, executor_kind
 from deedbench.recipes import RunRecipe
+from deedbench.records import EpisodeRecord
 from deedbench.study.planner import PlannedRun, StudyPlan
 from deedbench.study.store import save_study
 

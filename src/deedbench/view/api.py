@@ -16,10 +16,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from deedbench.engine import EpisodeKey, redact
-from deedbench.records import MAX_EPOCHS, Party
+from deedbench.records import MAX_EPOCHS, EpisodeKey, Party
 from deedbench.reports.format import contrast_text, interval, pct
 from deedbench.reports.html import render_figures
+from deedbench.secrets import redact
 from deedbench.view.align import align_calls, calls_of
 from deedbench.view.catalog import Catalog, EpisodeFilter, UnknownEpisode
 from deedbench.view.source import Activity

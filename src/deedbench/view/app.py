@@ -27,7 +27,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from deedbench.engine import StoreError
+from deedbench.errors import StoreError
 from deedbench.reports.cost import PriceTable
 from deedbench.view import api, pages
 from deedbench.view.catalog import Catalog

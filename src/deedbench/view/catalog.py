@@ -29,12 +29,13 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
-from deedbench.engine import EpisodeKey, EpisodeRecord, RunConfig, register_secret
 from deedbench.engine.read_only_store import ListedEpisode, Selection
+from deedbench.records import EpisodeKey, EpisodeRecord, RunConfig
 from deedbench.reports.contrast import Contrast, contrast
 from deedbench.reports.cost import PriceTable
 from deedbench.reports.html import ERROR, SCORED, episode_data
 from deedbench.reports.summary import EpisodeFigures, RunTally, cluster_of
+from deedbench.secrets import register_secret
 from deedbench.view.source import Activity, StoreReader
 from deedbench.view.summaries import Summarized, Summarizer, SummaryCache
 

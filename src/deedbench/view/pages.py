@@ -21,7 +21,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from deedbench.engine import RunConfig, redact
+from deedbench.records import RunConfig
+from deedbench.secrets import redact
 from deedbench.version import __version__
 from deedbench.view.api import Rejected, catalog_of, parse_key, parse_ref, parse_sides
 from deedbench.view.catalog import UnknownEpisode

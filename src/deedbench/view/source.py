@@ -17,13 +17,9 @@ from pathlib import Path
 from deedbench.audit import AuditResult, load_audits
 from deedbench.audit.store import audit_counts, last_audit
 from deedbench.engine.read_only_store import ReadOnlyStore
-from deedbench.engine.store import HEARTBEAT_SECONDS
+from deedbench.engine.store import executing
 
 __all__ = ["Activity", "StoreReader"]
-
-# A run whose executor sent no heartbeat for three beats is no longer shown as running
-# (the store's own takeover rule waits longer, since it must be sure).
-_LIVE_SECONDS = 3 * HEARTBEAT_SECONDS
 
 
 @dataclass(frozen=True)
@@ -80,7 +76,7 @@ class StoreReader(ReadOnlyStore):
         if self._counted is None or self._counted[0] != stamp:
             self._counted = (stamp, self.episode_counts(), audit_counts(self))
         _, stored, audits = self._counted
-        executors = self.executors(within=_LIVE_SECONDS)
+        executors = executing(self)
         return {
             run_id: Activity(
                 stored.get(run_id, ({}, 0))[0],

@@ -33,7 +33,8 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
-from deedbench.engine import RunConfig, StoreError
+from deedbench.errors import StoreError
+from deedbench.records import RunConfig
 from deedbench.reports.cost import PriceTable
 from deedbench.reports.summary import RunSummary, RunTally
 from deedbench.version import __version__

@@ -28,7 +28,8 @@ import pytest
 from deedbench.benchmarks.airline import load_airline_data
 from deedbench.benchmarks.airline.tools import AIRLINE_TOOLS, AIRLINE_WRITE_TOOLS
 from deedbench.benchmarks.servicedesk import DeskWorld
-from deedbench.engine import ToolBox, ToolCall
+from deedbench.engine import ToolBox
+from deedbench.records import ToolCall
 from deedbench.scoring import tau_hash, worlds_equal_tau
 
 REPO_ROOT = Path(__file__).resolve().parents[3]

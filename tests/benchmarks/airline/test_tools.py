@@ -22,7 +22,8 @@ from deedbench.benchmarks.airline.tools import (
     RESERVATION_IDS,
 )
 from deedbench.benchmarks.servicedesk import DeskWorld, TauToolBox
-from deedbench.engine import BenchmarkError, Message, Termination, ToolCall
+from deedbench.errors import BenchmarkError
+from deedbench.records import Message, Termination, ToolCall
 from deedbench.scoring import tau_hash, worlds_equal_tau
 
 ANN, BOB = "ann_lee_1", "bob_ray_2"

@@ -11,14 +11,9 @@ import pytest
 from deedbench.benchmarks import load_benchmark
 from deedbench.benchmarks.retail import RetailBenchmark, builtin_tasks
 from deedbench.benchmarks.servicedesk import TaskCheck
-from deedbench.engine import (
-    BenchmarkError,
-    EpisodeRecord,
-    RunConfig,
-    RunStore,
-    new_run_config,
-    run,
-)
+from deedbench.engine import RunStore, new_run_config, run
+from deedbench.errors import BenchmarkError
+from deedbench.records import EpisodeRecord, RunConfig
 from deedbench.reports import summarize
 
 Run = tuple[RunConfig, list[EpisodeRecord]]

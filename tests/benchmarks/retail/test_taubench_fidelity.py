@@ -16,7 +16,8 @@ import pytest
 
 from deedbench.benchmarks.retail import RETAIL_TOOLS, load_retail_data
 from deedbench.benchmarks.servicedesk import DeskWorld
-from deedbench.engine import ToolBox, ToolCall
+from deedbench.engine import ToolBox
+from deedbench.records import ToolCall
 from deedbench.scoring import tau_hash, worlds_equal_tau
 
 REPO_ROOT = Path(__file__).resolve().parents[3]

@@ -14,7 +14,8 @@ from deedbench.benchmarks.retail import RETAIL, RETAIL_TOOLS, generate_world
 from deedbench.benchmarks.retail.benchmark import WORLD_SEED, RetailBenchmark, builtin_tasks
 from deedbench.benchmarks.retail.templates import COMPOUNDS, TEMPLATES, generate_tasks
 from deedbench.benchmarks.servicedesk import Action, DeskTask, DeskWorld, check_task, replay
-from deedbench.engine import ToolBox, ToolCall
+from deedbench.engine import ToolBox
+from deedbench.records import ToolCall
 
 World = dict[str, dict[str, Any]]
 

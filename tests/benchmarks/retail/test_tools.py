@@ -16,7 +16,9 @@ import pytest
 
 from deedbench.benchmarks.retail.tools import RETAIL_TOOLS, WRITE_TOOLS, cancel_pending_order
 from deedbench.benchmarks.servicedesk import DeskWorld
-from deedbench.engine import Message, ToolBox, ToolCall, ToolError
+from deedbench.engine import ToolBox
+from deedbench.errors import ToolError
+from deedbench.records import Message, ToolCall
 
 ADDRESS = {
     "address1": "1 Elm St",

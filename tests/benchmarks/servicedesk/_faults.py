@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 from deedbench.benchmarks.retail import RetailBenchmark
 from deedbench.benchmarks.servicedesk import Action, DeskTask, ScriptedUser
-from deedbench.engine import AgentContext, Message, run_episode
-from deedbench.records import Attribution
+from deedbench.engine import AgentContext, run_episode
+from deedbench.records import Attribution, Message
 
 
 class _Stopper(ScriptedUser):

@@ -20,7 +20,8 @@ from deedbench.benchmarks.servicedesk import (
 )
 from deedbench.benchmarks.tau2.domain import Tau2Domain
 from deedbench.benchmarks.tau2.toolkit import Toolkit
-from deedbench.engine import BenchmarkError, tool
+from deedbench.engine import tool
+from deedbench.errors import BenchmarkError
 
 
 @tool

@@ -15,7 +15,8 @@ from deedbench.benchmarks.airline import AIRLINE
 from deedbench.benchmarks.retail import RETAIL, RetailBenchmark
 from deedbench.benchmarks.servicedesk import STOP, LLMUser, UserInstructions, user_prompt
 from deedbench.benchmarks.taubench import TaubenchAirlineBenchmark
-from deedbench.engine import AgentContext, Message, ToolCall
+from deedbench.engine import AgentContext
+from deedbench.records import Message, ToolCall
 
 AIRLINE_DATA = Path(__file__).resolve().parents[3].parent / "shared" / "taubench" / "airline"
 CONTEXT = AgentContext("s1:user", "default", 0, 7)

@@ -18,7 +18,8 @@ from deedbench.benchmarks.servicedesk import (
     think,
     transfer_to_human_agents,
 )
-from deedbench.engine import Message, ToolBox, ToolCall
+from deedbench.engine import ToolBox
+from deedbench.records import Message, ToolCall
 
 
 @pytest.fixture

@@ -17,17 +17,8 @@ from deedbench.benchmarks.servicedesk import (
     OracleAgent,
     replay,
 )
-from deedbench.engine import (
-    Agent,
-    AgentContext,
-    EpisodeTranscript,
-    Message,
-    Sample,
-    Termination,
-    ToolCall,
-    run_episode,
-)
-from deedbench.scoring import Score
+from deedbench.engine import Agent, AgentContext, EpisodeTranscript, run_episode
+from deedbench.records import Message, Sample, Score, Termination, ToolCall
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,8 @@ import pytest
 
 from deedbench.benchmarks.retail import RETAIL, RETAIL_TOOLS, generate_world
 from deedbench.benchmarks.servicedesk import DeskWorld, TauToolBox, agent_replies, conversation
-from deedbench.engine import Message, Termination, ToolCall, TurnOutcome
+from deedbench.engine import TurnOutcome
+from deedbench.records import Message, Termination, ToolCall
 from deedbench.scoring.procedure import ONE_TOOL_CALL_PER_TURN, check_procedure
 
 

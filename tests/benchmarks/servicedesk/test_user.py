@@ -21,7 +21,7 @@ from deedbench.benchmarks.servicedesk import (
     Want,
     action_done,
 )
-from deedbench.engine import Message, ToolCall
+from deedbench.records import Message, ToolCall
 
 SYSTEM = Message(role="system", content="policy")
 YES = "yes, please go ahead."

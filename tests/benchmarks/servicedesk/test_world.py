@@ -11,7 +11,7 @@ import pytest
 
 from deedbench.benchmarks.retail import load_retail_data
 from deedbench.benchmarks.servicedesk import DeskWorld, copy_json
-from deedbench.engine import BenchmarkError
+from deedbench.errors import BenchmarkError
 
 
 def tiny_base() -> dict[str, Any]:

@@ -16,18 +16,13 @@ from deedbench.benchmarks.tac.tools import TOOLS, TacWorld
 from deedbench.engine import (
     Agent,
     AgentContext,
-    EpisodeKey,
-    EpisodeRecord,
-    Message,
-    RunConfig,
     RunStore,
     ToolBox,
-    ToolCall,
-    episode_seed,
     new_run_config,
     run,
     run_episode,
 )
+from deedbench.records import EpisodeKey, EpisodeRecord, Message, RunConfig, ToolCall, episode_seed
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 OFFICIAL_FIXTURE = FIXTURES / "tac_official_schema.json"

@@ -17,7 +17,7 @@ from deedbench.benchmarks.tac.baselines import (
     requested_tickets,
 )
 from deedbench.benchmarks.tac.scenario import BUILTIN_DIR
-from deedbench.engine import EpisodeRecord, RunConfig
+from deedbench.records import EpisodeRecord, RunConfig
 from deedbench.reports import RunSummary, summarize
 
 from ._support import purchases_by_sample, run_full

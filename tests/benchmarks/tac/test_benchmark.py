@@ -12,7 +12,9 @@ from deedbench.agents import FunctionAgent
 from deedbench.benchmarks import benchmarks, load_benchmark
 from deedbench.benchmarks.tac import TacBenchmark
 from deedbench.benchmarks.tac.prompts import WELFARE_SENTENCE, system_prompt
-from deedbench.engine import AgentContext, BenchmarkError, Message, Sample
+from deedbench.engine import AgentContext
+from deedbench.errors import BenchmarkError
+from deedbench.records import Message, Sample
 from deedbench.reports.summary import summarize
 
 from ._support import OFFICIAL_FIXTURE

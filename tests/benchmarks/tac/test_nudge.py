@@ -12,16 +12,9 @@ from deedbench.agents import FunctionAgent
 from deedbench.benchmarks import load_benchmark
 from deedbench.benchmarks.tac import TacBenchmark
 from deedbench.benchmarks.tac.nudge import NudgeUser
-from deedbench.engine import (
-    AgentContext,
-    BenchmarkError,
-    EpisodeTranscript,
-    Message,
-    Sample,
-    Termination,
-    run_episode,
-)
-from deedbench.scoring import Score
+from deedbench.engine import AgentContext, EpisodeTranscript, run_episode
+from deedbench.errors import BenchmarkError
+from deedbench.records import Message, Sample, Score, Termination
 
 from ._support import assistant_calls, purchase_call
 

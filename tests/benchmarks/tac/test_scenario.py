@@ -26,7 +26,8 @@ from deedbench.benchmarks.tac.scenario import (
     scenarios_hash,
 )
 from deedbench.cli.main import app
-from deedbench.engine import BenchmarkError, RunStore
+from deedbench.engine import RunStore
+from deedbench.errors import BenchmarkError
 
 from ._support import OFFICIAL_FIXTURE, VARIANTS_FIXTURE, builtin_json, call_tool, toolbox
 

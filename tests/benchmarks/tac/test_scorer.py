@@ -12,7 +12,8 @@ import pytest
 from deedbench.agents import FunctionAgent
 from deedbench.benchmarks.tac.scorer import score_tac
 from deedbench.benchmarks.tac.tools import TOOLS, TacWorld
-from deedbench.engine import AgentContext, Message, Termination, ToolBox, ToolCall
+from deedbench.engine import AgentContext, ToolBox
+from deedbench.records import Message, Termination, ToolCall
 from deedbench.reports import summarize
 
 from ._support import assistant_calls, builtin_scenario, purchase_call, run_full

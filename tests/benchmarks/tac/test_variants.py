@@ -17,7 +17,8 @@ from deedbench.benchmarks.tac import TacBenchmark
 from deedbench.benchmarks.tac.scenario import Experience, Scenario, load_scenarios, scenarios_hash
 from deedbench.benchmarks.tac.variants import VARIANTS, make_variant
 from deedbench.cli.main import app
-from deedbench.engine import BenchmarkError, RunStore
+from deedbench.engine import RunStore
+from deedbench.errors import BenchmarkError
 
 from ._support import VARIANTS_FIXTURE, builtin_scenario, call_tool, toolbox
 

@@ -14,7 +14,7 @@ from typing import Any
 from deedbench.benchmarks.tau2.domain import Tau2Data
 from deedbench.benchmarks.tau2.environment import db_hash
 from deedbench.benchmarks.tau2.tasks import Tau2Task
-from deedbench.engine import ToolCall
+from deedbench.records import ToolCall
 
 
 def deedbench_calls(data: Tau2Data, case: dict[str, Any]) -> dict[str, Any]:

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from deedbench.benchmarks import load_benchmark
 from deedbench.benchmarks.tau2.benchmark import Tau2Benchmark
 from deedbench.benchmarks.tau2.user import ScriptedTau2User
-from deedbench.engine import AgentContext, Message, ToolCall, run_episode
+from deedbench.engine import AgentContext, run_episode
+from deedbench.records import Message, ToolCall
 
 from . import _reference
 

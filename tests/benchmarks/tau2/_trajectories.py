@@ -19,7 +19,7 @@ from typing import Any
 
 from deedbench.benchmarks.tau2.domain import Tau2Data
 from deedbench.benchmarks.tau2.tasks import GoldAction, Tau2Task
-from deedbench.engine import Message, ToolCall
+from deedbench.records import Message, ToolCall
 
 GREETING = "Hi! How can I help you today?"
 

@@ -31,7 +31,8 @@ from deedbench.benchmarks.tau2.banking import (
 )
 from deedbench.benchmarks.tau2.domain import Tau2Data
 from deedbench.benchmarks.tau2.tasks import Tau2Task
-from deedbench.engine import BenchmarkError, ToolCall
+from deedbench.errors import BenchmarkError
+from deedbench.records import ToolCall
 
 from . import _reference
 from ._reference import domain_data, missing

@@ -30,7 +30,7 @@ from deedbench.benchmarks.tau2.banking.tools import (
 from deedbench.benchmarks.tau2.domain import Tau2Data, Tau2Domain
 from deedbench.benchmarks.tau2.environment import db_hash
 from deedbench.benchmarks.tau2.tasks import Tau2Task
-from deedbench.engine import ToolCall
+from deedbench.records import ToolCall
 
 from . import _reference
 from ._compare import differences

@@ -15,8 +15,9 @@ from deedbench.benchmarks import load_benchmark
 from deedbench.benchmarks.tau2.benchmark import Tau2Benchmark
 from deedbench.benchmarks.tau2.environment import same_db
 from deedbench.cli.main import app
-from deedbench.engine import AgentContext, BenchmarkError, Message, run_episode
-from deedbench.scoring import Score
+from deedbench.engine import AgentContext, run_episode
+from deedbench.errors import BenchmarkError
+from deedbench.records import Message, Score
 
 from . import _reference
 

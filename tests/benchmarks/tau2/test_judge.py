@@ -13,7 +13,9 @@ import pytest
 
 from deedbench.agents.function import FunctionAgent
 from deedbench.benchmarks.tau2.judge import SYSTEM_PROMPT, judge_messages, parse_verdicts
-from deedbench.engine import AgentContext, InfrastructureError, Message, ToolCall, run_episode
+from deedbench.engine import AgentContext, run_episode
+from deedbench.errors import InfrastructureError
+from deedbench.records import Message, ToolCall
 
 from . import _reference
 from .mock_benchmark import MockTau2Benchmark

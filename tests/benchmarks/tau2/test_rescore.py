@@ -222,7 +222,7 @@ def _nl_cases(data: Tau2Data) -> list[dict[str, Any]]:
 def _scripted_judge(verdicts: dict[str, bool]) -> Any:
     """A model that answers τ²'s judge prompt in τ²'s format, met or not per assertion."""
     from deedbench.agents.function import FunctionAgent
-    from deedbench.engine import Message
+    from deedbench.records import Message
 
     def answer(messages: Any, tools: Any, context: Any) -> Message:
         prompt = messages[-1].content

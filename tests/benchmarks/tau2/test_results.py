@@ -16,7 +16,8 @@ from deedbench.benchmarks.tau2.results import (
     tau2_messages,
     write_results,
 )
-from deedbench.engine import BenchmarkError, Message, ToolCall, Usage
+from deedbench.errors import BenchmarkError
+from deedbench.records import Message, ToolCall, Usage
 
 MESSAGES: list[dict[str, Any]] = [
     {"role": "assistant", "content": "Hi! How can I help you today?"},

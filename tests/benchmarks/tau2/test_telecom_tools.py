@@ -33,7 +33,7 @@ import pytest
 from deedbench.benchmarks.tau2.domain import Tau2Data
 from deedbench.benchmarks.tau2.tasks import Tau2Task
 from deedbench.benchmarks.tau2.telecom import TELECOM, policy
-from deedbench.engine import ToolCall
+from deedbench.records import ToolCall
 
 from . import _reference
 from ._compare import deedbench_calls, differences

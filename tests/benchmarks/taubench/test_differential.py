@@ -38,7 +38,8 @@ from deedbench.benchmarks.taubench import (
     TaubenchRetailBenchmark,
     rescore_file,
 )
-from deedbench.engine import AgentContext, Message, Termination, ToolCall, run_episode
+from deedbench.engine import AgentContext, run_episode
+from deedbench.records import Message, Termination, ToolCall
 from deedbench.scoring import tau_hash
 
 from ._generate import Slice, conversation, sequence, world_slice

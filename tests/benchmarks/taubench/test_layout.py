@@ -23,7 +23,7 @@ from deedbench.benchmarks.taubench import TaubenchAirlineBenchmark, TaubenchReta
 from deedbench.benchmarks.taubench.benchmark import TaubenchBenchmark
 from deedbench.benchmarks.taubench.layout import LAYOUTS, locate, read_python_tasks
 from deedbench.cli.main import app
-from deedbench.engine import BenchmarkError
+from deedbench.errors import BenchmarkError
 
 from ._reference import TAUBENCH
 

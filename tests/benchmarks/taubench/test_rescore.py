@@ -24,7 +24,7 @@ from deedbench.benchmarks.retail import RETAIL
 from deedbench.benchmarks.servicedesk import scorer as desk_scorer
 from deedbench.benchmarks.taubench import domain_for
 from deedbench.benchmarks.taubench.rescore import RecordVerdict, RescoreReport, rescore_file
-from deedbench.engine import BenchmarkError
+from deedbench.errors import BenchmarkError
 
 # tests/benchmarks/taubench/<this file>: parents[3] is the checkout, its parent holds `shared`.
 TAUBENCH = Path(__file__).resolve().parents[3].parent / "shared" / "taubench"

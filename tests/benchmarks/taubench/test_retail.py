@@ -18,7 +18,9 @@ from deedbench.benchmarks.retail import RETAIL as RETAIL_DESK
 from deedbench.benchmarks.servicedesk import TauToolBox
 from deedbench.benchmarks.taubench import TaubenchRetailBenchmark, TaubenchTaskCheck
 from deedbench.benchmarks.taubench import benchmark as taubench_benchmark
-from deedbench.engine import BenchmarkError, EpisodeRecord, RunStore, new_run_config, run
+from deedbench.engine import RunStore, new_run_config, run
+from deedbench.errors import BenchmarkError
+from deedbench.records import EpisodeRecord
 from deedbench.scoring import tau_hash
 
 # tests/benchmarks/taubench/<this file>: parents[3] is the checkout, its parent holds `shared`.

@@ -22,7 +22,7 @@ from deedbench.benchmarks.retail import load_retail_data
 from deedbench.benchmarks.taubench import TaubenchRetailBenchmark
 from deedbench.benchmarks.taubench.layout import locate
 from deedbench.benchmarks.taubench.tasks import load_taubench_tasks, parse_selection
-from deedbench.engine import BenchmarkError
+from deedbench.errors import BenchmarkError
 
 # tests/benchmarks/taubench/<this file>: parents[3] is the checkout, its parent holds `shared`.
 TAUBENCH = Path(__file__).resolve().parents[3].parent / "shared" / "taubench"

@@ -54,7 +54,8 @@ from deedbench.benchmarks.servicedesk import (
     think,
     transfer_to_human_agents,
 )
-from deedbench.engine import ToolError, tool
+from deedbench.engine import tool
+from deedbench.errors import ToolError
 
 __all__ = [
     "AIRLINE_TOOLS",

@@ -19,8 +19,8 @@ from deedbench.benchmarks.servicedesk.domain import Domain
 from deedbench.benchmarks.servicedesk.task import FORBIDDEN, INFO, TRANSFER, Action, DeskTask
 from deedbench.benchmarks.servicedesk.tau_toolbox import TRANSFER_TOOL
 from deedbench.benchmarks.servicedesk.user import action_done
-from deedbench.engine import AgentContext, Message, ToolCall
-from deedbench.records import answered_calls
+from deedbench.engine import AgentContext
+from deedbench.records import Message, ToolCall, answered_calls
 from deedbench.scoring.affirmation import classify_reply
 
 __all__ = ["IdleAgent", "OracleAgent"]

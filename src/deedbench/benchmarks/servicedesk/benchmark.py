@@ -26,20 +26,9 @@ from deedbench.benchmarks.servicedesk.task import DeskTask
 from deedbench.benchmarks.servicedesk.user import ScriptedUser
 from deedbench.benchmarks.servicedesk.validate import TaskCheck, validate_benchmark
 from deedbench.benchmarks.servicedesk.world import DeskWorld, Tables
-from deedbench.engine import (
-    Agent,
-    AgentContext,
-    Benchmark,
-    BenchmarkError,
-    EpisodeSetup,
-    Message,
-    Option,
-    Sample,
-    ToolBox,
-    User,
-)
-from deedbench.records import AGENT_SCOPE
-from deedbench.scoring import MetricSpec, ReportSpec
+from deedbench.engine import Agent, AgentContext, Benchmark, EpisodeSetup, Option, ToolBox, User
+from deedbench.errors import BenchmarkError
+from deedbench.records import AGENT_SCOPE, Message, MetricSpec, ReportSpec, Sample
 
 __all__ = ["USER_OPTION", "ServiceDeskBenchmark"]
 

@@ -30,7 +30,9 @@ from typing import Any
 from deedbench.benchmarks.servicedesk.procedure import Procedure, procedure_spec
 from deedbench.benchmarks.servicedesk.task import CHANGE, Action, UserInstructions
 from deedbench.benchmarks.servicedesk.world import DeskWorld, Tables
-from deedbench.engine import BenchmarkError, Message, Tool
+from deedbench.engine import Tool
+from deedbench.errors import BenchmarkError
+from deedbench.records import Message
 from deedbench.scoring.procedure import ProcedureSpec, Violation, check_procedure
 
 __all__ = ["Answer", "Customer", "Domain", "Identity", "PolicyCheck"]

@@ -18,7 +18,8 @@ from collections.abc import Sequence
 from deedbench.benchmarks.servicedesk.domain import Domain
 from deedbench.benchmarks.servicedesk.task import UserInstructions
 from deedbench.benchmarks.servicedesk.tau_toolbox import conversation
-from deedbench.engine import Agent, AgentContext, Message
+from deedbench.engine import Agent, AgentContext
+from deedbench.records import Message
 from deedbench.records.messages import Role
 
 __all__ = ["STOP", "LLMUser", "user_prompt"]

@@ -16,7 +16,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from deedbench.benchmarks.servicedesk.arithmetic import ALLOWED_CHARACTERS, evaluate
-from deedbench.engine import Tool, ToolError, tool
+from deedbench.engine import Tool, tool
+from deedbench.errors import ToolError
 
 __all__ = ["calculate", "taubench_named", "think", "transfer_to_human_agents"]
 

@@ -21,7 +21,8 @@ from pydantic import BaseModel
 from deedbench.benchmarks.servicedesk.task import Action
 from deedbench.benchmarks.servicedesk.tau_toolbox import RESPOND, TRANSFER_TOOL, TauToolBox
 from deedbench.benchmarks.servicedesk.world import DeskWorld, Tables
-from deedbench.engine import Message, Tool, ToolCall, TurnOutcome
+from deedbench.engine import Tool, TurnOutcome
+from deedbench.records import Message, ToolCall
 
 __all__ = [
     "SKIPPED",

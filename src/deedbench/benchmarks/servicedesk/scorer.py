@@ -28,9 +28,9 @@ from deedbench.benchmarks.servicedesk.replay import replay
 from deedbench.benchmarks.servicedesk.task import DeskTask
 from deedbench.benchmarks.servicedesk.tau_toolbox import agent_replies, tau_replies
 from deedbench.benchmarks.servicedesk.world import DeskWorld, Tables
-from deedbench.engine import BenchmarkError, EpisodeTranscript, Sample, Termination
-from deedbench.records import AGENT_SCOPE
-from deedbench.scoring import Evidence, Score
+from deedbench.engine import EpisodeTranscript
+from deedbench.errors import BenchmarkError
+from deedbench.records import AGENT_SCOPE, Evidence, Sample, Score, Termination
 from deedbench.scoring.outputs import missing_outputs, outputs_compat
 from deedbench.scoring.state import worlds_diff, worlds_equal_canonical, worlds_equal_tau
 

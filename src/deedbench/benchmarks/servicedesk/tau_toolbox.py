@@ -33,8 +33,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from deedbench.benchmarks.servicedesk.task import Action
-from deedbench.engine import Message, Termination, Tool, ToolBox, ToolCall, TurnOutcome
-from deedbench.records import answered_calls
+from deedbench.engine import Tool, ToolBox, TurnOutcome
+from deedbench.records import Message, Termination, ToolCall, answered_calls
 
 __all__ = [
     "RESPOND",

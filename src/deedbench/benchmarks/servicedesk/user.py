@@ -23,8 +23,7 @@ from deedbench.benchmarks.servicedesk.task import (
     Want,
 )
 from deedbench.benchmarks.servicedesk.tau_toolbox import conversation
-from deedbench.engine import Message
-from deedbench.records import answered_calls
+from deedbench.records import Message, answered_calls
 from deedbench.scoring.outputs import outputs_compat
 
 __all__ = ["MAX_REPEATS", "ScriptedUser", "action_done"]

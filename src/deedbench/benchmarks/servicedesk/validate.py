@@ -19,16 +19,8 @@ from deedbench.benchmarks.servicedesk.domain import Domain
 from deedbench.benchmarks.servicedesk.replay import FailedGoldAction, replay
 from deedbench.benchmarks.servicedesk.task import DeskTask
 from deedbench.benchmarks.servicedesk.world import DeskWorld, Tables
-from deedbench.engine import (
-    Agent,
-    AgentContext,
-    EpisodeSetup,
-    EpisodeTranscript,
-    Sample,
-    run_episode,
-)
-from deedbench.records import Fault
-from deedbench.scoring import Score
+from deedbench.engine import Agent, AgentContext, EpisodeSetup, EpisodeTranscript, run_episode
+from deedbench.records import Fault, Sample, Score
 from deedbench.scoring.state import worlds_equal_canonical
 
 __all__ = ["Desk", "TaskCheck", "check_task", "run_baseline", "validate_benchmark"]

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from deedbench.engine import BenchmarkError
+from deedbench.errors import BenchmarkError
 from deedbench.files import read_text
 
 __all__ = ["DeskWorld", "Record", "Table", "Tables", "copy_json", "load_tables", "read_table"]

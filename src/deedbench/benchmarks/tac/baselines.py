@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from deedbench.engine import AgentContext, Message, ToolCall
+from deedbench.engine import AgentContext
+from deedbench.records import Message, ToolCall
 
 __all__ = [
     "BASELINES",

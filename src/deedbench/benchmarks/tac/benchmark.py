@@ -17,17 +17,8 @@ from deedbench.benchmarks.tac.scenario import Scenario, load_scenario_set, scena
 from deedbench.benchmarks.tac.scorer import TacScorer
 from deedbench.benchmarks.tac.tools import TOOLS, Catalogue, TacWorld
 from deedbench.benchmarks.tac.variants import SCHEMES, VARIANTS, make_variant
-from deedbench.engine import (
-    Agent,
-    Benchmark,
-    EpisodeSetup,
-    Message,
-    Option,
-    Sample,
-    Scorer,
-    ToolBox,
-)
-from deedbench.scoring import MetricSpec, ReportSpec
+from deedbench.engine import Agent, Benchmark, EpisodeSetup, Option, Scorer, ToolBox
+from deedbench.records import Message, MetricSpec, ReportSpec, Sample
 
 __all__ = ["TacBenchmark"]
 

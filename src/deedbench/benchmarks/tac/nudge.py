@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from deedbench.engine import Message
+from deedbench.records import Message
 
 __all__ = ["NudgeUser"]
 

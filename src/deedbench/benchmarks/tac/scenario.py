@@ -26,7 +26,7 @@ from pydantic import (
     model_validator,
 )
 
-from deedbench.engine import BenchmarkError
+from deedbench.errors import BenchmarkError
 from deedbench.files import read_bytes
 
 __all__ = [

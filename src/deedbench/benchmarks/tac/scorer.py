@@ -29,9 +29,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from deedbench.benchmarks.tac.scenario import Scenario
-from deedbench.engine import EpisodeTranscript, Message, Sample, Termination, ToolCall
-from deedbench.records import answered_calls
-from deedbench.scoring import NO_CHOICE, Evidence, Score
+from deedbench.engine import EpisodeTranscript
+from deedbench.records import (
+    NO_CHOICE,
+    Evidence,
+    Message,
+    Sample,
+    Score,
+    Termination,
+    ToolCall,
+    answered_calls,
+)
 
 __all__ = ["PurchaseCall", "TacScorer", "as_choice", "last_purchase", "score_tac"]
 

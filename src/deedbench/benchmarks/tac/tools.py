@@ -14,7 +14,8 @@ from datetime import date as Date
 
 from deedbench.benchmarks.tac.location import match_location
 from deedbench.benchmarks.tac.scenario import Experience
-from deedbench.engine import ToolError, tool
+from deedbench.engine import tool
+from deedbench.errors import ToolError
 
 __all__ = ["TOOLS", "Booking", "Catalogue", "TacWorld"]
 

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from deedbench.benchmarks.tau2.tasks import GoldAction, Tau2Task
-from deedbench.engine import AgentContext, Message, ToolCall
+from deedbench.engine import AgentContext
+from deedbench.records import Message, ToolCall
 
 __all__ = ["AGENT_STOP", "Tau2Idle", "Tau2Oracle"]
 

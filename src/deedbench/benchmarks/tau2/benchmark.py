@@ -43,17 +43,14 @@ from deedbench.engine import (
     Agent,
     AgentContext,
     Benchmark,
-    BenchmarkError,
     EpisodeSetup,
     EpisodeTranscript,
     HalfDuplex,
-    Message,
     Option,
-    Sample,
     User,
 )
-from deedbench.records import AGENT_SCOPE
-from deedbench.scoring import MetricSpec, ReportSpec
+from deedbench.errors import BenchmarkError
+from deedbench.records import AGENT_SCOPE, Message, MetricSpec, ReportSpec, Sample
 
 __all__ = [
     "AGENT_INSTRUCTION",

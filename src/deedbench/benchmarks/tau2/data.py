@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from deedbench.engine import BenchmarkError
+from deedbench.errors import BenchmarkError
 from deedbench.files import read_text
 
 __all__ = ["DATA_ENV", "domain_folder", "load_db", "merged", "read_data", "updated"]

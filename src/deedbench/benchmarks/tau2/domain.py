@@ -30,7 +30,7 @@ from deedbench.benchmarks.tau2.data import load_db, updated
 from deedbench.benchmarks.tau2.environment import SkippedGoldAction, Tau2Environment
 from deedbench.benchmarks.tau2.tasks import Tau2Task, load_tasks
 from deedbench.benchmarks.tau2.toolkit import Toolkit
-from deedbench.engine import BenchmarkError
+from deedbench.errors import BenchmarkError
 from deedbench.records import Message
 from deedbench.scoring.procedure import Violation
 

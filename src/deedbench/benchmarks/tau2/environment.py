@@ -27,7 +27,8 @@ from typing import Any, Literal
 from deedbench.benchmarks.servicedesk.domain import Domain
 from deedbench.benchmarks.servicedesk.world import DeskWorld
 from deedbench.benchmarks.tau2.convention import to_json_str
-from deedbench.engine import Message, Tool, ToolCall
+from deedbench.engine import Tool
+from deedbench.records import Message, ToolCall
 
 __all__ = [
     "ReplayMismatch",

@@ -38,7 +38,8 @@ from deedbench.benchmarks.tau2.reward import (
     Tau2Reward,
 )
 from deedbench.benchmarks.tau2.tasks import RewardType, Tau2Task
-from deedbench.engine import Message, ToolKind
+from deedbench.engine import ToolKind
+from deedbench.records import Message
 
 __all__ = [
     "SCORED_ENDINGS",

@@ -17,7 +17,9 @@ import json
 from collections.abc import Sequence
 
 from deedbench.benchmarks.tau2.reward import NLAssertionCheck
-from deedbench.engine import Agent, AgentContext, InfrastructureError, Message
+from deedbench.engine import Agent, AgentContext
+from deedbench.errors import InfrastructureError
+from deedbench.records import Message
 
 __all__ = [
     "DEFAULT_JUDGE",

@@ -46,8 +46,9 @@ from deedbench.benchmarks.tau2.reward import NLAssertionCheck
 from deedbench.benchmarks.tau2.scorer import Tau2Scorer
 from deedbench.benchmarks.tau2.tasks import Tau2Task
 from deedbench.benchmarks.tau2.telecom import TELECOM, TELECOM_WORKFLOW
-from deedbench.engine import Agent, AgentContext, BenchmarkError, InfrastructureError, Message
-from deedbench.records import Attribution, Score, Usage
+from deedbench.engine import Agent, AgentContext
+from deedbench.errors import BenchmarkError, InfrastructureError
+from deedbench.records import Attribution, Message, Score, Usage
 from deedbench.stats import tau2_pass_hat_k
 
 __all__ = [

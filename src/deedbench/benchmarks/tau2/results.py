@@ -23,8 +23,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from deedbench.benchmarks.tau2.tasks import messages_from_tau2
-from deedbench.engine import BenchmarkError, Message, Termination
+from deedbench.errors import BenchmarkError
 from deedbench.files import read_text
+from deedbench.records import Message, Termination
 
 __all__ = [
     "RESULTS_FILE",

@@ -26,9 +26,8 @@ from deedbench.benchmarks.tau2.domain import Tau2Data
 from deedbench.benchmarks.tau2.evaluator import Judge, NeedsJudge, evaluate
 from deedbench.benchmarks.tau2.reward import NLAssertionCheck, Tau2Reward
 from deedbench.benchmarks.tau2.tasks import Tau2Task
-from deedbench.engine import EpisodeTranscript, Message, Sample, Termination
-from deedbench.records import AGENT_SCOPE
-from deedbench.scoring import Evidence, Score
+from deedbench.engine import EpisodeTranscript
+from deedbench.records import AGENT_SCOPE, Evidence, Message, Sample, Score, Termination
 
 __all__ = ["NL_VERDICTS", "TAU2_TERMINATIONS", "Tau2Scorer", "reward_values"]
 

@@ -25,8 +25,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from deedbench.benchmarks.tau2.data import read_data
-from deedbench.engine import BenchmarkError, Message, ToolCall
-from deedbench.records import Usage
+from deedbench.errors import BenchmarkError
+from deedbench.records import Message, ToolCall, Usage
 
 __all__ = [
     "REWARD_TYPES",

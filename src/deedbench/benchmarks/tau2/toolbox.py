@@ -15,7 +15,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from deedbench.benchmarks.tau2.environment import Requestor, Tau2Environment
-from deedbench.engine import Message, Tool, ToolBox, TurnOutcome, tool
+from deedbench.engine import Tool, ToolBox, TurnOutcome, tool
+from deedbench.records import Message
 
 __all__ = ["DONE_TOOL", "Tau2ToolBox"]
 

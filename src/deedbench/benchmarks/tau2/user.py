@@ -18,8 +18,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from deedbench.benchmarks.tau2.tasks import GoldAction, StructuredInstructions, Tau2Task
-from deedbench.engine import Agent, AgentContext, BenchmarkError, Message, ToolBox, ToolCall
+from deedbench.engine import Agent, AgentContext, ToolBox
+from deedbench.errors import BenchmarkError
 from deedbench.files import read_text
+from deedbench.records import Message, ToolCall
 
 __all__ = [
     "STOP_TOKENS",

@@ -19,8 +19,7 @@ from deedbench.benchmarks.tau2.domain import Tau2Data
 from deedbench.benchmarks.tau2.evaluator import evaluate
 from deedbench.benchmarks.tau2.reward import NLAssertionCheck
 from deedbench.benchmarks.tau2.tasks import Tau2Task
-from deedbench.engine import Message, ToolCall
-from deedbench.records import Fault
+from deedbench.records import Fault, Message, ToolCall
 
 __all__ = [
     "GREETING",

@@ -35,7 +35,8 @@ from deedbench.benchmarks.servicedesk import (
 from deedbench.benchmarks.servicedesk.benchmark import USER_OPTION
 from deedbench.benchmarks.taubench.layout import LAYOUTS, TaubenchFiles, locate
 from deedbench.benchmarks.taubench.tasks import load_taubench_tasks, parse_selection
-from deedbench.engine import BenchmarkError, Option, ToolBox
+from deedbench.engine import Option, ToolBox
+from deedbench.errors import BenchmarkError
 from deedbench.files import read_text
 from deedbench.records import Fault
 from deedbench.scoring.procedure import (

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from deedbench.engine import BenchmarkError
+from deedbench.errors import BenchmarkError
 from deedbench.files import read_text
 
 __all__ = ["DOMAINS", "LAYOUTS", "TaubenchFiles", "locate", "read_python_tasks", "tables_folder"]

@@ -44,16 +44,10 @@ from deedbench.benchmarks.servicedesk import (
     replay_turns,
 )
 from deedbench.benchmarks.taubench.tasks import taubench_task
-from deedbench.engine import (
-    BenchmarkError,
-    EpisodeTranscript,
-    Message,
-    Termination,
-    ToolCall,
-    TurnOutcome,
-)
+from deedbench.engine import EpisodeTranscript, TurnOutcome
+from deedbench.errors import BenchmarkError
 from deedbench.files import read_text
-from deedbench.records import Attribution
+from deedbench.records import Attribution, Message, Termination, ToolCall
 
 __all__ = [
     "API_OUTPUT",

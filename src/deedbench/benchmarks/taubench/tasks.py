@@ -30,7 +30,7 @@ from deedbench.benchmarks.servicedesk import (
     Want,
 )
 from deedbench.benchmarks.taubench.layout import TaubenchFiles, read_python_tasks
-from deedbench.engine import BenchmarkError
+from deedbench.errors import BenchmarkError
 from deedbench.files import read_text
 
 __all__ = ["load_taubench_tasks", "parse_selection", "taubench_task"]

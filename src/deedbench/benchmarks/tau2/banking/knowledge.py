@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from deedbench.engine import BenchmarkError
+from deedbench.errors import BenchmarkError
 from deedbench.files import read_text
 
 __all__ = ["DOCUMENTS_DIR", "Document", "KnowledgeBase", "knowledge_base"]

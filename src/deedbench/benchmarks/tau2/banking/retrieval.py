@@ -39,7 +39,8 @@ import numpy as np
 from rank_bm25 import BM25Okapi  # type: ignore[import-untyped]
 
 from deedbench.benchmarks.tau2.banking.knowledge import KnowledgeBase, knowledge_base
-from deedbench.engine import BenchmarkError, tool
+from deedbench.engine import tool
+from deedbench.errors import BenchmarkError
 from deedbench.files import read_text
 
 if TYPE_CHECKING:
