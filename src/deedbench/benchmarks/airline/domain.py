@@ -31,17 +31,6 @@ AIRLINE_CUSTOMER = Customer(
         "update": ("update", "change", "modify", "switch", "add"),
         "send": ("send", "issue", "certificate", "compensat"),
     },
-    asks_identity=(
-        "email",
-        "e-mail",
-        "zip",
-        "postal code",
-        "your name",
-        "full name",
-        "user id",
-        "verify",
-        "identify",
-    ),
     persona="{first_name} {last_name}",
 )
 """How airline customers talk, to the scripted and the model-played customer and the oracle."""

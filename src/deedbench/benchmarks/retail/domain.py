@@ -54,17 +54,6 @@ RETAIL_CUSTOMER = Customer(
         "exchange": ("exchange", "swap", "replace"),
         "modify": ("modify", "change", "update", "switch", "replace", "swap"),
     },
-    asks_identity=(
-        "email",
-        "e-mail",
-        "zip",
-        "postal code",
-        "your name",
-        "full name",
-        "user id",
-        "verify",
-        "identify",
-    ),
     answers=(
         Answer(re.compile(r"\breason\b"), "reason", lambda k: f"the reason is: {k['reason']}"),
         Answer(

@@ -35,7 +35,7 @@ from deedbench.errors import BenchmarkError
 from deedbench.records import Message
 from deedbench.scoring.procedure import ProcedureSpec, Violation, check_procedure
 
-__all__ = ["Answer", "Customer", "Domain", "Identity", "PolicyCheck"]
+__all__ = ["IDENTITY_WORDS", "Answer", "Customer", "Domain", "Identity", "PolicyCheck"]
 
 PolicyCheck = Callable[[Sequence[Message], DeskWorld], list[Violation]]
 """A domain's own policy rules: violations in a transcript, given the world before it
@@ -93,6 +93,20 @@ class Answer:
     """The answer, from the change's arguments."""
 
 
+IDENTITY_WORDS = (
+    "email",
+    "e-mail",
+    "zip",
+    "postal code",
+    "your name",
+    "full name",
+    "user id",
+    "verify",
+    "identify",
+)
+"""How a desk's agent asks a customer who they are, in retail and airline alike."""
+
+
 @dataclass(frozen=True)
 class Customer:
     """How a desk's customers talk: the words the scripted customer, the model-played one
@@ -109,7 +123,7 @@ class Customer:
     """The words a proposal must use to be about a change, by the write tool's first
     word (``"cancel_pending_order"``: ``"cancel"``); the ids alone would let a customer
     agree to cancelling the order it wanted to return."""
-    asks_identity: tuple[str, ...]
+    asks_identity: tuple[str, ...] = IDENTITY_WORDS
     """The words that, in the agent's message, ask the scripted customer who they are
     (``"email"``, ``"verify"``), in lower case, each matched at the start of a word."""
     answers: Sequence[Answer] = ()
