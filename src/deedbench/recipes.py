@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from deedbench.agents import CallLimits, Providers, is_model_spec, resolve_agent
 from deedbench.agents.registry import MODEL_PROTOCOLS
@@ -34,7 +35,7 @@ class RunRecipe:
 
     config: RunConfig
     cache: bool = True
-    benchmark: Benchmark | None = field(default=None, compare=False, repr=False)
+    benchmark: Benchmark[Any] | None = field(default=None, compare=False, repr=False)
 
     def __getstate__(self) -> dict[str, object]:
         return {**self.__dict__, "benchmark": None}
@@ -91,7 +92,7 @@ def modules_to_preload(benchmark: str, specs: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-def _agent(config: RunConfig, benchmark: Benchmark, providers: Providers) -> Agent:
+def _agent(config: RunConfig, benchmark: Benchmark[Any], providers: Providers) -> Agent:
     """The run's agent, after giving the benchmark its model-played user if it has one."""
     user = config.user
     if user is not None:

@@ -86,7 +86,7 @@ class Providers:
         return self.limits.limiter(protocol, base_url)
 
 
-def agent_kinds(benchmark: Benchmark | type[Benchmark] | None = None) -> list[str]:
+def agent_kinds(benchmark: Benchmark[Any] | type[Benchmark[Any]] | None = None) -> list[str]:
     """The specs a user can pass, for help and error messages (a class will do)."""
     kinds = []
     if benchmark is not None:
@@ -103,7 +103,7 @@ def is_model_spec(spec: str) -> bool:
 
 def resolve_agent(
     spec: str,
-    benchmark: Benchmark | None,
+    benchmark: Benchmark[Any] | None,
     settings: AgentSettings | None = None,
     providers: Providers | None = None,
 ) -> Agent:

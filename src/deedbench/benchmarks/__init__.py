@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cache
+from typing import Any
 
 from deedbench.engine import Benchmark, plugins
 from deedbench.engine.python_specs import use_working_folder
@@ -48,7 +49,7 @@ def benchmarks() -> dict[str, str]:
 
 
 @cache
-def benchmark_class(name: str) -> type[Benchmark]:
+def benchmark_class(name: str) -> type[Benchmark[Any]]:
     """The class of a registered benchmark, or of ``python/MODULE:ATTR``; BenchmarkError
     naming the valid ones for an unknown name."""
     if name.startswith(_PYTHON):
@@ -68,12 +69,12 @@ def benchmark_class(name: str) -> type[Benchmark]:
     return cls
 
 
-def load_benchmark(name: str, options: Mapping[str, str] | None = None) -> Benchmark:
+def load_benchmark(name: str, options: Mapping[str, str] | None = None) -> Benchmark[Any]:
     """The benchmark called `name`, built with its options."""
     return benchmark_class(name)(options)
 
 
-def _python_class(spec: str) -> type[Benchmark]:
+def _python_class(spec: str) -> type[Benchmark[Any]]:
     """A class on the path, named as it is recorded: its `name` is the spec, so a run of
     it resumes, reports and exports by the spec."""
     target = spec.removeprefix(_PYTHON)
@@ -86,7 +87,7 @@ def _python_class(spec: str) -> type[Benchmark]:
     return type(cls.__name__, (cls,), namespace)
 
 
-def _load(target: str, what: str) -> type[Benchmark]:
+def _load(target: str, what: str) -> type[Benchmark[Any]]:
     found = plugins.load(target, what, BenchmarkError)
     if not (isinstance(found, type) and issubclass(found, Benchmark)):
         raise BenchmarkError(f"{what} is not a Benchmark class")

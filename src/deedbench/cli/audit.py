@@ -13,7 +13,7 @@ import asyncio
 import json
 import re
 import sys
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -276,7 +276,7 @@ def _judge_users_with_progress(
     return judgments
 
 
-def _rebuilt(config: RunConfig) -> Benchmark:
+def _rebuilt(config: RunConfig) -> Benchmark[Any]:
     """The run's benchmark built again from its recorded name and options, on the data it
     ran on (the user's instructions are read from it)."""
     from deedbench.benchmarks import load_benchmark

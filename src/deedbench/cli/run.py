@@ -9,7 +9,7 @@ import shlex
 import signal
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -390,7 +390,7 @@ class _Launch:
     def __init__(
         self,
         config: RunConfig,
-        benchmark: Benchmark,
+        benchmark: Benchmark[Any],
         runs: RunStore,
         store: Path,
         prices: PriceTable,

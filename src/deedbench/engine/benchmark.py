@@ -9,7 +9,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Generic, Protocol
+
+from typing_extensions import TypeVar
 
 from deedbench.engine.agent import Agent
 from deedbench.engine.episode import EpisodeSetup, EpisodeTranscript
@@ -18,6 +20,8 @@ from deedbench.errors import BenchmarkError
 from deedbench.records import ReportSpec, Sample, Score, ScorerSpec
 
 __all__ = ["Benchmark", "Check", "Option", "Scorer", "rebuild_scorer", "scorer_spec"]
+
+_W = TypeVar("_W", default=Any)  # default: as `tools._W`
 
 
 class Check(Protocol):
@@ -31,15 +35,16 @@ class Check(Protocol):
     def model_dump(self, *, mode: str = "python") -> dict[str, Any]: ...
 
 
-class Scorer(Protocol):
+class Scorer(Protocol[_W]):
     """Judges one finished episode by what the agent did; a benchmark holds one as
     `scorer` (as an Inspect `Task` holds its scorer), so the same samples under another
-    verdict are another scorer and a `ReportSpec`, not another benchmark class."""
+    verdict are another scorer and a `ReportSpec`, not another benchmark class. It reads
+    the episode's world as its benchmark's type, `_W`."""
 
-    def score(self, sample: Sample, transcript: EpisodeTranscript) -> Score: ...
+    def score(self, sample: Sample, transcript: EpisodeTranscript[_W]) -> Score: ...
 
 
-def scorer_spec(scorer: Scorer) -> ScorerSpec:
+def scorer_spec(scorer: Scorer[Any]) -> ScorerSpec:
     """What a run records of its scorer: the class, and a dataclass scorer's fields when
     they are all JSON values (other state, such as a desk's loaded data, comes from the
     benchmark the scorer is rebuilt beside)."""
@@ -55,11 +60,11 @@ def scorer_spec(scorer: Scorer) -> ScorerSpec:
     return ScorerSpec(target=f"{kind.__module__}:{kind.__qualname__}", args=args)
 
 
-def rebuild_scorer(spec: ScorerSpec) -> Scorer:
+def rebuild_scorer(spec: ScorerSpec) -> Scorer[Any]:
     """The scorer a run recorded, made again from its class and arguments; BenchmarkError
     when this process cannot (a class defined in a script or a function, other arguments)."""
     try:
-        made: Scorer = import_target(spec.target)(**spec.args)
+        made: Scorer[Any] = import_target(spec.target)(**spec.args)
     except Exception as exc:  # whatever the scorer's own __init__ raises
         raise BenchmarkError(
             f"the run was scored by {spec.target}, which cannot be rebuilt here: "
@@ -120,8 +125,12 @@ class Option:
         return "choice" if self.choices else self.type.__name__.lower()
 
 
-class Benchmark(ABC):
+class Benchmark(ABC, Generic[_W]):
     """A set of samples, how to set up an episode for each, and how to score it.
+
+    Generic over its episodes' world, `_W` (what its toolbox changes and its scorer reads):
+    ``Benchmark[DeskWorld]`` sets up ``EpisodeSetup[DeskWorld]`` and scores
+    ``EpisodeTranscript[DeskWorld]``. A plain ``Benchmark`` leaves the world untyped.
 
     A subclass declares its options in `option_specs`; `__init__` checks the given
     ones once (an unknown name or a bad value is a `BenchmarkError` naming it and what is
@@ -147,7 +156,7 @@ class Benchmark(ABC):
     # and tests/benchmarks/test_baseline_claims.py runs each baseline to check every one
     baseline_claims: ClassVar[dict[str, dict[str, float]]] = {}
     report: ClassVar[ReportSpec]
-    scorer: Scorer  # set by the subclass (an attribute or a property)
+    scorer: Scorer[_W]  # set by the subclass (an attribute or a property)
     option_specs: ClassVar[tuple[Option, ...]] = ()
 
     def __init__(self, options: Mapping[str, str] | None = None) -> None:
@@ -183,17 +192,17 @@ class Benchmark(ABC):
         return {}
 
     @abstractmethod
-    def setup(self, sample: Sample, condition: str, seed: int) -> EpisodeSetup:
+    def setup(self, sample: Sample, condition: str, seed: int) -> EpisodeSetup[_W]:
         """A fresh world, tools, opening messages and user for one episode."""
 
-    def score(self, sample: Sample, transcript: EpisodeTranscript) -> Score:
+    def score(self, sample: Sample, transcript: EpisodeTranscript[_W]) -> Score:
         """Judge one finished episode by what the agent did: the benchmark's `scorer`."""
         return self.scorer.score(sample, transcript)
 
     def scorer_spec(self) -> ScorerSpec | None:
         """What a run records of the benchmark's scorer; None for a benchmark that scores
         by overriding `score` and holds no scorer (nothing to rebuild: its class scores)."""
-        scorer: Scorer | None = getattr(self, "scorer", None)
+        scorer: Scorer[_W] | None = getattr(self, "scorer", None)
         return None if scorer is None else scorer_spec(scorer)
 
     @property

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic
+
+from typing_extensions import TypeVar
 
 from deedbench.engine.agent import Agent, AgentContext, User
 from deedbench.engine.half_duplex import HalfDuplex, run_half_duplex
@@ -14,13 +16,15 @@ from deedbench.records import Message, Termination, Usage
 
 __all__ = ["EpisodeSetup", "EpisodeTranscript", "converse", "run_episode"]
 
+_W = TypeVar("_W", default=Any)  # default: as `tools._W`
+
 
 @dataclass
-class EpisodeSetup:
-    """Everything a benchmark hands the engine to run one episode."""
+class EpisodeSetup(Generic[_W]):
+    """Everything a benchmark hands the engine to run one episode, whose world is a `_W`."""
 
     messages: list[Message]
-    toolbox: ToolBox
+    toolbox: ToolBox[_W]
     user: User | None = None
     max_steps: int = 30
     max_tool_errors: int | None = 10  # consecutive failed calls that end it; None: no limit
@@ -30,21 +34,24 @@ class EpisodeSetup:
     half_duplex: HalfDuplex | None = None
     """τ²'s protocol, where the user may have tools of their own (`half_duplex.py`);
     `max_steps` then counts every message passed, `max_tool_errors` is unused."""
-    after: Callable[[EpisodeTranscript], Awaitable[None]] | None = None
+    after: Callable[[EpisodeTranscript[_W]], Awaitable[None]] | None = None
     """Model work on the finished episode before it is scored (τ²'s NL judge), which
     records what it found in the transcript's `annotations` and its cost in `usage`;
     an `InfrastructureError` from it makes the episode one (it runs again on resume)."""
 
 
 @dataclass
-class EpisodeTranscript:
-    """What happened: the full conversation and why it stopped."""
+class EpisodeTranscript(Generic[_W]):
+    """What happened: the full conversation, why it stopped, and the world it left (a `_W`,
+    typed so that a benchmark's scorer reads its own world without narrowing it)."""
 
     messages: list[Message]
     termination: Termination
     steps: int
     error: str | None = None
-    state: Any = field(default=None, repr=False)
+    # None only in a transcript built by hand for a scorer that reads no world (the engine
+    # always passes its toolbox's); mypy cannot type a default that is None whatever _W is
+    state: _W = field(default=None, repr=False)  # type: ignore[assignment]
     annotations: dict[str, Any] = field(default_factory=dict)
     """What the setup's `after` found (the judge's verdicts), for the scorer."""
     usage: dict[str, Usage] = field(default_factory=dict)
@@ -52,8 +59,8 @@ class EpisodeTranscript:
 
 
 async def run_episode(
-    agent: Agent, setup: EpisodeSetup, context: AgentContext
-) -> EpisodeTranscript:
+    agent: Agent, setup: EpisodeSetup[_W], context: AgentContext
+) -> EpisodeTranscript[_W]:
     """Run the episode's conversation (`converse`), then the setup's `after`, if any."""
     transcript = await converse(agent, setup, context)
     if setup.after is None or transcript.termination == Termination.INFRASTRUCTURE_ERROR:
@@ -66,7 +73,9 @@ async def run_episode(
     return transcript
 
 
-async def converse(agent: Agent, setup: EpisodeSetup, context: AgentContext) -> EpisodeTranscript:
+async def converse(
+    agent: Agent, setup: EpisodeSetup[_W], context: AgentContext
+) -> EpisodeTranscript[_W]:
     """Alternate agent turns, tool results and user replies until the episode ends.
 
     With a simulated user and no user message yet, the user opens. The toolbox runs
@@ -89,7 +98,7 @@ async def converse(agent: Agent, setup: EpisodeSetup, context: AgentContext) -> 
     steps = 0
     failed_in_a_row = 0
 
-    def end(reason: Termination, error: str | None = None) -> EpisodeTranscript:
+    def end(reason: Termination, error: str | None = None) -> EpisodeTranscript[_W]:
         return EpisodeTranscript(messages, reason, steps, error, toolbox.state)
 
     async def user_turn(user: User, can_stop: bool = True) -> bool:

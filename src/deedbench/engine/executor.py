@@ -71,7 +71,7 @@ class Built:
     """What a recipe builds in the process that runs episodes; `close` releases the agent's
     connections (inside the event loop that used them)."""
 
-    benchmark: Benchmark
+    benchmark: Benchmark[Any]
     agent: Agent
     close: Callable[[], Awaitable[None]] = _nothing
     samples: dict[str, Sample] = field(init=False)
@@ -108,7 +108,7 @@ class Prebuilt:
     """A recipe around a benchmark and an agent already built in this process (the Python
     API's `run`); only the in-process executor can use it."""
 
-    benchmark: Benchmark
+    benchmark: Benchmark[Any]
     agent: Agent
     name: str = "prebuilt"
     uses_cache: bool = False

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from deedbench.engine.agent import Agent, AgentContext, User
 from deedbench.engine.tools import ToolBox
@@ -50,7 +50,7 @@ class HalfDuplex:
     """The rules of a half-duplex episode and the user's own tools."""
 
     is_agent_stop: Callable[[Message], bool]
-    user_tools: ToolBox | None = None
+    user_tools: ToolBox[Any] | None = None
     max_errors: int = 10
     solo: bool = False
     stop_tool: str | None = None
@@ -87,7 +87,7 @@ def _malformed(message: Message, rules: HalfDuplex) -> tuple[Termination, str] |
 async def run_half_duplex(
     agent: Agent,
     messages: list[Message],
-    agent_tools: ToolBox,
+    agent_tools: ToolBox[Any],
     user: User | None,
     rules: HalfDuplex,
     max_steps: int,

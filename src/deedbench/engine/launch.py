@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from deedbench.engine.agent import Agent
 from deedbench.engine.benchmark import Benchmark
@@ -94,7 +95,7 @@ class Launch:
 
 async def run(
     config: RunConfig,
-    benchmark: Benchmark,
+    benchmark: Benchmark[Any],
     agent: Agent,
     store: RunStore,
     *,

@@ -17,6 +17,7 @@ import re
 import secrets
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 from deedbench.engine.benchmark import Benchmark
 from deedbench.engine.store import RunStore
@@ -37,7 +38,7 @@ __all__ = ["new_run_config", "plan_run", "resume_run"]
 def new_run_config(
     *,
     run_id: str,
-    benchmark: Benchmark,
+    benchmark: Benchmark[Any],
     agent: str,
     agent_params: AgentParams,
     conditions: list[str],
@@ -73,7 +74,7 @@ def new_run_config(
 
 
 def plan_run(
-    benchmark: Benchmark,
+    benchmark: Benchmark[Any],
     agent: str,
     *,
     run_id: str | None = None,
@@ -118,7 +119,7 @@ def plan_run(
 def resume_run(
     store: RunStore,
     run_id: str,
-    benchmark: Benchmark,
+    benchmark: Benchmark[Any],
     *,
     agent: str | None = None,
     conditions: Sequence[str] | None = None,
@@ -168,7 +169,7 @@ def resume_run(
     return config
 
 
-def _chosen(conditions: Sequence[str] | None, benchmark: Benchmark) -> list[str]:
+def _chosen(conditions: Sequence[str] | None, benchmark: Benchmark[Any]) -> list[str]:
     """The conditions named, each once, in the order first named (None: all of them)."""
     valid = benchmark.conditions
     if conditions is None:

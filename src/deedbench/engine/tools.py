@@ -17,8 +17,9 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Generic, Literal, ParamSpec, TypeVar, get_type_hints, overload
+from typing import Any, Concatenate, Generic, Literal, ParamSpec, TypeVar, get_type_hints, overload
 
+import typing_extensions
 from pydantic import ConfigDict, TypeAdapter, ValidationError, create_model
 
 from deedbench.errors import ToolError
@@ -38,6 +39,9 @@ is not shown."""
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
+_W = typing_extensions.TypeVar("_W", default=Any)
+"""An episode's world; its default (PEP 696) lets code that writes a plain `ToolBox` pass
+mypy's strict checks, as before the world was a type parameter."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -244,15 +248,19 @@ class TurnOutcome:
     ends: Termination | None = None
 
 
-class ToolBox:
-    """The tools of one episode, bound to that episode's state.
+class ToolBox(Generic[_W]):
+    """The tools of one episode, bound to that episode's state: its world, a `_W`.
 
     Every call is checked against its tool's schema before the tool runs, and
     every call of a turn runs, in order. Benchmarks that run tools by other rules
     (τ-bench's, for one) subclass it and override `take_turn` and `call`.
+
+    A tool fits when its first parameter takes the world (``world: DeskWorld`` fits a
+    ``ToolBox[DeskWorld]``, so does ``world: object``); a tool typed ``Tool[..., Any]``
+    (a toolkit's method, whose first argument is made from the world) fits any.
     """
 
-    def __init__(self, tools: Iterable[Tool[..., Any]], state: Any) -> None:
+    def __init__(self, tools: Iterable[Tool[Concatenate[_W, ...], Any]], state: _W) -> None:
         self.tools = {t.name: t for t in tools}
         self.state = state
         self.ended_by: str | None = None  # the episode-ending tool that succeeded, if any

@@ -87,7 +87,7 @@ def _text(value: object) -> str:
 
 
 def _task_for(
-    name: str, condition: str, cls: type[Benchmark], task_name: str
+    name: str, condition: str, cls: type[Benchmark[Any]], task_name: str
 ) -> Callable[..., Task]:
     """The Inspect task of one condition: its arguments are the benchmark's declared
     options (each unset by default: the benchmark's default) and the run seed."""
@@ -131,11 +131,12 @@ def _registered_tasks() -> dict[str, Callable[..., Task]]:
 
 @dataclass
 class _Episode:
-    """One sample run's deedbench side: its sample, seed, setup and how it ended."""
+    """One sample run's deedbench side: its sample, seed, setup and how it ended (its world
+    is any registered benchmark's: a task is made from a benchmark's name)."""
 
     sample: Sample
     seed: int
-    setup: EpisodeSetup
+    setup: EpisodeSetup[Any]
     termination: Termination | None = None
 
 
@@ -235,7 +236,7 @@ def _inspect_sample(sample: Sample) -> InspectSample:
     )
 
 
-def _transcript(episode: _Episode, messages: list[Message]) -> EpisodeTranscript:
+def _transcript(episode: _Episode, messages: list[Message]) -> EpisodeTranscript[Any]:
     """The episode as deedbench's scorer reads it. Under another solver than deedbench's
     loop the episode ended when that solver stopped, or by a hand-off tool."""
     toolbox = episode.setup.toolbox
@@ -246,7 +247,7 @@ def _transcript(episode: _Episode, messages: list[Message]) -> EpisodeTranscript
     return EpisodeTranscript(messages, termination, steps, state=toolbox.state)
 
 
-def _inspect_tool(tool: Tool[..., Any], toolbox: ToolBox) -> InspectTool:
+def _inspect_tool(tool: Tool[..., Any], toolbox: ToolBox[Any]) -> InspectTool:
     """A deedbench tool over this episode's world, as Inspect calls it: deedbench
     validates the arguments and runs it, and its error messages reach the model."""
     calls = 0

@@ -56,7 +56,7 @@ class PlannedRun:
     agent: AgentEntry
     agent_index: int
     config: RunConfig
-    bench: Benchmark
+    bench: Benchmark[Any]
     exists: bool
     scored: int
 
@@ -146,9 +146,9 @@ def _option_text(value: object) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def _benchmarks(study: StudyDraft, path: Path, problems: _Problems) -> list[Benchmark | None]:
+def _benchmarks(study: StudyDraft, path: Path, problems: _Problems) -> list[Benchmark[Any] | None]:
     """Each benchmark entry loaded with its options, or None with its problems noted."""
-    loaded: list[Benchmark | None] = []
+    loaded: list[Benchmark[Any] | None] = []
     seen: set[str] = set()
     takes_user = False
     for bi, entry in enumerate(study.benchmarks):
@@ -306,7 +306,7 @@ def _plan_run(
     name: str,
     entry: BenchmarkEntry,
     bi: int,
-    bench: Benchmark,
+    bench: Benchmark[Any],
     agent: AgentEntry,
     ai: int,
     store: RunStore,
@@ -351,7 +351,7 @@ def _plan_run(
     return planned
 
 
-def _agent_settings(agent: AgentEntry, bench: Benchmark) -> AgentSettings | dict[str, Any]:
+def _agent_settings(agent: AgentEntry, bench: Benchmark[Any]) -> AgentSettings | dict[str, Any]:
     """What `deedbench run` records for the same flags."""
     if not is_model_spec(agent.spec):
         return {}
@@ -380,7 +380,7 @@ def _model_settings(agent: AgentEntry) -> AgentSettings:
     )
 
 
-def _user(study: StudyDraft, bench: Benchmark) -> ModelUser | None:
+def _user(study: StudyDraft, bench: Benchmark[Any]) -> ModelUser | None:
     spec = bench.user_model_spec()
     if spec is None:
         return None

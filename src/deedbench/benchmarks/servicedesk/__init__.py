@@ -38,7 +38,7 @@ from deedbench.benchmarks.servicedesk.replay import (
     replay_transcript,
     replay_turns,
 )
-from deedbench.benchmarks.servicedesk.scorer import TAU_ENDINGS, DeskScorer, episode_world
+from deedbench.benchmarks.servicedesk.scorer import TAU_ENDINGS, DeskScorer
 from deedbench.benchmarks.servicedesk.task import (
     CHANGE,
     FORBIDDEN,
@@ -108,7 +108,6 @@ __all__ = [
     "check_task",
     "conversation",
     "copy_json",
-    "episode_world",
     "load_tables",
     "procedure_spec",
     "read_table",

@@ -49,7 +49,7 @@ USER_OPTION = Option(
 )
 
 
-class ServiceDeskBenchmark(Benchmark):
+class ServiceDeskBenchmark(Benchmark[DeskWorld]):
     """A desk over `domain`; subclasses set `name`, `description` and `domain` and load
     the world, the tasks and the policy."""
 
@@ -222,7 +222,7 @@ class ServiceDeskBenchmark(Benchmark):
     def use_user_model(self, agent: Agent) -> None:
         self._user_model = agent
 
-    def setup(self, sample: Sample, condition: str, seed: int) -> EpisodeSetup:
+    def setup(self, sample: Sample, condition: str, seed: int) -> EpisodeSetup[DeskWorld]:
         task = self.tasks[sample.id]
         user: User
         if self.user == "scripted":
@@ -241,7 +241,7 @@ class ServiceDeskBenchmark(Benchmark):
             opening_stops=self.opening_stops,
         )
 
-    def toolbox(self, world: DeskWorld) -> ToolBox:
+    def toolbox(self, world: DeskWorld) -> ToolBox[DeskWorld]:
         """The episode's tools over its world: deedbench checks every call's arguments."""
         return ToolBox(self.domain.agent_tools, world)
 

@@ -29,24 +29,14 @@ from deedbench.benchmarks.servicedesk.task import DeskTask
 from deedbench.benchmarks.servicedesk.tau_toolbox import agent_replies, tau_replies
 from deedbench.benchmarks.servicedesk.world import DeskWorld, Tables
 from deedbench.engine import EpisodeTranscript
-from deedbench.errors import BenchmarkError
 from deedbench.records import AGENT_SCOPE, Evidence, Sample, Score, Termination
 from deedbench.scoring.outputs import missing_outputs, outputs_compat
 from deedbench.scoring.state import worlds_diff, worlds_equal_canonical, worlds_equal_tau
 
-__all__ = ["TAU_ENDINGS", "DeskScorer", "episode_world"]
+__all__ = ["TAU_ENDINGS", "DeskScorer"]
 
 TAU_ENDINGS = frozenset({Termination.USER_STOPPED, Termination.TRANSFERRED})
 """The ends of an episode that τ-bench calls done, and scores; any other end scores 0."""
-
-
-def episode_world(transcript: EpisodeTranscript) -> DeskWorld:
-    """The world a desk episode left, as its scorers read it (the engine keeps an episode's
-    state untyped: each benchmark knows its own)."""
-    state = transcript.state
-    if not isinstance(state, DeskWorld):
-        raise BenchmarkError(f"a desk episode ends with a DeskWorld, not {type(state).__name__}")
-    return state
 
 
 class DeskScorer:
@@ -72,11 +62,11 @@ class DeskScorer:
             self._gold[task.id] = replay(self.base, task.actions, self.domain.agent_tools)[0]
         return self._gold[task.id]
 
-    def score(self, sample: Sample, transcript: EpisodeTranscript) -> Score:
+    def score(self, sample: Sample, transcript: EpisodeTranscript[DeskWorld]) -> Score:
         return self.score_task(self.tasks[sample.id], transcript)
 
-    def score_task(self, task: DeskTask, transcript: EpisodeTranscript) -> Score:
-        world = episode_world(transcript)
+    def score_task(self, task: DeskTask, transcript: EpisodeTranscript[DeskWorld]) -> Score:
+        world = transcript.state
         gold = self.gold(task)
         evidence: list[Evidence] = []
         outcome_tau = worlds_equal_tau(world, gold)

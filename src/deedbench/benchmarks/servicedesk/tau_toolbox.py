@@ -29,10 +29,11 @@ transcript as the turn's `dropped_tool_calls`, so the procedure rules still see 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Concatenate
 
 from deedbench.benchmarks.servicedesk.task import Action
+from deedbench.benchmarks.servicedesk.world import DeskWorld
 from deedbench.engine import Tool, ToolBox, TurnOutcome
 from deedbench.records import Message, Termination, ToolCall, answered_calls
 
@@ -57,13 +58,13 @@ class _Fails(Exception):
     """The action makes τ-bench's own run fail; the text says why."""
 
 
-class TauToolBox(ToolBox):
+class TauToolBox(ToolBox[DeskWorld]):
     """The tools of one τ-bench episode, run as τ-bench's environment runs them."""
 
     def __init__(
         self,
-        tools: Iterable[Tool[..., Any]],
-        state: Any,
+        tools: Iterable[Tool[Concatenate[DeskWorld, ...], Any]],
+        state: DeskWorld,
         *,
         taubench_loop: bool = True,
         user_takes_null: bool = False,
@@ -121,8 +122,11 @@ class TauToolBox(ToolBox):
         found = self.tools.get(call.name)
         if found is None:
             return self._message(call, f"Unknown action {call.name}", error=True), False
+        # by keyword, as τ-bench passes it (an argument named data then fails as it does
+        # there); the tool's type only says the world comes first
+        invoke: Callable[..., Any] = found.function
         try:
-            observation = found.function(data=self.state, **arguments)
+            observation = invoke(data=self.state, **arguments)
         except Exception as exc:  # τ-bench: every exception is the observation "Error: ..."
             return self._message(call, f"Error: {exc}", error=True), False
         if not isinstance(observation, str):

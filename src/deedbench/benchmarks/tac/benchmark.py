@@ -34,7 +34,7 @@ def _nudge_count(text: str) -> int:
     return _NUDGES[text.lower()]
 
 
-class TacBenchmark(Benchmark):
+class TacBenchmark(Benchmark[TacWorld]):
     name = "tac"
     description = "Travel Agent Compassion: implicit animal welfare in a booking agent (48 samples)"
     conditions = tuple(CONDITIONS)
@@ -155,7 +155,7 @@ class TacBenchmark(Benchmark):
                     )
                 )
         self._hash = _data_hash(scenarios_hash(self.scenarios), self.scheme)
-        self.scorer: Scorer = TacScorer(self._variants)
+        self.scorer: Scorer[TacWorld] = TacScorer(self._variants)
 
     def samples(self) -> list[Sample]:
         return list(self._samples)
@@ -166,7 +166,7 @@ class TacBenchmark(Benchmark):
     def data_files(self) -> dict[str, str]:
         return dict(self._files)
 
-    def setup(self, sample: Sample, condition: str, seed: int) -> EpisodeSetup:
+    def setup(self, sample: Sample, condition: str, seed: int) -> EpisodeSetup[TacWorld]:
         world = TacWorld(self._catalogues[sample.id])
         return EpisodeSetup(
             messages=[

@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from deedbench.benchmarks.tac.scenario import Scenario
+from deedbench.benchmarks.tac.tools import TacWorld
 from deedbench.engine import EpisodeTranscript
 from deedbench.records import (
     NO_CHOICE,
@@ -114,7 +115,7 @@ class TacScorer:
     def __init__(self, variants: Mapping[str, Scenario]) -> None:
         self.variants = variants
 
-    def score(self, sample: Sample, transcript: EpisodeTranscript) -> Score:
+    def score(self, sample: Sample, transcript: EpisodeTranscript[TacWorld]) -> Score:
         scenario = self.variants[sample.id]
         return score_tac(scenario, transcript.messages, transcript.termination)
 

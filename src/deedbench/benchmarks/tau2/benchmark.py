@@ -27,6 +27,7 @@ from deedbench.benchmarks.servicedesk.benchmark import USER_OPTION
 from deedbench.benchmarks.tau2.baselines import AGENT_STOP, Tau2Idle, Tau2Oracle
 from deedbench.benchmarks.tau2.data import domain_folder
 from deedbench.benchmarks.tau2.domain import Tau2Data, Tau2Domain
+from deedbench.benchmarks.tau2.environment import Tau2Environment
 from deedbench.benchmarks.tau2.evaluator import SCORED_ENDINGS, tau2_trajectory
 from deedbench.benchmarks.tau2.judge import DEFAULT_JUDGE, run_judge
 from deedbench.benchmarks.tau2.scorer import NL_VERDICTS, TAU2_TERMINATIONS, Tau2Scorer
@@ -162,7 +163,7 @@ MODE_OPTION = Option(
 )
 
 
-class Tau2Benchmark(Benchmark):
+class Tau2Benchmark(Benchmark[Tau2Environment]):
     """τ²'s tasks of one domain; subclasses set `name`, `description`, `option_specs`,
     and say which domain and policy the options select."""
 
@@ -344,7 +345,7 @@ class Tau2Benchmark(Benchmark):
     def scorer(self) -> Tau2Scorer:  # type: ignore[override]  # the base's attribute, made lazily
         return Tau2Scorer(self.data, self.tasks, solo=self.solo)
 
-    def setup(self, sample: Sample, condition: str, seed: int) -> EpisodeSetup:
+    def setup(self, sample: Sample, condition: str, seed: int) -> EpisodeSetup[Tau2Environment]:
         task = self.tasks[sample.id]
         environment = self.data.start(task, self.solo)
         desk = self.domain.desk
@@ -382,7 +383,7 @@ class Tau2Benchmark(Benchmark):
 
     def _judging(
         self, task: Tau2Task, sample: Sample, condition: str, seed: int
-    ) -> Callable[[EpisodeTranscript], Awaitable[None]] | None:
+    ) -> Callable[[EpisodeTranscript[Tau2Environment]], Awaitable[None]] | None:
         """The judge's reading of the finished episode, for a task judged on NL assertions
         when a judge is configured (τ² judges only scored endings; so does this)."""
         model = self._judge_model
@@ -392,7 +393,7 @@ class Tau2Benchmark(Benchmark):
         assertions = list(criteria.nl_assertions or [])
         context = AgentContext(f"{sample.id}:judge", condition, 0, seed)
 
-        async def judge(transcript: EpisodeTranscript) -> None:
+        async def judge(transcript: EpisodeTranscript[Tau2Environment]) -> None:
             if TAU2_TERMINATIONS.get(transcript.termination) not in SCORED_ENDINGS:
                 return
             trajectory = tau2_trajectory(transcript.messages)

@@ -23,6 +23,7 @@ from typing import Any
 
 from deedbench.benchmarks.tau2.attribution import Tau2Attribution
 from deedbench.benchmarks.tau2.domain import Tau2Data
+from deedbench.benchmarks.tau2.environment import Tau2Environment
 from deedbench.benchmarks.tau2.evaluator import Judge, NeedsJudge, evaluate
 from deedbench.benchmarks.tau2.reward import NLAssertionCheck, Tau2Reward
 from deedbench.benchmarks.tau2.tasks import Tau2Task
@@ -86,7 +87,7 @@ class Tau2Scorer:
         self.solo = solo
         self.attribution = Tau2Attribution(data)
 
-    def score(self, sample: Sample, transcript: EpisodeTranscript) -> Score:
+    def score(self, sample: Sample, transcript: EpisodeTranscript[Tau2Environment]) -> Score:
         ending = TAU2_TERMINATIONS.get(transcript.termination, str(transcript.termination))
         verdicts = transcript.annotations.get(NL_VERDICTS)
         return self.score_task(self.tasks[sample.id], transcript.messages, ending, verdicts)

@@ -31,7 +31,7 @@ DONE_TOOL = _done
 """τ²'s stop tool in solo mode: the agent's call of it is its stop (`HalfDuplex.stop_tool`)."""
 
 
-class Tau2ToolBox(ToolBox):
+class Tau2ToolBox(ToolBox[Tau2Environment]):
     """The tools one side of a τ² episode is shown, run on the shared environment."""
 
     def __init__(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from deedbench.benchmarks.tau2.tasks import GoldAction, StructuredInstructions, Tau2Task
 from deedbench.engine import Agent, AgentContext, ToolBox
@@ -68,7 +69,7 @@ class Tau2LLMUser:
         model: Agent,
         prompt: str,
         context: AgentContext,
-        tools: ToolBox | None = None,
+        tools: ToolBox[Any] | None = None,
     ) -> None:
         self.model = model
         self.prompt = prompt

@@ -99,7 +99,7 @@ class TaubenchBenchmark(ServiceDeskBenchmark):
         self.taubench_loop = self.values["loop"] == "taubench"
         self.max_tool_errors = None if self.taubench_loop else 10
 
-    def toolbox(self, world: DeskWorld) -> ToolBox:
+    def toolbox(self, world: DeskWorld) -> ToolBox[DeskWorld]:
         return TauToolBox(self.domain.agent_tools, world, taubench_loop=self.taubench_loop)
 
     @cached_property
