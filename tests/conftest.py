@@ -1,14 +1,20 @@
-"""Shared test settings: property tests are derandomized so CI runs are repeatable, and
-tests marked `realmodel` (a real model server, minutes per run) run only when asked."""
+"""Shared test settings: property tests are derandomized so CI runs are repeatable;
+tests marked `realmodel` (a real model server, minutes per run) run only when asked;
+tests marked `reference(GROUP)` need ../shared (`_shared.py`: skipped with one summary
+line where it is absent, failed where it is present but cannot run); the tests under
+tests/browser/ are marked `browser`."""
 
 from __future__ import annotations
 
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
+
+import _shared
 
 settings.register_profile("deedbench", derandomize=True, deadline=None)
 settings.load_profile("deedbench")
@@ -30,7 +36,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+BROWSER = Path(__file__).parent / "browser"
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if BROWSER in item.path.parents:
+            item.add_marker(pytest.mark.browser)
     if config.getoption("--realmodel") or os.environ.get("DEEDBENCH_REALMODEL_URL"):
         return
     skip = pytest.mark.skip(reason="a real model server: pass --realmodel (see the README)")
@@ -48,3 +60,12 @@ def working_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(folder)
     monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(folder))])
     return folder
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    _shared.check(item)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    for line in _shared.summary_lines(terminalreporter.stats.get("skipped", [])):
+        terminalreporter.write_line(line)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import _shared
 from deedbench.benchmarks import benchmark_class, benchmarks, load_benchmark
 from deedbench.engine import AgentContext, Benchmark, run_episode
 
@@ -27,7 +28,8 @@ CLAIMED = [
 def _bench(name: str) -> Benchmark:
     data = DATA.get(name)
     if data is not None and not data.is_dir():
-        pytest.skip(f"{name}'s data is not at {data}")
+        _shared.need("taubench")
+        pytest.fail(f"{name}'s data is not at {data}")
     return load_benchmark(name, {"data": str(data)} if data else {})
 
 

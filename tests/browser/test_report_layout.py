@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page
 
+import _shared
 from reports._html_support import Report, Reports
 
 WIDTHS = (900, 1400, 1920)
@@ -52,7 +53,8 @@ STICKY = """() => [...document.querySelectorAll(".table-wrap.scrolls")].slice(0,
 def _report(reports: Reports, name: str) -> Report:
     report: Report | None = getattr(reports, name)
     if report is None:
-        pytest.skip("τ-bench's data is not beside the checkout (../shared/taubench)")
+        _shared.need("taubench")
+        pytest.fail("the τ-bench report was not made, though τ-bench's data is here")
     return report
 
 

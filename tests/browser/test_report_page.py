@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
+import _shared
 from deedbench.engine import RunStore
 from deedbench.reports import summarize
 from deedbench.reports.html import render_html
@@ -83,7 +84,8 @@ def test_rates_in_the_browser_equal_the_json_summary(
 ) -> None:
     report: Report | None = getattr(reports, name)
     if report is None:
-        pytest.skip("τ-bench's data is not beside the checkout (../shared/taubench)")
+        _shared.need("taubench")
+        pytest.fail("the τ-bench report was not made, though τ-bench's data is here")
     open_report(page, report)
     screenshot(f"report-{name}")
     shown = set()

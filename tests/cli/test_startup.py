@@ -33,7 +33,10 @@ from deedbench.cli.main import app
 seen = {}
 
 def heavy():
-    return sorted({name.partition(".")[0] for name in sys.modules} & set(HEAVY))
+    # a copy first: a thread may be importing (the run's preloads), and iterating the
+    # live dict while it grows raises "dictionary changed size during iteration"
+    names = sys.modules.copy()
+    return sorted({name.partition(".")[0] for name in names} & set(HEAVY))
 
 drive = engine.Launch.drive
 

@@ -33,10 +33,7 @@ DATA_ARGS = [arg for folder in FOLDERS for arg in ("--data", str(folder))]
 COPIED = ("users.json", "orders.json", "products.json", "policy.md", "tasks_dev.json")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
-pytestmark = pytest.mark.skipif(
-    not (RETAIL / "gold_hashes_dev.json").is_file() or not RESULTS.is_file(),
-    reason=f"τ-bench data not found at {TAUBENCH} (it sits beside the checkout, ../shared)",
-)
+pytestmark = pytest.mark.reference("taubench")
 
 
 def invoke(*args: str) -> Result:

@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+import _shared
 from deedbench.audit import AuditSummary
 from deedbench.cli.app import console
 from deedbench.cli.main import app
@@ -255,7 +256,8 @@ def text_and_data(
 ) -> tuple[str, Any]:
     """The command's text at `width` columns, and its JSON."""
     if "tau" in text_args and not TAUBENCH.is_dir():
-        pytest.skip(f"τ-bench data not found at {TAUBENCH}")
+        _shared.need("taubench")
+        pytest.fail(f"τ-bench data not found at {TAUBENCH}")
     monkeypatch.setattr(console, "width", width)
     monkeypatch.setenv("DEEDBENCH_STORE", str(store))
     text = invoke(*text_args)

@@ -14,9 +14,7 @@ copies of the oracle's run with one thing changed.
 from __future__ import annotations
 
 import json
-import os
 import random
-import subprocess
 import tempfile
 from collections.abc import Callable
 from datetime import date
@@ -47,14 +45,8 @@ from deedbench.reports.cost import PriceTable
 
 CHECKOUT = _reference.TAU2
 DRIVER = Path(__file__).resolve().parents[1] / "benchmarks" / "tau2" / "submission_driver.py"
-needs_tau2 = pytest.mark.skipif(
-    _reference.missing() is not None, reason=f"τ²'s validator cannot run: {_reference.missing()}"
-)
-needs_data = pytest.mark.skipif(
-    not (CHECKOUT / "data" / "tau2" / "domains" / "airline" / "tasks.json").is_file(),
-    reason=f"τ²'s data is not at {CHECKOUT}",
-)
-pytestmark = needs_data
+needs_tau2 = pytest.mark.reference("tau2")
+pytestmark = needs_tau2
 
 
 def invoke(*args: str) -> Any:
@@ -171,22 +163,10 @@ def model_run(store: Path) -> str:
 
 def tau2_validate(folders: list[Path]) -> list[dict[str, Any]]:
     """What τ²'s own leaderboard code makes of each submission folder (see the driver)."""
-    with tempfile.TemporaryDirectory() as scratch:
-        source, target = Path(scratch) / "folders.json", Path(scratch) / "out.json"
-        source.write_text(json.dumps([str(f) for f in folders]), encoding="utf-8")
-        env = {
-            **os.environ,
-            "PYTHONPATH": f"{_reference.SOURCE}:{_reference.TAU2 / 'offline' / 'stubs'}",
-            "TAU2_DATA_DIR": str(_reference.DATA),
-        }
-        subprocess.run(
-            [str(_reference._venv()), str(DRIVER), str(source), str(target)],
-            check=True,
-            env=env,
-            cwd=scratch,
-        )
-        found: list[dict[str, Any]] = json.loads(target.read_text(encoding="utf-8"))
-        return found
+    found: list[dict[str, Any]] = _reference.run_script(
+        DRIVER, [str(f) for f in folders], inputs=tuple(folders)
+    )
+    return found
 
 
 # --- what is written, as τ²'s validator sees it ------------------------------------------

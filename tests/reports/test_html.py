@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+import _shared
 from deedbench.engine import RunStore
 from deedbench.reports import summarize
 from deedbench.reports.format import chance_p_text, pct
@@ -49,7 +50,8 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> Reports:
 def _report(reports: Reports, name: str) -> Report:
     result: Report | None = getattr(reports, name)
     if result is None:
-        pytest.skip("τ-bench's data is not beside the checkout (../shared/taubench)")
+        _shared.need("taubench")
+        pytest.fail("the τ-bench report was not made, though τ-bench's data is here")
     return result
 
 

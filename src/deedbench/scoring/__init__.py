@@ -6,6 +6,7 @@ transcript. The scores, evidence and metrics they produce are records
 from deedbench.scoring.procedure import ProcedureSpec, Violation, check_procedure
 from deedbench.scoring.state import (
     OverlayState,
+    TauTextual,
     canonical,
     diff,
     records_equal_tau,
@@ -19,6 +20,7 @@ from deedbench.scoring.state import (
 __all__ = [
     "OverlayState",
     "ProcedureSpec",
+    "TauTextual",
     "Violation",
     "canonical",
     "check_procedure",

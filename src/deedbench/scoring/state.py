@@ -13,10 +13,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 __all__ = [
     "OverlayState",
+    "TauTextual",
     "canonical",
     "diff",
     "records_equal_tau",
@@ -50,9 +51,18 @@ def to_hashable(value: Any) -> Any:
     return value
 
 
-def tau_hash(db: dict[str, Any]) -> str:
+@runtime_checkable
+class TauTextual(Protocol):
+    """A database that writes its own ``str(to_hashable(...))`` text (a desk's world does,
+    without writing its shared base's records again)."""
+
+    def tau_text(self) -> str: ...
+
+
+def tau_hash(db: Mapping[str, Any] | TauTextual) -> str:
     """τ-bench's database hash: sha256 of ``str(to_hashable(db))``."""
-    return hashlib.sha256(str(to_hashable(db)).encode("utf-8")).hexdigest()
+    text = db.tau_text() if isinstance(db, TauTextual) else str(to_hashable(db))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def records_equal_tau(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:

@@ -750,7 +750,7 @@ def _messages(traj: list[dict[str, Any]]) -> list[Message]:
     return out
 
 
-@pytest.mark.skipif(not TAUBENCH.is_dir(), reason=f"τ-bench data not found at {TAUBENCH}")
+@pytest.mark.reference("taubench")
 def test_real_gpt4o_records() -> None:
     db = DeskWorld(
         {

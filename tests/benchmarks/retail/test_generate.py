@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+import _shared
 from deedbench.benchmarks.retail import generate_world, write_world
 
 TAUBENCH = Path(__file__).resolve().parents[3].parent / "shared" / "taubench"
@@ -29,9 +30,8 @@ def world() -> World:
 def taubench() -> World:
     folder = TAUBENCH / "retail"
     if not all((folder / f"{name}.json").is_file() for name in NAMES):
-        pytest.skip(
-            f"τ-bench's retail world is not at {folder} (the shared folder beside the repo)"
-        )
+        _shared.need("taubench")
+        pytest.fail(f"τ-bench's retail world is not at {folder}")
     return {name: json.loads((folder / f"{name}.json").read_text()) for name in NAMES}
 
 

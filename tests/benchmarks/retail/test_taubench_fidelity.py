@@ -25,10 +25,7 @@ TAUBENCH = REPO_ROOT.parent / "shared" / "taubench"
 RETAIL = TAUBENCH / "retail"
 SKIPPED = frozenset({"respond", "transfer_to_human_agents"})
 
-pytestmark = pytest.mark.skipif(
-    not (RETAIL / "orders.json").is_file(),
-    reason=f"τ-bench data not found at {RETAIL} (it sits beside the checkout in CI)",
-)
+pytestmark = pytest.mark.reference("taubench")
 
 
 @cache

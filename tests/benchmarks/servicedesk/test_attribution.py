@@ -43,7 +43,7 @@ def test_a_failure_is_put_on_whoever_is_at_fault(labelled: list) -> None:
     assert "Shall I proceed" in fault.excerpt  # the question the customer walked out on
 
 
-@pytest.mark.skipif(not (SHARED / "trajectories").is_dir(), reason=f"no τ-bench data at {SHARED}")
+@pytest.mark.reference("taubench")
 def test_every_failure_of_taus_gpt4o_airline_records_is_attributed() -> None:
     report = rescore_file(
         SHARED / "trajectories" / "gpt-4o-airline.json",
@@ -60,7 +60,7 @@ def test_every_failure_of_taus_gpt4o_airline_records_is_attributed() -> None:
     assert report.fault_kinds["task.gold_breaks_policy"] == 33
 
 
-@pytest.mark.skipif(not (SHARED / "retail").is_dir(), reason=f"no τ-bench data at {SHARED}")
+@pytest.mark.reference("taubench")
 def test_reports_show_both_rates_whose_failure_and_a_comparison_without_the_faults(
     tmp_path: Path,
 ) -> None:

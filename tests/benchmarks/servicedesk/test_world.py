@@ -8,10 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from deedbench.benchmarks.retail import load_retail_data
 from deedbench.benchmarks.servicedesk import DeskWorld, copy_json
 from deedbench.errors import BenchmarkError
+from deedbench.scoring import tau_hash, to_hashable
 
 
 def tiny_base() -> dict[str, Any]:
@@ -186,3 +189,48 @@ def test_a_copied_world_shares_its_values_until_either_changes_one() -> None:
     assert world.peek("phone")["on"] is False and other.peek("phone")["on"] == "other"
     assert other.peek("lines")[0]["gb"] == 5.0 and world.peek("lines")[0]["gb"] == 7.0
     assert other.snapshot()["lines"][0]["gb"] == 5.0 and base["lines"][0]["gb"] == 1.0
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["users", "orders", "extra"]),
+            st.text(min_size=1, max_size=4),
+            st.dictionaries(
+                st.text(max_size=3),
+                st.one_of(st.integers(), st.floats(allow_nan=False), st.text(max_size=5)),
+                max_size=3,
+            ),
+        ),
+        max_size=12,
+    )
+)
+def test_the_texts_are_the_snapshot_written_whole(writes: list[tuple[str, str, Any]]) -> None:
+    """τ²'s hash reads `json_text`, τ-bench's `tau_text`; each must be the whole snapshot
+    as that reference writes it (keys sorted, 100 and 100.0 apart, a one-item table as
+    ``(x,)``), before and after writes, with the base's parts kept between calls."""
+    base = {
+        "users": {"u1": {"name": "Ana", "n": 1}, "ü": {"name": "Zoë", "n": 1.0}},
+        "orders": {"o2": {"items": [1, 2]}, "o1": {}},
+        "extra": {},
+        "single": {"s": {"x": None}},
+        "lines": [{"id": "l1", "on": True}],
+    }
+    tables = ["users", "orders", "extra", "single"]
+
+    def whole(world: DeskWorld) -> tuple[str, str]:
+        snapshot = world.snapshot()
+        return json.dumps(snapshot, sort_keys=True, default=str), str(to_hashable(snapshot))
+
+    world = DeskWorld(base, tables)
+    assert (world.json_text(), world.tau_text()) == whole(world)
+    for table, key, record in writes:
+        if key in base[table] and record:
+            world.for_update(table, key).update(record)
+        else:
+            world.put(table, key, record)
+    world.value("lines").append({"id": "l2"})
+    assert (world.json_text(), world.tau_text()) == whole(world)
+    assert tau_hash(world) == tau_hash(world.snapshot())
+    fresh = DeskWorld(base, tables)
+    assert (fresh.json_text(), fresh.tau_text()) == whole(fresh)

@@ -22,10 +22,9 @@ from deedbench.benchmarks.tau2.environment import db_hash
 
 from . import _reference
 from ._compare import deedbench_calls, differences
-from ._reference import missing
 
 pytestmark = [
-    pytest.mark.skipif(missing() is not None, reason=f"τ²'s reference cannot run: {missing()}"),
+    pytest.mark.reference("tau2"),
     # one worker runs the module, so its τ² fixture is computed once, not once a worker
     pytest.mark.xdist_group("tau2-airline-tools"),
 ]

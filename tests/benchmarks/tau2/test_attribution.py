@@ -10,10 +10,7 @@ from deedbench.benchmarks import load_benchmark
 from . import _reference
 from ._faults import cases
 
-pytestmark = pytest.mark.skipif(
-    not (_reference.DATA / "tau2" / "domains" / "telecom").is_dir(),
-    reason=f"τ²'s data is not at {_reference.DATA}",
-)
+pytestmark = pytest.mark.reference("tau2")
 
 
 def test_device_faults_are_found_and_clean_controls_never_blamed() -> None:

@@ -13,11 +13,8 @@ the same). The agent's tool names, in order, and the policy each variant assembl
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
-import subprocess
-import tempfile
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -35,11 +32,9 @@ from deedbench.errors import BenchmarkError
 from deedbench.records import ToolCall
 
 from . import _reference
-from ._reference import domain_data, missing
+from ._reference import domain_data
 
-pytestmark = pytest.mark.skipif(
-    missing() is not None, reason=f"τ²'s reference environment: {missing()}"
-)
+pytestmark = pytest.mark.reference("tau2")
 
 FOLDER = domain_data("banking_knowledge")
 SCRIPT = Path(__file__).with_name("reference_retrieval.py")
@@ -223,21 +218,7 @@ def _plan() -> dict[str, dict[str, list[dict[str, Any]]]]:
 def _theirs() -> dict[str, Any]:
     """What τ²'s own environments make of every call, per variant (one τ² process)."""
     spec = {"variants": list(RETRIEVAL_VARIANTS), "tasks": _task_dicts(), "calls": _plan()}
-    with tempfile.TemporaryDirectory() as folder:
-        source, target = Path(folder) / "spec.json", Path(folder) / "out.json"
-        source.write_text(json.dumps(spec), encoding="utf-8")
-        env = {
-            **os.environ,
-            "PYTHONPATH": f"{_reference.SOURCE}{os.pathsep}{_reference.TAU2 / 'offline' / 'stubs'}",
-            "TAU2_DATA_DIR": str(_reference.DATA),
-        }
-        subprocess.run(
-            [str(_reference._venv()), str(SCRIPT), str(source), str(target)],
-            check=True,
-            env=env,
-            cwd=folder,
-        )
-        result: dict[str, Any] = json.loads(target.read_text(encoding="utf-8"))
+    result: dict[str, Any] = _reference.run_script(SCRIPT, spec)
     return result
 
 

@@ -22,10 +22,7 @@ from deedbench.records import Message, Score
 from . import _reference
 
 CHECKOUT = _reference.TAU2  # laid out as a tau2-bench checkout: data/tau2/domains/<domain>
-pytestmark = pytest.mark.skipif(
-    not (_reference.DATA / "tau2" / "domains" / "airline" / "db.json").is_file(),
-    reason=f"τ²'s data is not at {_reference.DATA}",
-)
+pytestmark = pytest.mark.reference("tau2")
 NAMES = ["tau2-airline", "tau2-retail", "tau2-telecom", "tau2-banking"]
 
 

@@ -26,9 +26,7 @@ from . import _reference
 from ._trajectories import trajectory, variants
 from .mock_domain import MOCK
 
-pytestmark = pytest.mark.skipif(
-    _reference.missing() is not None, reason=f"τ²'s evaluator cannot run: {_reference.missing()}"
-)
+pytestmark = pytest.mark.reference("tau2")
 
 
 def _scripted_judge(verdicts: list[bool] | None) -> Any:

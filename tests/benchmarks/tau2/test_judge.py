@@ -21,7 +21,7 @@ from . import _reference
 from .mock_benchmark import MockTau2Benchmark
 
 SOURCE = _reference.SOURCE / "tau2" / "evaluator" / "evaluator_nl_assertions.py"
-needs_source = pytest.mark.skipif(not SOURCE.is_file(), reason=f"τ²'s source is not at {SOURCE}")
+needs_source = pytest.mark.reference("tau2")
 
 
 def _tau2_prompts() -> tuple[str, ast.JoinedStr]:
@@ -85,7 +85,7 @@ def test_an_answer_not_in_the_format_is_the_judges_failure() -> None:
         parse_verdicts("I think it went well")
 
 
-@pytest.mark.skipif(_reference.missing() is not None, reason=f"{_reference.missing()}")
+@pytest.mark.reference("tau2")
 @pytest.mark.parametrize("met", [True, False])
 def test_the_judges_verdicts_decide_the_reward_and_are_kept(met: bool) -> None:
     bench = MockTau2Benchmark({"data": str(_reference.DATA), "judge": "python/judge:J"})
@@ -111,7 +111,7 @@ def test_the_judges_verdicts_decide_the_reward_and_are_kept(met: bool) -> None:
     assert score.details["reward_info"]["nl_assertions"][0]["justification"] == "read it"
 
 
-@pytest.mark.skipif(_reference.missing() is not None, reason=f"{_reference.missing()}")
+@pytest.mark.reference("tau2")
 def test_without_a_judge_the_task_needs_one() -> None:
     bench = MockTau2Benchmark({"data": str(_reference.DATA)})
     sample = _judged(bench)

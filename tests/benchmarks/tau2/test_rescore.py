@@ -28,9 +28,7 @@ from deedbench.cli.main import app
 from . import _reference
 from ._trajectories import GREETING, variants
 
-pytestmark = pytest.mark.skipif(
-    _reference.missing() is not None, reason=f"τ²'s evaluator cannot run: {_reference.missing()}"
-)
+pytestmark = pytest.mark.reference("tau2")
 
 CHECKOUT = _reference.TAU2
 NO_KNOWLEDGE = {"retrieval_variant": "no_knowledge"}

@@ -24,9 +24,7 @@ from . import _reference
 from ._compare import deedbench_calls, differences
 
 pytestmark = [
-    pytest.mark.skipif(
-        _reference.missing() is not None, reason=f"τ² cannot run: {_reference.missing()}"
-    ),
+    pytest.mark.reference("tau2"),
     # one worker runs the module, so its τ² fixture is computed once, not once a worker
     pytest.mark.xdist_group("tau2-retail-tools"),
 ]

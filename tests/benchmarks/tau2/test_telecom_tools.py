@@ -20,12 +20,8 @@ All τ² cases run through one `_reference.evaluate` call.
 from __future__ import annotations
 
 import json
-import os
 import random
-import subprocess
-import tempfile
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -39,9 +35,7 @@ from . import _reference
 from ._compare import deedbench_calls, differences
 
 pytestmark = [
-    pytest.mark.skipif(
-        _reference.missing() is not None, reason=f"τ²'s code cannot run: {_reference.missing()}"
-    ),
+    pytest.mark.reference("tau2"),
     # one worker runs the module, so its τ² fixture is computed once, not once a worker
     pytest.mark.xdist_group("tau2-telecom-tools"),
 ]
@@ -508,7 +502,7 @@ for variant in ("manual", "workflow"):
     for solo in (False, True):
         env = get_environment(solo_mode=solo, policy_type=variant)
         out[variant + ("/solo" if solo else "/normal")] = env.get_policy()
-with open(sys.argv[1], "w", encoding="utf-8") as handle:
+with open(sys.argv[2], "w", encoding="utf-8") as handle:
     json.dump(out, handle)
 """
 
@@ -516,18 +510,7 @@ with open(sys.argv[1], "w", encoding="utf-8") as handle:
 def _reference_policies() -> dict[str, str]:
     """τ²'s policy texts, from `POLICY_SCRIPT` run in τ²'s Python as `_reference.evaluate`
     runs its driver (same interpreter, path and data folder)."""
-    with tempfile.TemporaryDirectory() as folder:
-        script, target = Path(folder) / "policies.py", Path(folder) / "out.json"
-        script.write_text(POLICY_SCRIPT, encoding="utf-8")
-        env = {
-            **os.environ,
-            "PYTHONPATH": f"{_reference.SOURCE}{os.pathsep}{_reference.TAU2 / 'offline' / 'stubs'}",
-            "TAU2_DATA_DIR": str(_reference.DATA),
-        }
-        subprocess.run(
-            [str(_reference._venv()), str(script), str(target)], check=True, env=env, cwd=folder
-        )
-        found: dict[str, str] = json.loads(target.read_text(encoding="utf-8"))
+    found: dict[str, str] = _reference.run_script(POLICY_SCRIPT, {})
     return found
 
 

@@ -43,12 +43,10 @@ from deedbench.records import Message, Termination, ToolCall
 from deedbench.scoring import tau_hash
 
 from ._generate import Slice, conversation, sequence, world_slice
-from ._reference import STOP, Crash, available, environment, solve, step
+from ._reference import STOP, Crash, environment, solve, step
 
 pytestmark = [
-    pytest.mark.skipif(
-        not available(), reason="τ-bench's code and data not found beside the checkout (../shared)"
-    ),
+    pytest.mark.reference("taubench"),
     pytest.mark.filterwarnings("ignore::SyntaxWarning"),  # τ-bench's eval of "2(3)"
 ]
 

@@ -39,10 +39,7 @@ FULL = os.environ.get("DEEDBENCH_TAUBENCH_FULL") == "1"
 retail's 20 dev tasks against τ-bench's own): the 500 retail training tasks' replays alone
 take minutes (each τ-bench hash is of the whole database)."""
 
-pytestmark = pytest.mark.skipif(
-    not (SRC / "tau_bench" / "envs" / "retail" / "tasks_test.py").is_file(),
-    reason=f"τ-bench's repository tree is not at {SRC}",
-)
+pytestmark = pytest.mark.reference("taubench")
 
 
 @pytest.fixture(scope="module")
@@ -172,7 +169,6 @@ RESULTS = TAUBENCH / "trajectories" / "gpt-4o-airline.json"
 OLDER = TAUBENCH / "trajectories" / "airline-2024-11"
 
 
-@pytest.mark.skipif(not RESULTS.is_file(), reason=f"no τ-bench results at {RESULTS}")
 @pytest.mark.parametrize("where", ["root", "env", "data"])
 def test_rescore_reads_a_clone_too(clone: Path, where: str) -> None:
     """The clone's root holds both domains: the records' system prompt names airline's."""

@@ -32,10 +32,7 @@ RESULTS = TAUBENCH / "trajectories" / "gpt-4o-airline.json"
 FOLDERS = [TAUBENCH / "trajectories" / "airline-2024-11", TAUBENCH / "airline"]
 RULES = frozenset(AIRLINE_PROCEDURE_RULES) | frozenset(AIRLINE_RULES)
 
-pytestmark = pytest.mark.skipif(
-    not RESULTS.is_file() or not (TAUBENCH / "airline" / "flights.json").is_file(),
-    reason=f"τ-bench data not found at {TAUBENCH} (it sits beside the checkout, ../shared)",
-)
+pytestmark = pytest.mark.reference("taubench")
 
 
 @cache

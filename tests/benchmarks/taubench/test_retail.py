@@ -30,10 +30,7 @@ WRITES = frozenset(RETAIL_DESK.procedure_spec.write_tools)
 AUTH = RETAIL_DESK.procedure.auth_tools
 PERSONAL = RETAIL_DESK.procedure.personal_read_tools
 
-pytestmark = pytest.mark.skipif(
-    not (RETAIL / "gold_hashes_dev.json").is_file(),
-    reason=f"τ-bench data not found at {RETAIL} (it sits beside the checkout, ../shared)",
-)
+pytestmark = pytest.mark.reference("taubench")
 
 
 @cache

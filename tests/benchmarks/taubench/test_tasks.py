@@ -30,10 +30,7 @@ RETAIL = TAUBENCH / "retail"
 WRITES = frozenset(RETAIL_DESK.procedure_spec.write_tools)
 COPIED = ("users.json", "orders.json", "products.json", "policy.md", "tasks_dev.json")
 
-needs_data = pytest.mark.skipif(
-    not (RETAIL / "tasks_dev.json").is_file(),
-    reason=f"τ-bench data not found at {RETAIL} (it sits beside the checkout, ../shared)",
-)
+needs_data = pytest.mark.reference("taubench")
 
 
 @cache

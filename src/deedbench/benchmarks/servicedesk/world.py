@@ -224,6 +224,32 @@ class DeskWorld:
             for name in self.base
         }
 
+    def json_text(self) -> str:
+        """The snapshot as ``json.dumps(snapshot, sort_keys=True, default=str)`` writes it
+        (τ²'s database hash is its sha256), the base's part written once (`texts.py`)."""
+        from deedbench.benchmarks.servicedesk.texts import JSON, world_text
+
+        return world_text(self, JSON)
+
+    def tau_text(self) -> str:
+        """The snapshot as ``str(to_hashable(snapshot))`` writes it (τ-bench's database
+        hash is its sha256), the base's part written once (`texts.py`)."""
+        from deedbench.benchmarks.servicedesk.texts import TAU, world_text
+
+        return world_text(self, TAU)
+
+    def is_table(self, name: str) -> bool:
+        """Whether the base's entry `name` is a table of records (else it is a value)."""
+        return name in self._tables
+
+    def written(self, table: str) -> Mapping[str, Record]:
+        """The records of `table` this episode holds copies of (changed or not), by key."""
+        return self._overlay.get(table, _EMPTY)
+
+    def added(self, table: str) -> list[str]:
+        """The keys this episode added to `table` that the base does not have, in order."""
+        return self._added.get(table, [])
+
 
 class Table:
     """One table of a world, used the way τ-bench's tools use a table of their ``data``.
@@ -268,7 +294,6 @@ class Table:
 
 
 _EMPTY: dict[str, Record] = {}
-
 
 def _identical(a: Any, b: Any) -> bool:
     """Equal JSON values of equal types all the way down (key order aside)."""

@@ -251,8 +251,7 @@ def trajectory_calls(
 
 def db_hash(world: DeskWorld) -> str:
     """τ²'s database hash: sha256 of its JSON, keys sorted, other values as ``str``."""
-    text = json.dumps(world.snapshot(), sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()
+    return hashlib.sha256(world.json_text().encode()).hexdigest()
 
 
 def same_db(a: DeskWorld | None, b: DeskWorld | None, known: dict[Any, str] | None = None) -> bool:

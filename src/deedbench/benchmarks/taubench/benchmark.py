@@ -153,7 +153,7 @@ class TaubenchBenchmark(ServiceDeskBenchmark):
                 TaubenchTaskCheck(
                     index=int(task.id.removeprefix("task-")),
                     task=task.id,
-                    gold_hash_tau=tau_hash(gold.snapshot()),
+                    gold_hash_tau=tau_hash(gold),
                     gold_errors=errors,
                     violations=violations,
                     problems=problems + violations,
