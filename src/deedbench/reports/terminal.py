@@ -68,7 +68,8 @@ __all__ = [
 ]
 
 _ERROR_KINDS_SHOWN = 5
-# What to change when calls time out, for the summary (README: "Local model servers").
+# What to change when calls time out, for the summary (docs/models-and-roles.md: "Local
+# model servers").
 TIMEOUT_ADVICE = (
     "a server that answers one request at a time queues the others past the timeout, and "
     "computes calls that were given up on: use --concurrency 1 and a --timeout above its "
@@ -605,7 +606,7 @@ def render_summary(
             console,
             Text.assemble(
                 (f"{summary.timeouts} model calls timed out", "yellow"),
-                f": {TIMEOUT_ADVICE} (README: Local model servers)",
+                f": {TIMEOUT_ADVICE} (docs/models-and-roles.md: Local model servers)",
             ),
             indent=2,
         )

@@ -21,7 +21,7 @@ GUIDE = Path(__file__).resolve().parents[3] / "docs" / "adding-a-service-desk-do
 def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
     """The page's module, imported from a file of its own, as a user's would be."""
     page = GUIDE.read_text(encoding="utf-8")
-    found = re.search(r"## `library\.py`\s*```python\n(.*?)```", page, re.DOTALL)
+    found = re.search(r"## `library\.py`\s*(?:<!--.*?-->\s*)?```python\n(.*?)```", page, re.DOTALL)
     assert found is not None, "the guide shows no library.py"
     path = tmp_path_factory.mktemp("guide") / "library.py"
     path.write_text(found.group(1), encoding="utf-8")

@@ -1,5 +1,5 @@
 """τ² telecom episodes whose customer is a real model behind llama-cpp-python's server
-(opt-in: ``pytest --realmodel``, see README "A real model server in the tests"), run
+(opt-in: ``pytest --realmodel``, see docs/testing.md "The real-model tests"), run
 from the command line as a user would.
 
 The customer is SmolLM2-135M with τ²'s user-simulator guidelines (the tools variant)

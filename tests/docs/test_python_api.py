@@ -1,5 +1,5 @@
-"""The README's Python API section runs as written: its script and its study file, in a
-fresh interpreter in an empty folder, twice (the second time resumes and adds nothing)."""
+"""docs/python-api.md runs as written: its script and its study file, in a fresh
+interpreter in an empty folder, twice (the second time resumes and adds nothing)."""
 
 from __future__ import annotations
 
@@ -10,18 +10,11 @@ from pathlib import Path
 
 from deedbench.engine import RunStore
 
-README = Path(__file__).resolve().parents[1] / "README.md"
-
-
-def section(title: str) -> str:
-    text = README.read_text(encoding="utf-8")
-    start = text.index(f"## {title}\n")
-    end = text.index("\n## ", start + 1)
-    return text[start:end]
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "python-api.md"
 
 
 def test_the_python_api_script_runs_a_run_a_launch_on_workers_and_a_study(tmp_path: Path) -> None:
-    api = section("Python API")
+    api = PAGE.read_text(encoding="utf-8")
     [script] = re.findall(r"```python\n(.*?)```", api, re.S)
     [study] = re.findall(r"```toml\n(.*?)```", api, re.S)
     (tmp_path / "demo.py").write_text(script)
