@@ -9,21 +9,23 @@ replaced by a script of model messages for each run.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 import types
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import cache
-from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-# tests/benchmarks/taubench/<this file>: parents[3] is the checkout, its parent holds `shared`.
-TAUBENCH = Path(__file__).resolve().parents[3].parent / "shared" / "taubench"
+import _shared
+
+TAUBENCH = _shared.TAUBENCH
 SOURCE = TAUBENCH / "src"
 
 STOP = "###STOP###"
+NO_TASK = {"user_id": "nobody", "actions": [], "instruction": "", "outputs": []}
 
 
 def available() -> bool:
@@ -228,3 +230,97 @@ def _scripted(module: Any, turns: Sequence[dict[str, Any]], seen: dict[str, Any]
         yield
     finally:
         module.completion = original
+
+
+# ---- τ-bench's answers, kept ------------------------------------------------------------
+# τ-bench hashes its whole database with ``str()`` at every reward and every transfer, and
+# reloads its data for every task: most of the differential tests' time. Its answers on a
+# case depend only on its code, the data and the case, so they are kept on disk
+# (`_shared.cached`, beside τ²'s), keyed by the content hash of τ-bench's source, the data's
+# text and the case, and τ-bench runs again only when one of them changes.
+
+
+class Data(Protocol):
+    """Data both sides load: a fresh copy from `load`, its JSON texts by file in `text`."""
+
+    text: dict[str, str]
+
+    def load(self) -> dict[str, Any]: ...
+
+
+@cache
+def fingerprint() -> str:
+    return _shared.tree_hash([SOURCE])
+
+
+def _data_key(data: Data) -> str:
+    return hashlib.sha256(json.dumps(data.text, sort_keys=True).encode()).hexdigest()
+
+
+@dataclass
+class Stepped:
+    """τ-bench's answers to a sequence of calls from a fresh environment without a task:
+    each call's observation (or the crash that ended it), the database's hash before a
+    transfer (which ends the run), and at the end of a run that neither crashed nor
+    transferred."""
+
+    observations: list[str | Crash]
+    before_transfer: str | None
+    end: str | None
+
+
+def calls(domain: str, data: Data, sequence: Sequence[tuple[str, dict[str, Any]]]) -> Stepped:
+    """`step` on each call in turn, as τ-bench's run takes them, until a crash or a transfer."""
+    key = {"what": "calls", "domain": domain, "data": _data_key(data), "calls": sequence}
+
+    def compute() -> dict[str, Any]:
+        env = environment(domain, data.load, NO_TASK, [])
+        found: dict[str, Any] = {"observations": [], "before_transfer": None, "end": None}
+        for name, kwargs in sequence:
+            if name == "transfer_to_human_agents":
+                found["before_transfer"] = env.get_data_hash()
+            answer = step(env, name, json.loads(json.dumps(kwargs)))
+            if isinstance(answer, Crash):
+                found["observations"].append({"crash": answer.error})
+                return found
+            found["observations"].append(answer)
+            if name == "transfer_to_human_agents":
+                return found
+        found["end"] = env.get_data_hash()
+        return found
+
+    kept = _shared.cached("taubench", fingerprint(), key, compute)
+    observations: list[str | Crash] = [
+        Crash(o["crash"]) if isinstance(o, dict) else o for o in kept["observations"]
+    ]
+    return Stepped(observations, kept["before_transfer"], kept["end"])
+
+
+def solved(
+    domain: str,
+    data: Data,
+    task: dict[str, Any],
+    lines: Sequence[str],
+    turns: Sequence[dict[str, Any]],
+    *,
+    takes_null: bool = False,
+    react: bool = False,
+) -> Solved:
+    """`solve` on a fresh `environment` of `task` with the user's `lines`, kept."""
+    key = {
+        "what": "solve",
+        "domain": domain,
+        "data": _data_key(data),
+        "task": task,
+        "lines": list(lines),
+        "turns": list(turns),
+        "takes_null": takes_null,
+        "react": react,
+    }
+
+    def compute() -> dict[str, Any]:
+        env = environment(domain, data.load, task, lines, takes_null=takes_null)
+        found = solve(env, turns, react=react)
+        return json.loads(json.dumps(asdict(found)))
+
+    return Solved(**_shared.cached("taubench", fingerprint(), key, compute))

@@ -42,8 +42,9 @@ from deedbench.engine import AgentContext, run_episode
 from deedbench.records import Message, Termination, ToolCall
 from deedbench.scoring import tau_hash
 
+from . import _reference as reference
 from ._generate import Slice, conversation, sequence, world_slice
-from ._reference import STOP, Crash, environment, solve, step
+from ._reference import STOP, Crash
 
 pytestmark = [
     pytest.mark.reference("taubench"),
@@ -58,7 +59,6 @@ NONE_LOWER = "'NoneType' object has no attribute 'lower'"  # τ-bench's outputs 
 TOOLS = {"retail": RETAIL_TOOLS, "airline": AIRLINE_TOOLS}
 BENCHMARKS = {"retail": TaubenchRetailBenchmark, "airline": TaubenchAirlineBenchmark}
 DOMAINS = {"retail": RETAIL, "airline": AIRLINE}
-NO_TASK = {"user_id": "nobody", "actions": [], "instruction": "", "outputs": []}
 
 
 def count(request: pytest.FixtureRequest, default: int) -> int:
@@ -98,18 +98,22 @@ def test_every_call_gives_tau_bench_observation_and_database(
 ) -> None:
     world = small_world
     mismatches: list[str] = []
-    calls = crashes = 0
+    taken = crashes = 0
+    # one base under every sequence's world: a world never changes its base (were one to,
+    # the next sequences would part from τ-bench's fresh loads), and its text is made once
+    base = world.load()
     for number in range(count(request, SEQUENCES)):
         seed = f"{world.domain}-calls-{number}"
-        env = environment(world.domain, world.load, NO_TASK, [])
-        mine = DeskWorld(world.load())
+        sequence_ = list(sequence(world.domain, world, random.Random(seed)))
+        stepped = reference.calls(world.domain, world, sequence_)  # τ-bench's, kept
+        mine = DeskWorld(base)
         box = TauToolBox(TOOLS[world.domain], mine)
-        for index, (name, kwargs) in enumerate(sequence(world.domain, world, random.Random(seed))):
-            calls += 1
+        for index, (name, kwargs) in enumerate(sequence_):
+            taken += 1
             ending = name == "transfer_to_human_agents"
-            if ending and env.get_data_hash() != tau_hash(mine.snapshot()):
+            if ending and stepped.before_transfer != tau_hash(mine):
                 mismatches.append(f"{seed}: database before call {index}")
-            theirs = step(env, name, json.loads(json.dumps(kwargs)))
+            theirs = stepped.observations[index]
             outcome = box.take_turn(_as_call(index, name, kwargs))
             if isinstance(theirs, Crash):
                 crashes += 1
@@ -124,12 +128,12 @@ def test_every_call_gives_tau_bench_observation_and_database(
             if ending:  # τ-bench scores the run now and reloads its data: the run is over
                 break
         else:
-            if env.get_data_hash() != tau_hash(mine.snapshot()):
+            if stepped.end != tau_hash(mine):
                 mismatches.append(f"{seed}: database at the end")
-    assert not mismatches, f"{len(mismatches)} of {calls} calls differ:\n" + "\n".join(
+    assert not mismatches, f"{len(mismatches)} of {taken} calls differ:\n" + "\n".join(
         mismatches[:15]
     )
-    assert calls > 5 * count(request, SEQUENCES) and crashes >= 0
+    assert taken > 5 * count(request, SEQUENCES) and crashes >= 0
 
 
 class _Lines:
@@ -177,9 +181,7 @@ def test_conversations_get_tau_bench_reward_live_and_rescored(
     for number in range(count(request, CONVERSATIONS)):
         seed = f"{world.domain}-conversation-{number}"
         script = conversation(world.domain, world, random.Random(seed))
-        solved = solve(
-            environment(world.domain, world.load, script.task, script.lines), script.turns
-        )
+        solved = reference.solved(world.domain, world, script.task, script.lines, script.turns)
         sample = samples[f"task-{script.task['index']}"]
         setup = bench.setup(sample, "default", 0)
         setup.user = _Lines(script.lines)
@@ -230,8 +232,7 @@ def test_react_records_are_rescored_as_tau_bench_scored_them(
     for number in range(count(request, REACT)):
         script = conversation(world.domain, world, random.Random(f"{world.domain}-react-{number}"))
         turns = [{"role": "assistant", "content": _react_text(t)} for t in script.turns]
-        env = environment(world.domain, world.load, script.task, script.lines)
-        solved = solve(env, turns, react=True)
+        solved = reference.solved(world.domain, world, script.task, script.lines, turns, react=True)
         record = {"task_id": script.task["index"], "trial": number, "reward": solved.reward}
         records.append({**record, "info": solved.info, "traj": solved.traj})
     path = tmp_path / "results.json"
@@ -259,8 +260,9 @@ def test_null_replies_are_rescored_as_tau_bench_scored_them(
         rng = random.Random(f"{world.domain}-null-{number}")
         on = replace(world, tasks=told) if told and number % 2 else world
         script = conversation(world.domain, on, rng, null_replies=0.2)
-        env = environment(world.domain, world.load, script.task, script.lines, takes_null=True)
-        solved = solve(env, script.turns)
+        solved = reference.solved(
+            world.domain, world, script.task, script.lines, script.turns, takes_null=True
+        )
         record: dict[str, Any] = {"task_id": script.task["index"], "trial": number}
         if NONE_LOWER in solved.info.get("error", ""):
             raised += 1
@@ -368,8 +370,7 @@ def test_tau_bench_edges_score_as_tau_bench_scores_them(
     task, turns, lines, takes_null = _edge(edge, chosen)
     edited = replace(world, tasks=[task])
     folder = edited.write(tmp_path / "data")
-    env = environment(world.domain, world.load, task, lines, takes_null=takes_null)
-    solved = solve(env, turns)
+    solved = reference.solved(world.domain, world, task, lines, turns, takes_null=takes_null)
     assert solved.reward == EDGES[edge], solved.info.get("error")
     if not takes_null:
         bench = BENCHMARKS[world.domain]({"data": str(folder), "split": "test"})
