@@ -19,6 +19,7 @@ and data, the script that asks and the case (see `tests/benchmarks/tau2/_referen
 from __future__ import annotations
 
 import base64
+import fcntl
 import gzip
 import hashlib
 import json
@@ -182,3 +183,18 @@ def _restore(root: Path, files: dict[str, str]) -> None:
         target = root / name if name else root
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(base64.b64decode(data))
+
+
+def made_once(folder: Path, wanted: str, make: Callable[[], None]) -> None:
+    """Make `folder` with `make` unless it was made for `wanted` (its stamp says so), under
+    a lock beside it: of two test workers that need it at once, the second waits for the
+    first one's folder instead of racing it (and never skips meanwhile)."""
+    stamp = folder / ".deedbench-ready"
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with open(folder.parent / f".{folder.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if stamp.is_file() and stamp.read_text(encoding="utf-8") == wanted:
+            return
+        stamp.unlink(missing_ok=True)
+        make()
+        stamp.write_text(wanted, encoding="utf-8")

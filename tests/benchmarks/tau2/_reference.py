@@ -18,7 +18,6 @@ Tests that need it are marked ``reference("tau2")`` (`_shared.check` fails them 
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -78,23 +77,18 @@ REQUIREMENTS = TAU2 / "offline" / "requirements-offline.txt"
 
 @cache
 def _venv() -> Path:
-    """τ²'s Python, its environment made first if need be: under a lock beside it, so a
-    second test worker waits for the first one's environment instead of racing it."""
+    """τ²'s Python, its environment made first if need be (`_shared.made_once`: under a
+    lock, so a second test worker waits for the first one's environment)."""
     python = VENV / "bin" / "python"
-    stamp = VENV / ".deedbench-ready"
     wanted = REQUIREMENTS.read_text(encoding="utf-8") + "\n".join(LOCKED)
-    VENV.parent.mkdir(parents=True, exist_ok=True)
-    with open(VENV.parent / f".{VENV.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if stamp.is_file() and stamp.read_text(encoding="utf-8") == wanted:
-            return python
+
+    def make() -> None:
         maker = _python312()
         if maker is None:
             raise RuntimeError(
                 "τ²'s reference needs Python 3.12 (pyenv's python3.12 with PYENV_VERSION=3.12.1)"
             )
         env = {**os.environ, "PYENV_VERSION": os.environ.get("PYENV_VERSION", "3.12.1")}
-        stamp.unlink(missing_ok=True)
         subprocess.run([maker, "-m", "venv", "--clear", str(VENV)], check=True, env=env)
         for wants in (["-r", str(REQUIREMENTS)], list(LOCKED)):  # the lock's over the list's
             subprocess.run(
@@ -102,7 +96,8 @@ def _venv() -> Path:
                 check=True,
                 capture_output=True,
             )
-        stamp.write_text(wanted, encoding="utf-8")
+
+    _shared.made_once(VENV, wanted, make)
     return python
 
 
