@@ -8,16 +8,39 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+import typer
+import typer.testing
 from hypothesis import settings
 
 import _shared
 
 settings.register_profile("deedbench", derandomize=True, deadline=None)
 settings.load_profile("deedbench")
+
+
+def _command_once(build: Callable[[typer.Typer], Any]) -> Callable[[typer.Typer], Any]:
+    """typer's test runner builds the whole click command tree again on every invoke
+    (signatures read, string annotations evaluated: about a fifth of
+    tests/cli/test_widths.py's time). The `deedbench` process builds it once; so do the
+    tests, once per app (and again if commands are added to it)."""
+    built: dict[tuple[int, int, int], tuple[typer.Typer, Any]] = {}
+
+    def once(app: typer.Typer) -> Any:
+        key = (id(app), len(app.registered_commands), len(app.registered_groups))
+        found = built.get(key)
+        if found is None or found[0] is not app:  # the app is kept: its id stays its own
+            found = built[key] = (app, build(app))
+        return found[1]
+
+    return once
+
+
+typer.testing._get_command = _command_once(typer.testing._get_command)  # type: ignore[attr-defined]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
