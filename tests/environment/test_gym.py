@@ -131,11 +131,11 @@ def test_the_user_side_of_telecom_is_played_through_gymnasium() -> None:
         assert obs["messages"][-1]["role"] == "user"  # the agent's greeting, as the other side
         tools = [t["function"]["name"] for t in obs["tools"]]
         assert "check_status_bar" in tools and "get_customer_by_phone" not in tools
-        obs, r, terminated, _, _ = env.step({"name": "check_status_bar", "arguments": {}})
+        obs, _, terminated, _, _ = env.step({"name": "check_status_bar", "arguments": {}})
         assert not terminated and obs["messages"][-1]["role"] == "tool"
         assert obs["messages"][-2]["tool_calls"][0]["function"]["name"] == "check_status_bar"
         for _ in range(20):
-            obs, r, terminated, truncated, info = env.step("Thanks, bye. ###STOP###")
+            obs, _, terminated, truncated, info = env.step("Thanks, bye. ###STOP###")
             if terminated or truncated:
                 break
         assert terminated and info["termination"] == "user_stopped"
