@@ -114,6 +114,6 @@ def attach_parties(
         benchmark.use_judge_model(resolve_agent(judge, benchmark, settings, providers))
     if agent is not None:
         return agent
-    if not is_model_spec(config.agent):
-        return resolve_agent(config.agent, benchmark)
+    if not is_model_spec(config.agent):  # a baseline, python/, a2a/ (closed with the rest)
+        return resolve_agent(config.agent, benchmark, None, providers)
     return resolve_agent(config.agent, benchmark, config.agent_settings, providers)
