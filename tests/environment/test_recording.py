@@ -104,3 +104,26 @@ def test_a_recorded_run_is_held_by_one_writer(tmp_path: Path) -> None:
                 Environment("tac", player="human/cy", store=other, run_id="cy")
         finally:
             asyncio.run(environment.aclose())
+
+
+def test_a_turn_crosses_a_process_boundary_as_json() -> None:
+    """What a host sends (the turn) and gets back (the answer) are JSON values: the turn
+    read back is the turn, and an answer made from JSON steps the episode on."""
+    import json
+
+    from deedbench.records import Message
+
+    async def go() -> None:
+        environment = Environment("tac", conditions=["base"])
+        rollout = environment.open("seville_bullfight_base")
+        turn = await rollout.start()
+        assert isinstance(turn, Turn)
+        wire = json.loads(json.dumps(turn.to_json()))
+        assert Turn.from_json(wire) == turn
+        answer = json.loads(json.dumps(SEARCH.model_dump(mode="json")))
+        step = await rollout.act(Message.model_validate(answer))
+        assert isinstance(step, Turn) and step.messages[-1].role == "tool"
+        await rollout.cancel()
+        await environment.aclose()
+
+    asyncio.run(go())
