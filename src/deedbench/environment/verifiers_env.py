@@ -1,8 +1,10 @@
 """A deedbench benchmark published as a verifiers environment (``load_environment``).
 
 verifiers' classic API (``vf.MultiTurnEnv``: a dataset of prompts, `env_response` after
-each model turn, stop conditions, a `Rubric`), as verifiers 0.1.9 to 0.3.x have it
-(``pip install 'verifiers>=0.1.9,<0.4'``; 0.4 keeps only its new stack). Each rollout
+each model turn, stop conditions, a `Rubric`), as verifiers 0.3 has it (``pip install
+'deedbench[verifiers]'``, tested with 0.3.1; 0.4 keeps only its new stack). A row of the
+dataset is one planned episode; its n-th rollout (a group, for GRPO) is the episode n
+plans of epochs later, so each has its own key and seed. Each rollout
 is one episode played through the seam (`Environment`, `Rollout`): its prompt is the
 first turn the model is shown, its tools the specs deedbench sends, each `env_response`
 what the episode gives back to the model's message (tool results, the user's reply),
@@ -47,12 +49,12 @@ def load_environment(
     except ImportError:
         raise UsageError(
             "the verifiers adapter needs verifiers' classic API: "
-            "pip install 'verifiers>=0.1.9,<0.4'"
+            "pip install 'deedbench[verifiers]'"
         ) from None
     if not hasattr(vf, "MultiTurnEnv"):
         raise UsageError(
             f"verifiers {getattr(vf, '__version__', '?')} has no MultiTurnEnv: "
-            "pip install 'verifiers>=0.1.9,<0.4'"
+            "pip install 'deedbench[verifiers]'"
         )
     environment = Environment(
         benchmark,
@@ -69,7 +71,6 @@ def load_environment(
         {
             "prompt": [{"role": "user", "content": environment.built.samples[k.sample_id].input}],
             "answer": "",
-            "task": benchmark,
             "info": {"sample_id": k.sample_id, "condition": k.condition, "epoch": k.epoch},
         }
         for k in environment.config.episode_keys()
@@ -80,9 +81,7 @@ def load_environment(
         return float(found.get("reward", 0.0))
 
     rubric = vf.Rubric(funcs=[reward], weights=[1.0])
-    return _env_class(vf)(
-        environment, dataset=Dataset.from_list(rows), rubric=rubric, **kwargs
-    )
+    return _env_class(vf)(environment, dataset=Dataset.from_list(rows), rubric=rubric, **kwargs)
 
 
 def _env_class(vf: Any) -> Any:
@@ -94,12 +93,13 @@ def _env_class(vf: Any) -> Any:
         def __init__(self, environment: Environment, **kwargs: Any) -> None:
             super().__init__(**kwargs)
             self.deedbench = environment
-            self._laps = itertools.count()  # rollouts of one row are episodes apart
+            self._laps: dict[tuple[str, str, int], itertools.count[int]] = {}
 
         async def setup_state(self, state: Any) -> None:
             info = state["info"]
-            plan = self.deedbench.config
-            epoch = info["epoch"] + next(self._laps) * plan.epochs * len(plan.sample_ids)
+            row = (info["sample_id"], info["condition"], info["epoch"])
+            lap = next(self._laps.setdefault(row, itertools.count()))
+            epoch = info["epoch"] + lap * self.deedbench.config.epochs  # a row's n-th rollout
             rollout = self.deedbench.open(info["sample_id"], info["condition"], epoch)
             state["deedbench_rollout"] = rollout
             step = await rollout.start()
@@ -144,8 +144,7 @@ def _messages(vf: Any, messages: Sequence[Message] | tuple[Message, ...]) -> lis
             made.append(vf.ToolMessage(tool_call_id=chat["tool_call_id"], content=chat["content"]))
         elif message.role == "assistant":
             calls = [
-                vf.ToolCall(id=c.id, name=c.name, arguments=c.arguments)
-                for c in message.tool_calls
+                vf.ToolCall(id=c.id, name=c.name, arguments=c.arguments) for c in message.tool_calls
             ]
             made.append(vf.AssistantMessage(content=message.content, tool_calls=calls or None))
         elif message.role == "system":
