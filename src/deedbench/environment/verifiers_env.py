@@ -48,8 +48,7 @@ def load_environment(
         from datasets import Dataset
     except ImportError:
         raise UsageError(
-            "the verifiers adapter needs verifiers' classic API: "
-            "pip install 'deedbench[verifiers]'"
+            "the verifiers adapter needs verifiers' classic API: pip install 'deedbench[verifiers]'"
         ) from None
     if not hasattr(vf, "MultiTurnEnv"):
         raise UsageError(
