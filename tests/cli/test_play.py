@@ -66,6 +66,21 @@ def test_a_person_plays_tacs_agent_in_a_terminal(tmp_path: Path) -> None:
     assert compared.exit_code == 0, compared.output
     assert "human/ada" in compared.output and "baseline/relevance" in compared.output
 
+    from starlette.testclient import TestClient
+
+    from deedbench.reports.cost import PriceTable
+    from deedbench.view import StoreReader, create_app
+
+    viewer, catalog = create_app(StoreReader(store, on_corrupt=print), PriceTable.load())
+    try:
+        with TestClient(viewer, base_url="http://127.0.0.1:7575") as browser:
+            listed = browser.get("/api/runs").json()["runs"]
+            summary = browser.get("/api/runs/ada-tac/summary").json()
+    finally:
+        catalog.close()
+    assert {r["id"] for r in listed} == {"ada-tac", "relevance-tac"}
+    assert summary["run"]["agent"] == "human/ada" and summary["scored"] == 1
+
 
 def test_ctrl_c_keeps_what_was_played_and_the_run_resumes(tmp_path: Path) -> None:
     store = tmp_path / "runs.db"
