@@ -117,6 +117,7 @@ def test_a_person_plays_a_tau2_task_in_tmux_as_the_docs_say(tmp_path: Path) -> N
     then played: a tool called with Tab completion, the customer answered, ###STOP###."""
     import os
     import re
+    import shlex
     import subprocess
     import sys
     import time
@@ -132,9 +133,9 @@ def test_a_person_plays_a_tau2_task_in_tmux_as_the_docs_say(tmp_path: Path) -> N
     tmux = ["tmux", "-L", socket, "-f", "/dev/null"]
     env = {**os.environ, "TAU2_DATA_DIR": str(TAU2 / "data"), "COLUMNS": "160",
            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}  # fmt: skip
-    argv = start.split(" ", 1)[1]  # after `tmux`: new-session ... "deedbench play ..."
-    subprocess.run([*tmux, "-c", f"cd {tmp_path} && tmux -L {socket} -f /dev/null {argv}"],
-                   env=env, check=True, timeout=20)  # fmt: skip
+    argv = shlex.split(start)
+    assert argv[:2] == ["tmux", "new-session"]  # run as written, on the test's own server
+    subprocess.run([*tmux, *argv[1:]], cwd=tmp_path, env=env, check=True, timeout=20)
 
     def screen() -> str:
         shown = subprocess.run([*tmux, "capture-pane", "-p", "-J", "-S", "-200", "-t", "play"],
@@ -165,6 +166,7 @@ def test_a_person_plays_a_tau2_task_in_tmux_as_the_docs_say(tmp_path: Path) -> N
         keys("Enter")
     finally:
         subprocess.run([*tmux, "kill-server"], capture_output=True, timeout=10)
+        Path(f"/tmp/tmux-{os.getuid()}/{socket}").unlink(missing_ok=True)
     with RunStore(tmp_path / "runs.db") as runs:
         (run_id,) = runs.run_ids()
         (record,) = runs.episodes(run_id)
