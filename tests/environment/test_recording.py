@@ -57,6 +57,12 @@ def test_a_recorded_run_resumes_where_it_stopped(tmp_path: Path) -> None:
                 return played
 
         resumed = asyncio.run(second())
+        again = Environment("tac", player="human/ada", store=store, run_id="ada-tac")
+        try:
+            with pytest.raises(UsageError, match="stored scored already"):
+                again.open("seville_bullfight_base", "base", 1)
+        finally:
+            asyncio.run(again.aclose())
         assert [r.sample_id for r in resumed] == ["oahu_dolphin_swim_base"]
         stored = {r.sample_id: r for r in store.episodes(run_id)}
         assert sorted(stored) == sorted(samples)

@@ -171,10 +171,12 @@ class Environment:
             valid = ", ".join(config.conditions)
             raise BenchmarkError(f"unknown condition {condition!r}. Valid conditions: {valid}")
         key = EpisodeKey(sample_id, condition, epoch or 1)
-        if self.store is not None and (
-            sample_id not in config.sample_ids or key.epoch > config.epochs
-        ):
+        if self.store is None:
+            return key
+        if sample_id not in config.sample_ids or key.epoch > config.epochs:
             raise UsageError(f"episode {key} is not in the plan of run {self.run_id!r}")
+        if sample_id in self.store.scored_samples(self.run_id, condition, key.epoch):
+            raise UsageError(f"episode {key} of run {self.run_id!r} is stored scored already")
         return key
 
     def _key_source(self) -> Iterator[EpisodeKey]:
