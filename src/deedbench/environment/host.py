@@ -6,7 +6,7 @@ answers `open` and `act`; the client holds only episode ids. What crosses is a t
 (`Turn.to_json`) one way and an assistant message (`Message` as JSON, or any action
 `chat.action` reads) the other; the finished episode comes back as its record's JSON,
 its reward and the rest of what `outcome_info` tells. `serve` runs a host over a
-`multiprocessing` connection; a Ray actor is ``ray.remote(EnvironmentHost)``.
+`multiprocessing` connection; a Ray actor would wrap the class (its methods are async).
 """
 
 from __future__ import annotations
