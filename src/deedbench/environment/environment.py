@@ -85,10 +85,17 @@ class Environment:
                 store, run_id, bench, agent=agent_spec, conditions=conditions, epochs=epochs
             )
         else:
-            self.config = _plan(
-                bench, agent_spec, run_id, conditions, epochs, seed, samples,
-                partner_settings if isinstance(partner, str) else None, user_settings,
-            )  # fmt: skip
+            config = plan_run(
+                bench,
+                agent_spec,
+                run_id=run_id,
+                settings=partner_settings if isinstance(partner, str) else None,
+                conditions=conditions,
+                epochs=epochs,
+                seed=seed,
+                user_settings=user_settings,
+            )
+            self.config = _only(config, samples, bench.name)
         self.providers = Providers(None, concurrency)
         parties: dict[str, Agent] = {"agent": self.seat} if play == "agent" else {"user": self.seat}
         if partner_agent is not None:
@@ -220,33 +227,14 @@ def _benchmark(
     return load_benchmark(benchmark, chosen)
 
 
-def _plan(
-    bench: Benchmark[Any],
-    agent: str,
-    run_id: str | None,
-    conditions: Sequence[str] | None,
-    epochs: int | None,
-    seed: int,
-    samples: Sequence[str] | None,
-    settings: AgentSettings | None,
-    user_settings: AgentSettings | None,
-) -> RunConfig:
-    config = plan_run(
-        bench,
-        agent,
-        run_id=run_id,
-        settings=settings,
-        conditions=conditions,
-        epochs=epochs,
-        seed=seed,
-        user_settings=user_settings,
-    )
+def _only(config: RunConfig, samples: Sequence[str] | None, benchmark: str) -> RunConfig:
+    """The plan narrowed to `samples` (ids, each once, in the order given; None: all)."""
     if samples is None:
         return config
     chosen = list(dict.fromkeys(samples))
     unknown = [s for s in chosen if s not in config.sample_ids]
     if unknown or not chosen:
-        raise BenchmarkError(f"no sample(s) {unknown or list(samples)!r} in {bench.name}")
+        raise BenchmarkError(f"no sample(s) {unknown or list(samples)!r} in {benchmark}")
     return config.model_copy(update={"sample_ids": chosen})
 
 
