@@ -194,18 +194,19 @@ class _Terminal:
         )
         self._complete()
         loop = asyncio.new_event_loop()  # not asyncio.run: Ctrl-C must reach input()
+        rollout: Rollout | None = None
         try:
-            played = 0
             while not self.stopped:
                 try:
                     rollout = environment.open()
                 except DeedbenchError:
                     break  # the run has no episode left
                 record = loop.run_until_complete(self._episode(rollout))
-                played += 1
                 _say(_ending(record, environment))
-        except KeyboardInterrupt:
+        except KeyboardInterrupt:  # not at the prompt: while the other side took its turn
             self.stopped = True
+            if rollout is not None:
+                loop.run_until_complete(rollout.cancel())
             _say("interrupted while the other side was busy: that episode is not kept")
         finally:
             loop.run_until_complete(environment.aclose())
