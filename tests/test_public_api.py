@@ -71,6 +71,7 @@ ENGINE_API = [
 ]
 
 AGENTS_API = [
+    "A2AAgent",
     "AdaptiveLimiter",
     "CallLimits",
     "FunctionAgent",

@@ -175,11 +175,11 @@ def acme(
 
 
 def test_an_installed_provider_is_listed_after_deedbench_own(acme: None) -> None:
-    assert agent_kinds()[-5:] == [
+    assert agent_kinds()[-6:] == [
         "openai/MODEL", "openai-compatible/MODEL", "anthropic/MODEL", "acme/MODEL",
-        "python/MODULE:ATTRIBUTE",
+        "a2a/URL", "python/MODULE:ATTRIBUTE",
     ]  # fmt: skip
-    with pytest.raises(AgentSpecError, match=r"Valid agents: .*anthropic/MODEL, acme/MODEL, py"):
+    with pytest.raises(AgentSpecError, match=r"Valid agents: .*anthropic/MODEL, acme/MODEL, a2a"):
         resolve_agent("nope/x", None)
     with pytest.raises(AgentSpecError, match=r"^acme agents need --base-url"):
         resolve_agent("acme/acme-1", None)

@@ -28,7 +28,7 @@ PAGE = Path(__file__).resolve().parents[1] / "docs" / "cli.md"
 # The order a newcomer meets the commands in; a command missing here comes at the end.
 READING_ORDER = [
     "list", "run", "runs", "report", "compare", "show", "export", "import inspect",
-    "import tau2", "audit", "study", "validate", "rescore", "view",
+    "import tau2", "audit", "study", "validate", "rescore", "view", "play",
 ]  # fmt: skip
 
 # Where each command's task is explained (page, title).
@@ -51,6 +51,7 @@ TASK_PAGES: dict[str, list[tuple[str, str]]] = {
     ],
     "import inspect": [("inspect.md", "Inspect AI")],
     "import tau2": [("tau2.md", "τ²-bench")],
+    "play": [("environment.md", "Driving an episode from outside")],
     "audit": [("audit.md", "The eval-awareness audit"), ("who-failed.md", "Who failed")],
     "study": [("studies-and-ray.md", "Studies and Ray")],
     "validate": [("service-desks.md", "Service desks"), ("taubench.md", "τ-bench")],

@@ -27,6 +27,8 @@ The hierarchy (httpx's `_exceptions.py` is the model):
   * EpisodeError: one episode cannot go on; it is recorded, the run goes on
     * InfrastructureError: a failure outside the agent's control (an outage, a dead
       connection); kept out of every rate and run again on resume
+      * Interrupted: whoever played a side from outside stopped the episode (a person's
+        Ctrl-C); kept with what was played, in no rate, played again on resume
     * ContextExceeded: the conversation no longer fits the model's context window;
       the episode is scored on what happened until then
   * TransientError: one model call failed in a way worth retrying (inside model agents)
@@ -46,6 +48,7 @@ __all__ = [
     "InfrastructureError",
     "InspectLogError",
     "InspectNotInstalled",
+    "Interrupted",
     "JudgeReplyError",
     "OutputError",
     "PlanError",
@@ -128,6 +131,14 @@ class InfrastructureError(EpisodeError):
     """A failure outside the agent's control (a provider outage, a dead connection).
 
     Episodes that end this way are kept out of every rate and run again on resume.
+    """
+
+
+class Interrupted(InfrastructureError):
+    """Whoever played a side of the episode from outside stopped it (a person's Ctrl-C).
+
+    The episode ends with `Termination.INTERRUPTED`: kept with what was played, as an
+    error record that counts in no rate, and played again on resume.
     """
 
 

@@ -20,7 +20,7 @@ from deedbench.engine.benchmark import rebuild_scorer
 from deedbench.engine.executor import Built
 from deedbench.records import AgentSettings, GenerationParams, RunConfig
 
-__all__ = ["RunRecipe", "modules_to_preload"]
+__all__ = ["RunRecipe", "attach_parties", "modules_to_preload"]
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ class RunRecipe:
         if recorded is not None and benchmark.scorer_spec() != recorded:
             benchmark.scorer = rebuild_scorer(recorded)  # the run's, not the default
         providers = Providers(cache if self.uses_cache else None, concurrency, limits)
-        agent = _agent(self.config, benchmark, providers)
+        agent = attach_parties(self.config, benchmark, providers)
         return Built(benchmark, agent, providers.aclose)
 
 
@@ -92,15 +92,28 @@ def modules_to_preload(benchmark: str, specs: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-def _agent(config: RunConfig, benchmark: Benchmark[Any], providers: Providers) -> Agent:
-    """The run's agent, after giving the benchmark its model-played user if it has one."""
-    user = config.user
-    if user is not None:
-        benchmark.use_user_model(resolve_agent(user.spec, benchmark, user.settings, providers))
+def attach_parties(
+    config: RunConfig,
+    benchmark: Benchmark[Any],
+    providers: Providers,
+    *,
+    agent: Agent | None = None,
+    user: Agent | None = None,
+) -> Agent:
+    """The run's agent, after giving the benchmark its model-played user if it has one and
+    its judge if it names one. `agent` and `user` (a user's model) are used as they are
+    instead of the recorded specs (a side played from outside: `engine.seat.Seat`)."""
+    if config.user is not None:
+        settings = config.user.settings
+        if user is None:
+            user = resolve_agent(config.user.spec, benchmark, settings, providers)
+        benchmark.use_user_model(user)
     judge = benchmark.judge_model_spec()
     if judge is not None:  # recorded in the run's options; τ²'s judge runs at temperature 0
         settings = AgentSettings(params=GenerationParams(temperature=0.0))
         benchmark.use_judge_model(resolve_agent(judge, benchmark, settings, providers))
-    if not is_model_spec(config.agent):
-        return resolve_agent(config.agent, benchmark)
+    if agent is not None:
+        return agent
+    if not is_model_spec(config.agent):  # a baseline, python/, a2a/ (closed with the rest)
+        return resolve_agent(config.agent, benchmark, None, providers)
     return resolve_agent(config.agent, benchmark, config.agent_settings, providers)

@@ -260,3 +260,60 @@ def test_the_oracle_transfer_in_retail_ends_as_transferred() -> None:
     assert last_call.name == "transfer_to_human_agents"
     assert transcript.messages[-1].role == "tool"
     assert not transcript.messages[-1].error
+
+
+class _UserDown:
+    """A model-played user whose endpoint fails on its second reply."""
+
+    def __init__(self) -> None:
+        self.replies = 0
+
+    async def reply(self, messages: Sequence[Message]) -> Message | None:
+        self.replies += 1
+        if self.replies > 1:
+            from deedbench.errors import InfrastructureError
+
+            raise InfrastructureError("the user's endpoint answered 503")
+        return Message(role="user", content="hello")
+
+
+def test_a_users_infrastructure_failure_keeps_the_conversation() -> None:
+    """The user's failure ends the episode as an infrastructure error with what was said
+    kept (before, it escaped the loop and the record lost every message); so does an
+    interruption of either side, as `INTERRUPTED`."""
+    from deedbench.engine.half_duplex import HalfDuplex
+    from deedbench.errors import Interrupted
+
+    async def talk(messages: Sequence[Message], *_: Any) -> Message:
+        return Message(role="assistant", content="how can I help?")
+
+    from deedbench.agents import FunctionAgent
+
+    agent = FunctionAgent(talk)
+    for half_duplex in (None, HalfDuplex(is_agent_stop=lambda m: False)):
+        setup = EpisodeSetup(
+            messages=[Message(role="system", content="s")],
+            toolbox=ToolBox([note], Desk()),
+            user=_UserDown(),
+            half_duplex=half_duplex,
+        )
+        if half_duplex is not None:
+            setup.messages.append(Message(role="assistant", content="Hi!"))
+        transcript = asyncio.run(run_episode(agent, setup, CONTEXT))
+        assert transcript.termination == Termination.INFRASTRUCTURE_ERROR
+        assert transcript.error == "the user's endpoint answered 503"
+        assert [m.content for m in transcript.messages if m.role != "system"][-2:] == [
+            "hello",
+            "how can I help?",
+        ]
+
+    async def stopped(*_: Any) -> Message:
+        raise Interrupted("Ctrl-C")
+
+    setup = EpisodeSetup(
+        messages=[Message(role="system", content="s"), Message(role="user", content="hi")],
+        toolbox=ToolBox([note], Desk()),
+    )
+    transcript = asyncio.run(run_episode(FunctionAgent(stopped), setup, CONTEXT))
+    assert (transcript.termination, transcript.error) == (Termination.INTERRUPTED, "Ctrl-C")
+    assert len(transcript.messages) == 2

@@ -4,6 +4,7 @@ They know no benchmark; baselines that use a benchmark's tools live with that be
 Model agents (OpenAI-compatible, Anthropic) import their SDK only when created.
 """
 
+from deedbench.agents.a2a_agent import A2AAgent
 from deedbench.agents.cache import ResponseCache
 from deedbench.agents.function import FunctionAgent
 from deedbench.agents.limiter import AdaptiveLimiter, CallLimits, Limiter, SharedLimits
@@ -17,6 +18,7 @@ from deedbench.agents.registry import (
 )
 
 __all__ = [
+    "A2AAgent",
     "AdaptiveLimiter",
     "CallLimits",
     "FunctionAgent",

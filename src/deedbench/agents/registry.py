@@ -7,6 +7,9 @@
 - ``python/MODULE:ATTRIBUTE``: an importable agent object, agent class (called with no
   arguments) or turn function (wrapped in `FunctionAgent`), for your own agents and tests;
   the working folder is importable (``python/cheapest:cheapest`` beside cheapest.py).
+- ``a2a/URL``: a remote agent that speaks the A2A protocol (`A2AAgent`).
+- ``human/NAME`` and ``outside/NAME`` name a side played from outside (``deedbench play``,
+  `deedbench.environment`); they are recorded, never resolved here.
 
 A run records each model agent's settings (`AgentSettings`, typed in its `RunConfig`), so
 a resumed run rebuilds exactly the agent it started with.
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from deedbench.agents.a2a_agent import A2AAgent
 from deedbench.agents.cache import Cache
 from deedbench.agents.function import FunctionAgent
 from deedbench.agents.limiter import CallLimits, Limiter, SharedLimits
@@ -76,11 +80,14 @@ class Providers:
         self.concurrency = concurrency
         self.limits = limits if limits is not None else SharedLimits(concurrency)
         self.agents: list[ModelAgent] = []  # every model agent made here, to close at the end
+        self.remote: list[A2AAgent] = []  # and every remote agent
 
     async def aclose(self) -> None:
         """Close every agent's connections (inside the loop that used them)."""
         for agent in self.agents:
             await agent.aclose()
+        for remote in self.remote:
+            await remote.aclose()
 
     def limiter(self, protocol: str, base_url: str | None) -> Limiter:
         return self.limits.limiter(protocol, base_url)
@@ -92,6 +99,7 @@ def agent_kinds(benchmark: Benchmark[Any] | type[Benchmark[Any]] | None = None) 
     if benchmark is not None:
         kinds += [f"baseline/{name}" for name in benchmark.baseline_names]
     kinds += [f"{protocol}/MODEL" for protocol in provider_names()]
+    kinds.append("a2a/URL")
     kinds.append("python/MODULE:ATTRIBUTE")
     return kinds
 
@@ -119,6 +127,15 @@ def resolve_agent(
         return _model_agent(provider, rest, settings or AgentSettings(), providers or Providers())
     elif prefix == "python" and ":" in rest:
         return _import_agent(rest)
+    elif prefix == "a2a" and rest:
+        agent = A2AAgent(rest)
+        (providers or Providers()).remote.append(agent)
+        return agent
+    elif prefix in ("human", "outside") and rest:
+        raise AgentSpecError(
+            f"agent {spec!r} is played from outside: `deedbench play` (or "
+            "deedbench.environment) plays and resumes its runs"
+        )
     valid = ", ".join(agent_kinds(benchmark))
     where = f" for benchmark {benchmark.name!r}" if benchmark is not None else ""
     raise AgentSpecError(f"unknown agent {spec!r}{where}. Valid agents: {valid}")

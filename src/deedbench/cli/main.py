@@ -9,7 +9,7 @@ import sys
 import threading
 from typing import Any, NoReturn, TextIO, cast
 
-from deedbench.cli import audit, interop, report, run, runs, study, validate, view  # noqa: F401  (importing registers the commands)
+from deedbench.cli import audit, interop, play, report, run, runs, study, validate, view  # noqa: F401  (importing registers the commands)
 from deedbench.cli.app import app
 
 __all__ = ["app", "main"]

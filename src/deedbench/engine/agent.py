@@ -10,9 +10,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from deedbench.records import Message
+from deedbench.errors import InfrastructureError, Interrupted
+from deedbench.records import Message, Termination
 
-__all__ = ["Agent", "AgentContext", "User"]
+__all__ = ["Agent", "AgentContext", "User", "failure"]
 
 
 @dataclass(frozen=True)
@@ -45,3 +46,11 @@ class User(Protocol):
     """
 
     async def reply(self, messages: Sequence[Message]) -> Message | None: ...
+
+
+def failure(exc: InfrastructureError) -> Termination:
+    """How a party's infrastructure failure ends an episode: `INTERRUPTED` when whoever
+    played it from outside stopped it, else `INFRASTRUCTURE_ERROR`."""
+    if isinstance(exc, Interrupted):
+        return Termination.INTERRUPTED
+    return Termination.INFRASTRUCTURE_ERROR

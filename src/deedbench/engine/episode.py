@@ -8,7 +8,7 @@ from typing import Any, Generic
 
 from typing_extensions import TypeVar
 
-from deedbench.engine.agent import Agent, AgentContext, User
+from deedbench.engine.agent import Agent, AgentContext, User, failure
 from deedbench.engine.half_duplex import HalfDuplex, run_half_duplex
 from deedbench.engine.tools import ToolBox
 from deedbench.errors import ContextExceeded, InfrastructureError
@@ -63,7 +63,7 @@ async def run_episode(
 ) -> EpisodeTranscript[_W]:
     """Run the episode's conversation (`converse`), then the setup's `after`, if any."""
     transcript = await converse(agent, setup, context)
-    if setup.after is None or transcript.termination == Termination.INFRASTRUCTURE_ERROR:
+    if setup.after is None or transcript.termination.unscored:
         return transcript
     try:
         await setup.after(transcript)
@@ -102,7 +102,8 @@ async def converse(
         return EpisodeTranscript(messages, reason, steps, error, toolbox.state)
 
     async def user_turn(user: User, can_stop: bool = True) -> bool:
-        """Let the user speak; False when the conversation is over."""
+        """Let the user speak; False when the conversation is over (an InfrastructureError
+        from the user passes through)."""
         reply = await user.reply(messages)
         if reply is not None:
             messages.append(reply)
@@ -116,10 +117,7 @@ async def converse(
         while True:
             if steps >= setup.max_steps:
                 return end(Termination.MAX_STEPS)
-            try:
-                turn = await agent.next_turn(messages, specs, context)
-            except InfrastructureError as exc:
-                return end(Termination.INFRASTRUCTURE_ERROR, str(exc))
+            turn = await agent.next_turn(messages, specs, context)
             steps += 1
             outcome = toolbox.take_turn(turn)
             messages.append(outcome.turn)
@@ -143,3 +141,5 @@ async def converse(
                 return end(Termination.USER_STOPPED)
     except ContextExceeded as exc:
         return end(Termination.CONTEXT_EXCEEDED, str(exc))
+    except InfrastructureError as exc:
+        return end(failure(exc), str(exc))

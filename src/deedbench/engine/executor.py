@@ -326,8 +326,8 @@ async def run_job(built: Built, job: EpisodeJob) -> EpisodeRecord:
         transcript = await run_episode(built.agent, setup, context)
         ended, steps, messages = transcript.termination, transcript.steps, transcript.messages
         extra.update(transcript.usage)
-        if ended is Termination.INFRASTRUCTURE_ERROR:
-            error = redact(transcript.error or "infrastructure error")
+        if ended.unscored:  # an infrastructure error, or a player's interruption
+            error = redact(transcript.error or str(ended).replace("_", " "))
             return record("error", ended, steps, messages, error)
         score = built.benchmark.score(sample, transcript)
         return record("scored", ended, steps, messages, None, score)

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from deedbench.engine.agent import Agent, AgentContext, User
+from deedbench.engine.agent import Agent, AgentContext, User, failure
 from deedbench.engine.tools import ToolBox
 from deedbench.errors import ContextExceeded, InfrastructureError
 from deedbench.records import Message, Termination
@@ -120,10 +120,7 @@ async def run_half_duplex(
                     ended = Termination.USER_STOPPED
             elif party == "agent":
                 view = [m for m in messages if m.visible_to_agent]
-                try:
-                    turn = await agent.next_turn(view, specs, context)
-                except InfrastructureError as exc:
-                    return Termination.INFRASTRUCTURE_ERROR, steps, str(exc)
+                turn = await agent.next_turn(view, specs, context)
                 if rules.stop_tool and any(c.name == rules.stop_tool for c in turn.tool_calls):
                     turn = turn.model_copy(update={"content": rules.stop_text, "tool_calls": []})
                 messages.append(turn)
@@ -159,4 +156,6 @@ async def run_half_duplex(
                 ended = Termination.TOO_MANY_TOOL_ERRORS
     except ContextExceeded as exc:
         return Termination.CONTEXT_EXCEEDED, steps, str(exc)
+    except InfrastructureError as exc:  # the agent's or the user's, the conversation kept
+        return failure(exc), steps, str(exc)
     return ended, steps, detail

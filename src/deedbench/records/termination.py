@@ -17,7 +17,9 @@ class Termination(StrEnum):
     `INVALID_ACTION`: the benchmark's rules cannot carry out what the agent did (τ-bench's
     own run stops on arguments that are no JSON object). `AGENT_ERROR` and `USER_ERROR`:
     a message that breaks the half-duplex protocol (text and tool calls together, or
-    nothing), which ends a τ² episode as its sender's fault.
+    nothing), which ends a τ² episode as its sender's fault. `INTERRUPTED`: whoever played a
+    side from outside stopped the episode (a person's Ctrl-C); like an infrastructure error,
+    it is kept with what was played, counted in no rate and played again on resume.
     """
 
     AGENT_FINISHED = "agent_finished"
@@ -32,3 +34,10 @@ class Termination(StrEnum):
     INFRASTRUCTURE_ERROR = "infrastructure_error"
     AGENT_ERROR = "agent_error"
     USER_ERROR = "user_error"
+    INTERRUPTED = "interrupted"
+
+    @property
+    def unscored(self) -> bool:
+        """Whether the episode ended with nothing to score: an infrastructure error, or an
+        interruption by whoever played a side from outside (both run again on resume)."""
+        return self in (Termination.INFRASTRUCTURE_ERROR, Termination.INTERRUPTED)
