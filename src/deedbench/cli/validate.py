@@ -13,14 +13,20 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from deedbench.cli.app import (
-    ApiKeyEnvOption,
-    BaseUrlOption,
+    JudgeApiKeyEnvOption,
+    JudgeArgOption,
+    JudgeBaseUrlOption,
+    JudgeMaxTokensOption,
+    JudgeTemperatureOption,
+    OldApiKeyEnvOption,
+    OldBaseUrlOption,
     PricesOption,
     app,
     console,
     data_option,
     fail,
     judge_agent,
+    judge_choice,
     load_prices,
     parse_pairs,
 )
@@ -28,6 +34,7 @@ from deedbench.files import read_text
 from deedbench.printable import safe
 
 if TYPE_CHECKING:
+    from deedbench.agents.roles import ModelChoice
     from deedbench.benchmarks.tau2.rescore import (
         Judged,
         Rescored,
@@ -36,6 +43,7 @@ if TYPE_CHECKING:
     )
     from deedbench.benchmarks.tau2.results import Tau2Results
     from deedbench.benchmarks.taubench.rescore import RescoreReport
+    from deedbench.records import AgentSettings
 
 __all__ = ["RescoredFile", "rescore", "rescore_tau2", "validate"]
 
@@ -114,8 +122,13 @@ def rescore(
             "(any model spec, at temperature 0; τ²'s own is openai/gpt-4.1-2025-04-14).",
         ),
     ] = None,
-    base_url: BaseUrlOption = None,
-    api_key_env: ApiKeyEnvOption = None,
+    judge_base_url: JudgeBaseUrlOption = None,
+    judge_api_key_env: JudgeApiKeyEnvOption = None,
+    judge_temperature: JudgeTemperatureOption = None,
+    judge_max_tokens: JudgeMaxTokensOption = None,
+    judge_model_arg: JudgeArgOption = None,
+    base_url: OldBaseUrlOption = None,
+    api_key_env: OldApiKeyEnvOption = None,
     prices: PricesOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the full report as JSON.")] = False,
 ) -> None:
@@ -131,8 +144,15 @@ def rescore(
             data[0] if data else None,
             fresh_tasks=fresh_tasks,
             judge=judge,
-            base_url=base_url,
-            api_key_env=api_key_env,
+            choice=judge_choice(
+                judge_base_url,
+                judge_api_key_env,
+                judge_temperature,
+                judge_max_tokens,
+                judge_model_arg,
+                old_base_url=base_url,
+                old_api_key_env=api_key_env,
+            ),
             prices=prices,
             progress=not as_json,
         )
@@ -162,8 +182,7 @@ def rescore_tau2(
     *,
     fresh_tasks: bool,
     judge: str | None,
-    base_url: str | None,
-    api_key_env: str | None,
+    choice: ModelChoice,
     prices: Path | None,
     progress: bool,
 ) -> RescoredFile:
@@ -174,15 +193,17 @@ def rescore_tau2(
 
     results = read_results(file)  # BenchmarkError: exit 2
     rescorer = Tau2Rescorer(results, data, fresh_tasks=fresh_tasks)
-    judged = None
+    judged = judge_settings = None
     if judge is not None:
-        judged = asyncio.run(_judged(rescorer, judge, base_url, api_key_env))
+        judged, judge_settings = asyncio.run(_judged(rescorer, judge, choice))
+    elif not choice.is_empty():
+        raise fail("--judge-* and -J set the judge's model, but no --judge is given")
     report, rescored = rescore_with(rescorer, judged)
     if progress:
         _print_tau2_rescore(report)
         if judged is not None:
             _print_judge_cost(judge or "", judged, prices)
-    return RescoredFile(results, rescorer, report, rescored)
+    return RescoredFile(results, rescorer, report, rescored, judge, judge_settings)
 
 
 @dataclass
@@ -193,18 +214,20 @@ class RescoredFile:
     rescorer: Tau2Rescorer
     report: Tau2RescoreReport
     rescored: list[Rescored]
+    judge: str | None = None
+    judge_settings: AgentSettings | None = None
 
 
 async def _judged(
-    rescorer: Tau2Rescorer, spec: str, base_url: str | None, api_key_env: str | None
-) -> Judged:
+    rescorer: Tau2Rescorer, spec: str, choice: ModelChoice
+) -> tuple[Judged, AgentSettings]:
     from deedbench.agents import Providers
     from deedbench.benchmarks.tau2.rescore import judge_simulations
 
     providers = Providers()
     try:
-        model = judge_agent(spec, base_url, api_key_env, 0.0, providers)
-        return await judge_simulations(rescorer, model)
+        model, settings = judge_agent(spec, choice, providers)
+        return await judge_simulations(rescorer, model), settings
     finally:
         await providers.aclose()
 

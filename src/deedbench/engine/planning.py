@@ -15,7 +15,7 @@ from __future__ import annotations
 import platform
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -26,13 +26,19 @@ from deedbench.records import (
     FORMAT,
     AgentParams,
     AgentSettings,
+    GenerationParams,
+    ModelRole,
     ModelUser,
     RunConfig,
     Sample,
 )
 from deedbench.version import __version__
 
-__all__ = ["new_run_config", "plan_run", "resume_run"]
+__all__ = ["JUDGE_DEFAULTS", "new_run_config", "plan_run", "resume_run"]
+
+JUDGE_DEFAULTS = AgentSettings(params=GenerationParams(temperature=0.0))
+"""A judge's settings where none are given (and where a run recorded none): τ²'s, at
+temperature 0."""
 
 
 def new_run_config(
@@ -46,6 +52,7 @@ def new_run_config(
     seed: int,
     samples: list[Sample],
     user: ModelUser | None = None,
+    judge: ModelRole | None = None,
 ) -> RunConfig:
     """The configuration recorded for a new run, every choice given; PlanError when its
     plan is beyond the bounds (`records.MAX_EPOCHS`, `records.MAX_PLANNED_EPISODES`)."""
@@ -64,6 +71,7 @@ def new_run_config(
         sample_ids=[s.id for s in samples],
         report=benchmark.report,
         scorer=benchmark.scorer_spec(),
+        judge=judge,
         deedbench_version=__version__,
         python_version=platform.python_version(),
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
@@ -84,6 +92,7 @@ def plan_run(
     seed: int = 0,
     limit: int | None = None,
     user_settings: AgentSettings | None = None,
+    judge_settings: AgentSettings | None = None,
 ) -> RunConfig:
     """A new run of `agent` (a spec, recorded as it is) on `benchmark`.
 
@@ -91,7 +100,10 @@ def plan_run(
     the same agent); `conditions` default to all of the benchmark's (each named once),
     `epochs` to its default, the samples to all of them (`limit`: the first N);
     `run_id` to the benchmark's name with the time and a random suffix. When the
-    benchmark has a model-played user, it is recorded with `user_settings`.
+    benchmark has a model-played user, it is recorded with `user_settings`; when an
+    option asks for a judging model (τ²'s ``judge``), with `judge_settings` (default:
+    temperature 0, as τ² judges). Make each with `deedbench.agents.roles.role_settings`,
+    which fills in what the run should record (the key's variable, the endpoint).
     BenchmarkError names unknown conditions; PlanError a plan beyond the bounds.
     """
     user_spec = benchmark.user_model_spec()
@@ -102,6 +114,10 @@ def plan_run(
             settings=user_settings or AgentSettings(),
             prompt_version=benchmark.user_prompt_version,
         )
+    judge_spec = benchmark.judge_model_spec()
+    judge = None
+    if judge_spec is not None:
+        judge = ModelRole(spec=judge_spec, settings=judge_settings or JUDGE_DEFAULTS)
     samples = benchmark.samples()
     return new_run_config(
         run_id=run_id or _new_run_id(benchmark.declared_name or benchmark.name),
@@ -113,6 +129,7 @@ def plan_run(
         seed=seed,
         samples=samples[:limit] if limit else samples,
         user=user,
+        judge=judge,
     )
 
 
@@ -126,16 +143,28 @@ def resume_run(
     epochs: int | None = None,
     seed: int | None = None,
     limit: int | None = None,
+    settings: AgentSettings | None = None,
+    user_settings: AgentSettings | None = None,
+    judge_settings: AgentSettings | None = None,
 ) -> RunConfig:
     """The recorded configuration of `run_id`, to execute what it still misses.
 
     `benchmark` must be the one the run was recorded with: same name, options and data
     (its hash). Each other argument given must agree with the record (None: whatever
-    was recorded). StoreError when there is no such run; ResumeError naming every
-    setting that disagrees; PlanError when the recorded plan is beyond today's bounds.
+    was recorded); of the settings of each model (the agent's, the user's, the judge's)
+    the fields set are compared (`ModelChoice.given` sets only what was given).
+    StoreError when there is no such run; ResumeError naming every setting that
+    disagrees; PlanError when the recorded plan is beyond today's bounds.
     """
     config = store.require_run(run_id)
     conflicts = []
+    recorded = config.role_settings
+    for role, given in (("agent", settings), ("user", user_settings), ("judge", judge_settings)):
+        if given is None:
+            continue
+        was = recorded[role][1] if role in recorded else _unrecorded(role, config)
+        for name, old, new in _differences(was.model_dump(), given.model_dump(exclude_unset=True)):
+            conflicts.append(f"{role} {name} {old!r} (got {new!r})")
     if agent is not None and agent != config.agent:
         conflicts.append(f"agent {config.agent!r} (got {agent!r})")
     if conditions is not None and _chosen(conditions, benchmark) != config.conditions:
@@ -167,6 +196,28 @@ def resume_run(
     except PlanError as exc:
         raise PlanError(f"run {config.run_id!r} cannot be resumed: {exc}") from None
     return config
+
+
+def _unrecorded(role: str, config: RunConfig) -> AgentSettings:
+    """What a run recorded nothing of a role ran with: a judge of a run recorded before
+    judges were, with `JUDGE_DEFAULTS`; a role the run has no model in, with nothing
+    (any setting given for it is a difference)."""
+    if role == "judge" and "judge" in config.benchmark_options:
+        return JUDGE_DEFAULTS
+    return AgentSettings.model_construct()
+
+
+def _differences(
+    recorded: Mapping[str, Any], given: Mapping[str, Any], prefix: str = ""
+) -> Iterator[tuple[str, Any, Any]]:
+    """(setting, recorded value, given value) for each setting given that differs."""
+    for key, new in given.items():
+        name = f"{prefix}{key}".removeprefix("params.")
+        old = recorded.get(key)
+        if isinstance(new, Mapping) and isinstance(old, Mapping) and key != "extra":
+            yield from _differences(old, new, f"{prefix}{key}.")
+        elif old != new:
+            yield name, old, new
 
 
 def _chosen(conditions: Sequence[str] | None, benchmark: Benchmark[Any]) -> list[str]:

@@ -37,7 +37,7 @@ from deedbench.audit import AuditSummary
 from deedbench.printable import printable, safe
 from deedbench.records import ReportSpec
 from deedbench.reports.compare import Comparison
-from deedbench.reports.cost import agent_kind
+from deedbench.reports.cost import agent_kind, costs_text
 from deedbench.reports.format import (
     CHANCE_SIDES,
     audit_cells,
@@ -816,5 +816,7 @@ def render_comparison(
         say(console, line, indent=2)
     for reason in comparison.unpaired:
         say(console, f"not paired: {reason}", indent=2)
+    for run_id, costs in comparison.costs.items():
+        say(console, f"{run_id} cost: {costs_text(costs)}", indent=2)
     run_ids = dict.fromkeys(row.run_id for row in comparison.rows)
     tables.close(command or "deedbench compare " + " ".join(run_ids))
