@@ -15,18 +15,23 @@ from deedbench.agents.registry import (
     resolve_agent,
     settings_for,
 )
+from deedbench.agents.roles import ROLES, ModelChoice, Role, role_settings
 
 __all__ = [
+    "ROLES",
     "AdaptiveLimiter",
     "CallLimits",
     "FunctionAgent",
     "Limiter",
     "ModelAgent",
+    "ModelChoice",
     "Providers",
     "ResponseCache",
+    "Role",
     "SharedLimits",
     "agent_kinds",
     "is_model_spec",
     "resolve_agent",
+    "role_settings",
     "settings_for",
 ]

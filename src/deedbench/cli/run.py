@@ -129,6 +129,14 @@ def run(
     ] = None,
     seed: Annotated[int | None, typer.Option(help="Run seed (default 0).")] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N samples.")] = None,
+    samples: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--samples",
+            help="Only these samples, by id, separated by commas (repeatable): τ²'s --task-ids "
+            "for any benchmark.",
+        ),
+    ] = None,
     run_id: Annotated[
         str | None, typer.Option("--run-id", help="Name the run; an existing id resumes it.")
     ] = None,
@@ -283,6 +291,7 @@ def run(
             extra=model_args(judge_model_arg or [], "-J"),
         ),
     }
+    chosen_samples = _sample_ids(samples)
     dry_without_store = dry_run and not store_path.exists()  # a dry run creates no store
     with nullcontext(None) if dry_without_store else open_store(store_path) as runs:
         existing = runs.get_run(run_id) if run_id and runs is not None else None
@@ -308,6 +317,7 @@ def run(
                     epochs=epochs,
                     seed=seed,
                     limit=limit,
+                    samples=chosen_samples,
                     **roles.given_settings(existing, choices, shared),
                 )
             else:
@@ -321,6 +331,7 @@ def run(
                     epochs=epochs,
                     seed=0 if seed is None else seed,
                     limit=limit,
+                    samples=chosen_samples,
                     **roles.planned_settings(bench, agent, choices, shared),
                 )
         except PlanError as exc:
@@ -503,6 +514,16 @@ class _Launch:
         if tally is None or tally.added != sum(self.runs.count(config.run_id).values()):
             tally = RunTally.of(config, self.runs.summaries(config.run_id))
         return tally.summary(self.prices, groupings=groupings)
+
+
+def _sample_ids(given: list[str] | None) -> list[str] | None:
+    """The sample ids `--samples` names (None: every sample)."""
+    if given is None:
+        return None
+    ids = [i.strip() for text in given for i in text.split(",") if i.strip()]
+    if not ids:
+        raise fail("--samples names no sample: give ids separated by commas")
+    return list(dict.fromkeys(ids))
 
 
 def _conditions(text: str | None, valid: tuple[str, ...]) -> list[str] | None:

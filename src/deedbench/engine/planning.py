@@ -17,6 +17,7 @@ import re
 import secrets
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
+from difflib import get_close_matches
 from typing import Any
 
 from deedbench.engine.benchmark import Benchmark
@@ -34,7 +35,7 @@ from deedbench.records import (
 )
 from deedbench.version import __version__
 
-__all__ = ["JUDGE_DEFAULTS", "new_run_config", "plan_run", "resume_run"]
+__all__ = ["JUDGE_DEFAULTS", "new_run_config", "plan_run", "resume_run", "select_samples"]
 
 JUDGE_DEFAULTS = AgentSettings(params=GenerationParams(temperature=0.0))
 """A judge's settings where none are given (and where a run recorded none): τ²'s, at
@@ -93,12 +94,14 @@ def plan_run(
     limit: int | None = None,
     user_settings: AgentSettings | None = None,
     judge_settings: AgentSettings | None = None,
+    samples: Sequence[str] | None = None,
 ) -> RunConfig:
     """A new run of `agent` (a spec, recorded as it is) on `benchmark`.
 
     `settings` are a model agent's (recorded typed, so whatever runs the episodes builds
     the same agent); `conditions` default to all of the benchmark's (each named once),
-    `epochs` to its default, the samples to all of them (`limit`: the first N);
+    `epochs` to its default, the samples to all of them (`samples`: those ids, in the
+    benchmark's order, `select_samples`; `limit`: the first N);
     `run_id` to the benchmark's name with the time and a random suffix. When the
     benchmark has a model-played user, it is recorded with `user_settings`; when an
     option asks for a judging model (τ²'s ``judge``), with `judge_settings` (default:
@@ -118,7 +121,7 @@ def plan_run(
     judge = None
     if judge_spec is not None:
         judge = ModelRole(spec=judge_spec, settings=judge_settings or JUDGE_DEFAULTS)
-    samples = benchmark.samples()
+    chosen = select_samples(benchmark, samples)
     return new_run_config(
         run_id=run_id or _new_run_id(benchmark.declared_name or benchmark.name),
         benchmark=benchmark,
@@ -127,10 +130,30 @@ def plan_run(
         conditions=_chosen(conditions, benchmark),
         epochs=epochs or benchmark.default_epochs,
         seed=seed,
-        samples=samples[:limit] if limit else samples,
+        samples=chosen[:limit] if limit else chosen,
         user=user,
         judge=judge,
     )
+
+
+def select_samples(benchmark: Benchmark[Any], ids: Sequence[str] | None) -> list[Sample]:
+    """The benchmark's samples whose ids are `ids` (None: all of them), in the benchmark's
+    order; an id it has no sample of is a BenchmarkError naming it and the nearest id."""
+    samples = benchmark.samples()
+    if ids is None:
+        return samples
+    known = {s.id for s in samples}
+    unknown = [i for i in dict.fromkeys(ids) if i not in known]
+    if unknown or not ids:
+        near = {i: found[0] for i in unknown if (found := get_close_matches(i, known, n=1))}
+        hint = "".join(f" ({i!r}: did you mean {n!r}?)" for i, n in near.items())
+        first = ", ".join(s.id for s in samples[:3])
+        raise BenchmarkError(
+            f"no sample {', '.join(map(repr, unknown)) or 'named'} in {benchmark.name} "
+            f"({len(samples)} samples: {first}, ...){hint}"
+        )
+    wanted = set(ids)
+    return [s for s in samples if s.id in wanted]
 
 
 def resume_run(
@@ -146,6 +169,7 @@ def resume_run(
     settings: AgentSettings | None = None,
     user_settings: AgentSettings | None = None,
     judge_settings: AgentSettings | None = None,
+    samples: Sequence[str] | None = None,
 ) -> RunConfig:
     """The recorded configuration of `run_id`, to execute what it still misses.
 
@@ -175,6 +199,9 @@ def resume_run(
         conflicts.append(f"seed {config.seed} (got {seed})")
     if limit is not None and limit != len(config.sample_ids):
         conflicts.append(f"{len(config.sample_ids)} samples (got limit {limit})")
+    if samples is not None and set(samples) != set(config.sample_ids):
+        shown = ",".join(config.sample_ids[:5]) + ("..." if len(config.sample_ids) > 5 else "")
+        conflicts.append(f"samples {shown} (got {','.join(samples)})")
     if benchmark.name != config.benchmark:
         conflicts.append(f"benchmark {config.benchmark!r} (got {benchmark.name!r})")
     else:

@@ -108,6 +108,7 @@ class BenchmarkEntry(_Entry):
     epochs: int | None = Field(default=None, ge=1, le=MAX_EPOCHS)
     seed: int | None = None
     limit: int | None = Field(default=None, ge=1)
+    samples: list[str] | None = None  # only these sample ids (`deedbench run --samples`)
     data: str | None = None  # a file or folder, relative to the study file
     options: dict[str, Any] = Field(default_factory=dict)  # as `-T KEY=VALUE`
 

@@ -22,7 +22,7 @@ from deedbench.agents import agent_kinds, is_model_spec
 from deedbench.agents.roles import ModelChoice, role_settings
 from deedbench.benchmarks import benchmark_class, load_benchmark
 from deedbench.engine import Benchmark, RunStore
-from deedbench.engine.planning import JUDGE_DEFAULTS, new_run_config
+from deedbench.engine.planning import JUDGE_DEFAULTS, new_run_config, select_samples
 from deedbench.errors import PlanError, UsageError
 from deedbench.records import AgentSettings, ModelRole, ModelUser, RunConfig
 from deedbench.reports.cost import Price, PriceTable
@@ -342,7 +342,11 @@ def _plan_run(
             f"the run id {run_id!r} is longer than 128 characters: shorten the names",
         )
         return None
-    samples = bench.samples()
+    try:
+        samples = select_samples(bench, entry.samples)
+    except UsageError as exc:
+        problems.add(("benchmarks", bi, "samples"), str(exc))
+        return None
     try:
         user, judge = _user(study, bench), _judge(study, bench)
     except UsageError as exc:  # a model the benchmark's own options name, without a base URL
@@ -466,7 +470,7 @@ def _changes(
         yield loc, f"seed = {old.seed}; the file says {new.seed}"
     if old.sample_ids != new.sample_ids and old.data_hash == new.data_hash:
         yield (
-            (*bench_at, "limit"),
+            (*bench_at, "samples" if entry.samples is not None else "limit"),
             (f"{len(old.sample_ids)} samples; the file gives {len(new.sample_ids)}"),
         )
 

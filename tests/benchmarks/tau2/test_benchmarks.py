@@ -234,3 +234,14 @@ def test_a_user_judge_is_shown_what_the_model_played_user_was_told(name: str) ->
 def test_a_solo_task_has_no_user_to_judge() -> None:
     solo = _bench("tau2-telecom", mode="solo")
     assert solo.user_instruction(solo.samples()[0].id) is None
+
+
+def test_tasks_selects_by_id_as_taus_task_ids_and_keeps_the_splits_data_hash() -> None:
+    every = _bench("tau2-retail")
+    chosen = _bench("tau2-retail", tasks="5, 2,5")
+    assert [s.id for s in chosen.samples()] == ["2", "5"]  # the split's order, each once
+    assert chosen.data_hash() == every.data_hash()  # the same data: compare pairs them
+    with pytest.raises(BenchmarkError, match=r"option tasks: '999' not in the split 'base'"):
+        _bench("tau2-retail", tasks="2,999")
+    with pytest.raises(BenchmarkError, match="none empty"):
+        _bench("tau2-retail", tasks="2,,3")
