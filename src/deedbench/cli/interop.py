@@ -144,7 +144,6 @@ def import_tau2(
     """Import a τ² result file as a run: each simulation rescored (τ²'s reward and its
     components, checked against the file's) with the procedure verdicts beside it."""
     from deedbench.cli.validate import rescore_tau2
-    from deedbench.interop.tau2_import import run_from_results
 
     if run_id is not None:
         check_run_id(run_id)
@@ -164,10 +163,10 @@ def import_tau2(
         ),
         prices=prices,
         progress=True,
+        run_id=run_id,
+        same_data=True,
     )
-    config, records = run_from_results(
-        found.results, found.rescorer, found.rescored, found.report, file, run_id
-    )
+    config, records = found.imported.config, found.imported.records
     path = resolve_store(store)
     with open_store(path) as runs_store:
         if runs_store.get_run(config.run_id):

@@ -112,16 +112,11 @@ def given_settings(
 def dry_run(
     config: RunConfig, bench: Benchmark[Any], *, resumed: bool, runs: RunStore | None
 ) -> None:
-    """Build the run's models as the run would (a bad spec, a base URL or a key missing,
-    an SDK not installed: refused as the run refuses them), then print the plan."""
+    """Print the plan, then build the run's models as the run would: what it would refuse
+    (a bad spec, a base URL or a key missing, an SDK not installed) is refused, with the
+    run's exit code (1 for a key missing, else 2)."""
     from deedbench.recipes import RunRecipe
 
-    try:
-        RunRecipe(config, cache=False, benchmark=bench).build(None, 1)
-    except RunAborted as exc:  # a key missing: as the run exits
-        raise fail(str(exc), code=1) from None
-    except DeedbenchError as exc:
-        raise fail(str(exc)) from None
     done = runs.count(config.run_id).get("scored", 0) if resumed and runs is not None else 0
     total = config.planned_episodes
     console.print(
@@ -133,6 +128,12 @@ def dry_run(
     )
     for line in role_lines(config):
         console.print(f"  {safe(line)}", highlight=False)
+    try:
+        RunRecipe(config, cache=False, benchmark=bench).build(None, 1)
+    except RunAborted as exc:  # a key missing: as the run exits
+        raise fail(str(exc), code=1) from None
+    except DeedbenchError as exc:
+        raise fail(str(exc)) from None
 
 
 def role_lines(config: RunConfig) -> list[str]:

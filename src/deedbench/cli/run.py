@@ -297,6 +297,12 @@ def run(
         existing = runs.get_run(run_id) if run_id and runs is not None else None
         if run_id is not None and existing is None:
             check_run_id(run_id)  # ids of runs made before the rule still resume
+        if existing is not None and existing.imported_from is not None:
+            raise fail(
+                f"run {existing.run_id!r} was imported from {existing.imported_from}: its "
+                "episodes are the file's, so it has none to run; start a new run with another "
+                "--run-id"
+            )
         options = parse_pairs(option or [], "-T")
         try:
             options |= roles.role_options(benchmark, user=user, judge=judge, given=options)

@@ -113,8 +113,8 @@ def study(
             ray_address or plan.study.ray_address,
         )
         if dry_run:
-            _check_builds(plan)
             _print_plan(plan, runs, kind, placement.concurrency, wide=wide, prices=prices)
+            _check_builds(plan)
             return
     try:
         kind.check()
@@ -153,8 +153,8 @@ def _store_for(path: Path) -> Iterator[RunStore]:
 
 def _check_builds(plan: StudyPlan) -> None:
     """Build each run's models as the study would (a bad spec, a missing SDK or key: what
-    the study would refuse, refused); every run that does not build is named, then exit 1
-    for a missing key (as the study exits), else 2."""
+    the study would refuse, refused, after the plan is printed); every run that does not
+    build is named, then exit 1 for a missing key (as the study exits), else 2."""
     from deedbench.errors import DeedbenchError, RunAborted
     from deedbench.recipes import RunRecipe
 

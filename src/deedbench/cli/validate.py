@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     )
     from deedbench.benchmarks.tau2.results import Tau2Results
     from deedbench.benchmarks.taubench.rescore import RescoreReport
+    from deedbench.interop.tau2_import import ImportedRun
     from deedbench.records import AgentSettings
 
 __all__ = ["RescoredFile", "rescore", "rescore_tau2", "validate"]
@@ -185,11 +186,16 @@ def rescore_tau2(
     choice: ModelChoice,
     prices: Path | None,
     progress: bool,
+    run_id: str | None = None,
+    same_data: bool = False,
 ) -> RescoredFile:
-    """A τ² result file rescored (and printed, with `progress`); the judge, if one is
-    given, asked first about what the file records no verdicts for."""
+    """A τ² result file rescored and made the run it imports as (`import_results`: the
+    one computation of its figures, for `rescore` and `import` alike), printed with
+    `progress`; the judge, if one is given, asked first about what the file records no
+    verdicts for."""
     from deedbench.benchmarks.tau2.rescore import Tau2Rescorer, rescore_with
     from deedbench.benchmarks.tau2.results import read_results
+    from deedbench.interop.tau2_import import import_results
 
     results = read_results(file)  # BenchmarkError: exit 2
     rescorer = Tau2Rescorer(results, data, fresh_tasks=fresh_tasks)
@@ -199,23 +205,34 @@ def rescore_tau2(
     elif not choice.is_empty():
         raise fail("--judge-* and -J set the judge's model, but no --judge is given")
     report, rescored = rescore_with(rescorer, judged)
+    imported = import_results(
+        results,
+        rescorer,
+        rescored,
+        report,
+        file,
+        run_id,
+        judge=judge,
+        judge_settings=judge_settings,
+        prices=load_prices(prices),
+        same_data=same_data,
+    )
     if progress:
-        _print_tau2_rescore(report)
+        _print_tau2_rescore(imported.report)
         if judged is not None:
             _print_judge_cost(judge or "", judged, prices)
-    return RescoredFile(results, rescorer, report, rescored, judge, judge_settings)
+    return RescoredFile(results, rescorer, imported.report, rescored, imported)
 
 
 @dataclass
 class RescoredFile:
-    """A τ² result file, what rescored it, and what it found."""
+    """A τ² result file, what rescored it, what it found, and the run it imports as."""
 
     results: Tau2Results
     rescorer: Tau2Rescorer
     report: Tau2RescoreReport
     rescored: list[Rescored]
-    judge: str | None = None
-    judge_settings: AgentSettings | None = None
+    imported: ImportedRun
 
 
 async def _judged(
@@ -302,7 +319,15 @@ def _print_tau2_rescore(report: Tau2RescoreReport) -> None:
     )
     for rule, count in report.rules.items():
         shown(f"  {safe(rule)}: {count} passing simulations")
-    _print_attribution(shown, report.failures, report.fault_kinds, "reward below 1")
+    from deedbench.reports.format import counts_text, curve_text
+
+    shown("as `deedbench report` gives them once imported (the same computation):")
+    shown(f"  pass^k of reward: {curve_text(report.run_pass_hat_k)}")
+    failed = sum(report.failures.values())
+    shown(f"  whose failure ({failed} not passing): {counts_text(report.failures)}")
+    blamed = {k: v for k, v in report.fault_kinds.items() if not k.startswith("agent.")}
+    if blamed:
+        shown(f"  user and task faults (episodes): {counts_text(blamed)}")
 
 
 def _print_attribution(

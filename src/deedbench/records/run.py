@@ -99,8 +99,9 @@ class RunConfig(BaseModel):
     say). `user` is the model-played user, if the benchmark has one (stored as
     ``{}`` when not); `judge` the model judging episodes (τ²'s NL judge), if an option
     asks for one (left out when written otherwise; runs recorded before it judged with
-    τ²'s settings: temperature 0, the provider's usual key). `format` is the record
-    format the run was written in (`FORMAT`).
+    τ²'s settings: temperature 0, the provider's usual key). `imported` says what an
+    imported run was made from (`imported_from`). `format` is the record format the run
+    was written in (`FORMAT`).
     `scorer` is the scorer the benchmark held when the run was planned (None in runs
     recorded before it, which the benchmark's own scorer scored; left out when written).
     """
@@ -124,6 +125,7 @@ class RunConfig(BaseModel):
     data_files: dict[str, str] = Field(default_factory=dict)
     scorer: ScorerSpec | None = Field(default=None, exclude_if=lambda spec: spec is None)
     judge: ModelRole | None = Field(default=None, exclude_if=lambda judge: judge is None)
+    imported: str | None = Field(default=None, exclude_if=lambda source: source is None)
 
     @field_validator("conditions")
     @classmethod
@@ -146,6 +148,20 @@ class RunConfig(BaseModel):
         """The model agent's settings, when the run recorded some."""
         params = self.agent_params
         return params if isinstance(params, AgentSettings) else None
+
+    @property
+    def imported_from(self) -> str | None:
+        """What an imported run was made from ("τ² result file PATH"), None for a run
+        deedbench ran (or can resume: Inspect logs of deedbench's tasks): an imported run's
+        episodes are what its source held, so it has none to run and is never resumed.
+        τ² runs imported before `imported` was recorded are told by the provenance their
+        import kept in `agent_params`."""
+        if self.imported is not None:
+            return self.imported
+        params = self.agent_params
+        if isinstance(params, dict) and isinstance(params.get("tau2"), dict):
+            return f"τ² result file {params['tau2'].get('file', '')}".rstrip()
+        return None
 
     @property
     def role_settings(self) -> dict[str, tuple[str, AgentSettings]]:
