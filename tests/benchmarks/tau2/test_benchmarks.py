@@ -245,3 +245,30 @@ def test_tasks_selects_by_id_as_taus_task_ids_and_keeps_the_splits_data_hash() -
         _bench("tau2-retail", tasks="2,999")
     with pytest.raises(BenchmarkError, match="none empty"):
         _bench("tau2-retail", tasks="2,,3")
+
+
+def test_the_headline_n_is_the_rates_denominator_beside_the_episodes_scored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two of the three tasks need a judge and none is given: the reward is a rate over
+    one episode, and the table says so beside the three scored."""
+    monkeypatch.setenv("COLUMNS", "200")
+    from deedbench.cli.app import console
+
+    monkeypatch.setattr(console, "width", 200)
+    result = CliRunner().invoke(
+        app,
+        [
+            "run", "tau2-retail", "--agent", "baseline/oracle", "--data", str(CHECKOUT),
+            "-T", "tasks=0,2,3", "--store", str(tmp_path / "runs.db"), "--run-id", "n",
+        ],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    header = next(line for line in lines if line.startswith("condition"))
+    assert header.split()[:3] == ["condition", "n", "scored"]
+    row = next(line for line in lines if line.startswith("default "))
+    assert row.split()[:3] == ["default", "1", "3"]
+    assert "n: the episodes reward is a rate of; scored: every scored episode" in " ".join(
+        result.output.split()
+    )
