@@ -69,3 +69,15 @@ def test_given_holds_only_what_was_given() -> None:
     assert AgentSettings(params=GenerationParams(temperature=0.0)) == role_settings(
         "user", "python/mod:attr", None
     )
+
+
+def test_the_python_example_of_docs_models_and_roles_runs_as_written(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import re
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[2] / "docs" / "models-and-roles.md"
+    [script] = re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
+    exec(compile(script, str(page), "exec"), {})
+    assert capsys.readouterr().out.split() == ["0.0", "OPENAI_COMPATIBLE_API_KEY"]
