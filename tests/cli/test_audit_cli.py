@@ -337,3 +337,18 @@ def test_bad_credentials_stop_the_user_judge(store: Path, idle_run: str) -> None
     assert result.exit_code == 1
     assert "authentication failed" in flat(result.output)
     assert stored_judgments(store) == []
+
+
+def test_the_judges_old_flags_still_work_with_a_deprecation_warning(
+    store: Path, aware_run: str, judge_server: FakeModelServer
+) -> None:
+    with pytest.warns(DeprecationWarning, match="is deprecated: use --judge-") as said:
+        result = invoke(
+            "audit", aware_run, "--judge", "openai/gpt-4o-mini", "--base-url",
+            judge_server.base_url, "--temperature", "0.5", "--store", str(store),
+        )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert sorted(str(w.message).split(" is ")[0] for w in said) == ["--base-url", "--temperature"]
+    assert judge_server.hits == 2  # the old flag still names the judge's endpoint
+    assert {body["temperature"] for body in judge_server.requests} == {0.5}
+    assert "--temperature is deprecated: use --judge-temperature" in flat(result.output)
