@@ -213,10 +213,10 @@ PricesOption = Annotated[
     ),
 ]
 BaseUrlOption = Annotated[
-    str | None, typer.Option(help="Model endpoint (required for openai-compatible).")
+    str | None, typer.Option(help="The agent's model endpoint (required for openai-compatible).")
 ]
 ApiKeyEnvOption = Annotated[
-    str | None, typer.Option(help="Environment variable that holds the model's API key.")
+    str | None, typer.Option(help="Environment variable that holds the agent's API key.")
 ]
 JudgeBaseUrlOption = Annotated[str | None, typer.Option(help="Endpoint of the judge.")]
 JudgeApiKeyEnvOption = Annotated[

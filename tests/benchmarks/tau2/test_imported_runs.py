@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from starlette.testclient import TestClient
 from typer.testing import CliRunner, Result
 
 from deedbench.agents import FunctionAgent
@@ -30,6 +31,8 @@ from deedbench.engine import Agent, AgentContext, RunStore, plan_run, run
 from deedbench.interop.tau2_export import _results  # a run as τ²'s Results, as export makes it
 from deedbench.records import Message, Usage
 from deedbench.reports.cost import PriceTable
+from deedbench.view import StoreReader
+from deedbench.view.app import create_app
 
 from . import _reference
 
@@ -126,6 +129,12 @@ def test_an_imported_run_is_shown_as_imported_with_nothing_to_resume(
     again = invoke("run", "tau2-retail", "--run-id", "t", "--store", str(store))
     assert again.exit_code == 2
     assert "was imported from τ² result file" in again.output and "none to run" in again.output
+    reader = StoreReader(store, on_corrupt=pytest.fail)
+    app, catalog = create_app(reader, PriceTable.load())
+    with TestClient(app, base_url="http://127.0.0.1:7575") as client:
+        [listed] = client.get("/api/runs").json()["runs"]
+    catalog.close()
+    assert listed["state"] == "imported"  # the viewer's list: no resume advice
 
 
 def test_compare_pairs_the_imported_run_with_deedbenchs_by_task_and_trial(
