@@ -18,27 +18,29 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from deedbench.cli.app import (
-    JudgeApiKeyEnvOption,
-    JudgeArgOption,
-    JudgeBaseUrlOption,
-    JudgeMaxTokensOption,
     NoCacheOption,
-    OldApiKeyEnvOption,
-    OldBaseUrlOption,
     PricesOption,
     StoreOption,
     Tally,
     app,
     console,
-    deprecated_flag,
     existing_store,
     fail,
-    judge_agent,
-    judge_choice,
     load_prices,
     open_store,
     progress_bar,
     require_run,
+)
+from deedbench.cli.roles import (
+    JudgeApiKeyEnvOption,
+    JudgeArgOption,
+    JudgeBaseUrlOption,
+    JudgeMaxTokensOption,
+    OldApiKeyEnvOption,
+    OldBaseUrlOption,
+    deprecated_flag,
+    judge_agent,
+    judge_choice,
 )
 from deedbench.errors import RunAborted
 from deedbench.printable import safe

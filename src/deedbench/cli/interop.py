@@ -11,6 +11,16 @@ import typer
 
 from deedbench.cli.app import (
     CommandGroup,
+    PricesOption,
+    StoreOption,
+    app,
+    check_run_id,
+    console,
+    fail,
+    open_store,
+    resolve_store,
+)
+from deedbench.cli.roles import (
     JudgeApiKeyEnvOption,
     JudgeArgOption,
     JudgeBaseUrlOption,
@@ -18,15 +28,7 @@ from deedbench.cli.app import (
     JudgeTemperatureOption,
     OldApiKeyEnvOption,
     OldBaseUrlOption,
-    PricesOption,
-    StoreOption,
-    app,
-    check_run_id,
-    console,
-    fail,
     judge_choice,
-    open_store,
-    resolve_store,
 )
 from deedbench.printable import safe
 

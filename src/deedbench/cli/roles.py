@@ -1,27 +1,169 @@
-"""The models of `deedbench run`, by role: flags to each role's settings, the settings a
-resume compares, and the dry run that builds them as the run would."""
+"""The models of the commands, by role: each role's flags made into its settings (for
+`run`, and for the judges of `audit`, `rescore` and `import`), the settings a resume
+compares, the dry run that builds them as the run would, and the judges' old flags."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, Any
 
-from deedbench.cli.app import console, fail, model_settings
+import typer
+
+from deedbench.cli.app import console, fail, parse_pairs, warn
 from deedbench.errors import DeedbenchError, RunAborted
 from deedbench.printable import safe
 
 if TYPE_CHECKING:
+    from deedbench.agents import Providers
     from deedbench.agents.roles import ModelChoice
-    from deedbench.engine import Benchmark, RunStore
+    from deedbench.engine import Agent, Benchmark, RunStore
     from deedbench.records import AgentSettings, RunConfig
 
 __all__ = [
+    "JudgeApiKeyEnvOption",
+    "JudgeArgOption",
+    "JudgeBaseUrlOption",
+    "JudgeMaxTokensOption",
+    "JudgeTemperatureOption",
+    "OldApiKeyEnvOption",
+    "OldBaseUrlOption",
+    "deprecated_flag",
     "describe_settings",
     "dry_run",
     "given_settings",
+    "judge_agent",
+    "judge_choice",
+    "model_args",
+    "model_settings",
     "planned_settings",
     "role_lines",
     "role_options",
 ]
+
+JudgeBaseUrlOption = Annotated[str | None, typer.Option(help="Endpoint of the judge.")]
+JudgeApiKeyEnvOption = Annotated[
+    str | None, typer.Option(help="Variable holding the judge's API key.")
+]
+JudgeTemperatureOption = Annotated[
+    float | None, typer.Option(help="Temperature of the judge (default 0, as τ²'s).")
+]
+JudgeMaxTokensOption = Annotated[
+    int | None, typer.Option(min=1, help="Output token limit of the judge.")
+]
+JudgeArgOption = Annotated[
+    list[str] | None,
+    typer.Option("-J", "--judge-arg", help="Any other parameter KEY=VALUE of the judge."),
+]
+OldBaseUrlOption = Annotated[
+    str | None, typer.Option("--base-url", help="Deprecated: --judge-base-url.", hidden=True)
+]
+OldApiKeyEnvOption = Annotated[
+    str | None,
+    typer.Option("--api-key-env", help="Deprecated: --judge-api-key-env.", hidden=True),
+]
+
+
+def model_settings(
+    role: str,
+    spec: str,
+    choice: ModelChoice | None = None,
+    *,
+    defaults: Mapping[str, Any] | None = None,
+) -> AgentSettings:
+    """What the model in `role` ("agent", "user", "judge", "audit judge") is built from,
+    from the command line's flags for it: every command makes each role's settings here,
+    through the function a study file and the Python API use too
+    (`deedbench.agents.roles.role_settings`)."""
+    from deedbench.agents.roles import role_settings
+
+    return role_settings(role, spec, choice, defaults=defaults)
+
+
+def judge_agent(
+    spec: str, choice: ModelChoice, providers: Providers, *, role: str = "judge"
+) -> tuple[Agent, AgentSettings]:
+    """A judge (τ²'s NL judge for `rescore` and `import`; the audit's judge) as a model
+    agent from the registry, so it shares the cache, retries, rate limits and usage
+    accounting of every agent, and the settings it was built with; a spec that is no
+    model is exit 2."""
+    from deedbench.agents import is_model_spec, resolve_agent
+    from deedbench.agents.providers import model_provider, provider_names
+    from deedbench.agents.roles import ROLES
+
+    prefix, _, rest = spec.partition("/")
+    if not is_model_spec(spec) and not (prefix == "python" and ":" in rest):
+        flag = ROLES[role].flag("base_url")
+        models = [
+            f"{name}/MODEL" + (f" (with {flag})" if model_provider(name).needs_base_url else "")
+            for name in provider_names()
+        ]
+        raise fail(
+            f"--judge takes a model: {', '.join(models)}, or python/MODULE:ATTRIBUTE; got {spec!r}"
+        )
+    settings = model_settings(role, spec, choice)
+    try:  # a judge is no baseline; an AgentSpecError is exit 2
+        return resolve_agent(spec, None, settings, providers), settings
+    except RunAborted as exc:
+        raise fail(str(exc), code=1) from None
+
+
+def model_args(pairs: list[str], flag: str) -> dict[str, object]:
+    """-M (-U, -J) values are JSON where they parse as JSON (numbers, booleans, objects),
+    else text."""
+    import json
+
+    result: dict[str, object] = {}
+    for key, text in parse_pairs(pairs, flag).items():
+        try:
+            result[key] = json.loads(text)
+        except json.JSONDecodeError:
+            result[key] = text
+        except RecursionError:
+            raise fail(f"{flag} {key}: the JSON value is nested too deeply") from None
+    return result
+
+
+def judge_choice(
+    base_url: str | None,
+    api_key_env: str | None,
+    temperature: float | None,
+    max_tokens: int | None,
+    args: list[str] | None,
+    *,
+    old_base_url: str | None = None,
+    old_api_key_env: str | None = None,
+) -> ModelChoice:
+    """A judge's settings from its flags (``--judge-base-url``, ``--judge-api-key-env``,
+    ``--judge-temperature``, ``--judge-max-tokens``, ``-J``); the deprecated
+    ``--base-url`` and ``--api-key-env`` of the commands whose only model is a judge are
+    taken where the new flag is not given, with a warning."""
+    from deedbench.agents.roles import ModelChoice
+
+    for old, value, new in (
+        ("--base-url", old_base_url, "--judge-base-url"),
+        ("--api-key-env", old_api_key_env, "--judge-api-key-env"),
+    ):
+        if value is not None:
+            deprecated_flag(old, new)
+    base_url = base_url if base_url is not None else old_base_url
+    api_key_env = api_key_env if api_key_env is not None else old_api_key_env
+    return ModelChoice(
+        base_url=base_url,
+        api_key_env=api_key_env,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        extra=model_args(args or [], "-J"),
+    )
+
+
+def deprecated_flag(old: str, new: str) -> None:
+    """Say that `old` is deprecated in favour of `new`: a DeprecationWarning (for code
+    that runs the CLI in-process) and a line on stderr (for the user at a terminal)."""
+    import warnings
+
+    message = f"{old} is deprecated: use {new} (the same setting; {old} goes in a later release)"
+    warnings.warn(message, DeprecationWarning, stacklevel=2)
+    warn(message)
 
 
 def role_options(

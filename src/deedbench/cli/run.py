@@ -29,11 +29,13 @@ from deedbench.cli.app import (
     data_option,
     fail,
     load_prices,
-    model_args,
     open_store,
     parse_pairs,
     progress_bar,
     resolve_store,
+)
+from deedbench.cli.roles import (
+    model_args,
 )
 from deedbench.cli.runs import WideOption
 from deedbench.errors import DeedbenchError, PlanError, RunAborted, RunError

@@ -13,6 +13,15 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from deedbench.cli.app import (
+    PricesOption,
+    app,
+    console,
+    data_option,
+    fail,
+    load_prices,
+    parse_pairs,
+)
+from deedbench.cli.roles import (
     JudgeApiKeyEnvOption,
     JudgeArgOption,
     JudgeBaseUrlOption,
@@ -20,15 +29,8 @@ from deedbench.cli.app import (
     JudgeTemperatureOption,
     OldApiKeyEnvOption,
     OldBaseUrlOption,
-    PricesOption,
-    app,
-    console,
-    data_option,
-    fail,
     judge_agent,
     judge_choice,
-    load_prices,
-    parse_pairs,
 )
 from deedbench.files import read_text
 from deedbench.printable import safe
