@@ -127,11 +127,12 @@ def check_recorded(config: RunConfig, url: str) -> None:
 
 
 def test_a_run_with_agent_user_and_judge_on_one_local_server_counts_all_three(
-    server: FakeModelServer, prices: Path, tmp_path: Path
+    server: FakeModelServer, prices: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # over 3 s: the acceptance run itself (τ²'s retail data read, three models served), then
     # six commands that each show its cost, as a user would type them (8.7 s measured at a
     # load average of 11 on 2 cores, this module's first test paying the CLI's imports)
+    monkeypatch.setenv("OPENAI_COMPATIBLE_API_KEY", "sk-roles-secret-4321")
     store, before = tmp_path / "runs.db", server.hits
     result = invoke(
         "run", "tau2-retail", *role_flags(server.base_url), "-T", f"tasks={TASKS}",
@@ -146,6 +147,8 @@ def test_a_run_with_agent_user_and_judge_on_one_local_server_counts_all_three(
         if body["model"] in ("judge", "user")
     )
     check_recorded(stored_config(store, "roles"), server.base_url)
+    for written in store.parent.glob(f"{store.name}*"):  # the store and any log beside it
+        assert b"sk-roles-secret-4321" not in written.read_bytes()
     summary = " ".join(result.output.split())
     assert f"judge openai-compatible/judge: {JUDGED} calls" in summary  # the closing summary
     check_costs(store, "roles", prices, calls)
