@@ -5,7 +5,9 @@ first use so that ``import deedbench`` (and every CLI command) stays light:
 
 - a benchmark: `load_benchmark`, and the contract for writing one (`Benchmark`, `Option`,
   `Scorer`, `tool`, `ToolError`);
-- agents: `FunctionAgent` (any ``next_turn`` function or object is one);
+- agents: `FunctionAgent` (any ``next_turn`` function or object is one); a model in any
+  role (agent, simulated user, judge): `ModelChoice`, made into a run's settings by
+  `role_settings`;
 - a run: `plan_run`, `resume_run`, then `run` in this process, or a `Launch` of a
   `RunRecipe` on an executor made by `executor_kind(name).for_run(Placement(...), ...)`;
 - a study: `plan_study`, `run_study`;
@@ -21,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from deedbench.version import __version__
 
 if TYPE_CHECKING:
-    from deedbench.agents import FunctionAgent
+    from deedbench.agents import FunctionAgent, ModelChoice, role_settings
     from deedbench.benchmarks import load_benchmark
     from deedbench.engine import (
         Benchmark,
@@ -44,6 +46,8 @@ if TYPE_CHECKING:
 # which type checkers read; tests/test_public_api.py checks that the two agree).
 _HOMES = {
     "FunctionAgent": "deedbench.agents",
+    "ModelChoice": "deedbench.agents",
+    "role_settings": "deedbench.agents",
     "load_benchmark": "deedbench.benchmarks",
     "Benchmark": "deedbench.engine",
     "Launch": "deedbench.engine",
@@ -75,6 +79,7 @@ __all__ = [
     "FunctionAgent",
     "Launch",
     "Message",
+    "ModelChoice",
     "Option",
     "Placement",
     "RunConfig",
@@ -90,6 +95,7 @@ __all__ = [
     "plan_run",
     "plan_study",
     "resume_run",
+    "role_settings",
     "run",
     "run_study",
     "tool",

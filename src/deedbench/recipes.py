@@ -12,13 +12,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from deedbench.agents import CallLimits, Providers, is_model_spec, resolve_agent
+from deedbench.agents import CallLimits, Providers, is_model_spec, resolve_agent, settings_for
 from deedbench.agents.registry import MODEL_PROTOCOLS
 from deedbench.benchmarks import BUILTIN, load_benchmark
 from deedbench.engine import Agent, Benchmark, EpisodeCache
 from deedbench.engine.benchmark import rebuild_scorer
 from deedbench.engine.executor import Built
-from deedbench.records import AgentSettings, GenerationParams, RunConfig
+from deedbench.engine.planning import JUDGE_DEFAULTS
+from deedbench.records import AgentSettings, RunConfig
 
 __all__ = ["RunRecipe", "attach_parties", "modules_to_preload"]
 
@@ -46,7 +47,9 @@ class RunRecipe:
 
     @property
     def uses_cache(self) -> bool:
-        return self.cache and (is_model_spec(self.config.agent) or self.config.user is not None)
+        config = self.config
+        models = is_model_spec(config.agent) or config.user is not None or config.judge is not None
+        return self.cache and models
 
     @property
     def modules(self) -> tuple[str, ...]:
@@ -54,10 +57,9 @@ class RunRecipe:
         module of one of deedbench's benchmarks, each model's agent module and SDK. (Not
         another package's or a python/ benchmark's or agent's module: a fork server dies of
         any error but ImportError in what it preloads.)"""
-        user = self.config.user
-        return modules_to_preload(
-            self.config.benchmark, (self.config.agent, user.spec if user is not None else "")
-        )
+        roles = self.config.role_settings
+        specs = [self.config.agent, *(spec for spec, _ in roles.values())]
+        return modules_to_preload(self.config.benchmark, specs)
 
     def build(
         self, cache: EpisodeCache | None, concurrency: int, limits: CallLimits | None = None
@@ -100,17 +102,21 @@ def attach_parties(
     agent: Agent | None = None,
     user: Agent | None = None,
 ) -> Agent:
-    """The run's agent, after giving the benchmark its model-played user if it has one and
-    its judge if it names one. `agent` and `user` (a user's model) are used as they are
-    instead of the recorded specs (a side played from outside: `engine.seat.Seat`)."""
+    """The run's agent, after giving the benchmark its model-played user and its judge, if
+    it has them, each with the settings the run recorded. `agent` and `user` (a user's
+    model) are used as they are instead of the recorded specs (a side played from
+    outside: `engine.seat.Seat`)."""
     if config.user is not None:
-        settings = config.user.settings
         if user is None:
-            user = resolve_agent(config.user.spec, benchmark, settings, providers)
+            user = resolve_agent(config.user.spec, benchmark, config.user.settings, providers)
         benchmark.use_user_model(user)
     judge = benchmark.judge_model_spec()
-    if judge is not None:  # recorded in the run's options; τ²'s judge runs at temperature 0
-        settings = AgentSettings(params=GenerationParams(temperature=0.0))
+    if judge is not None:
+        settings: AgentSettings | None = None
+        if config.judge is not None:
+            settings = config.judge.settings
+        else:  # a run recorded before its judge was: τ²'s settings
+            settings = settings_for(judge, JUDGE_DEFAULTS) if is_model_spec(judge) else None
         benchmark.use_judge_model(resolve_agent(judge, benchmark, settings, providers))
     if agent is not None:
         return agent

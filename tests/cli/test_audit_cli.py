@@ -133,7 +133,7 @@ def test_hits_are_quoted_in_the_output(store: Path, aware_run: str) -> None:
 def test_a_judged_audit_is_stored_with_its_judge_and_cached(
     store: Path, aware_run: str, judge_server: FakeModelServer
 ) -> None:
-    args = ("audit", aware_run, "--judge", "openai/gpt-4o-mini", "--base-url")
+    args = ("audit", aware_run, "--judge", "openai/gpt-4o-mini", "--judge-base-url")
     result = invoke(*args, judge_server.base_url, "--store", str(store))
     assert result.exit_code == 0, result.output
     assert judge_server.hits == 2
@@ -181,7 +181,7 @@ def test_a_judged_audit_fits_80_columns_in_one_table(
 ) -> None:
     """Both rates with their intervals side by side; the categories in lines below."""
     monkeypatch.setattr(console, "width", 80)
-    args = ("audit", aware_run, "--judge", "openai/gpt-4o-mini", "--base-url")
+    args = ("audit", aware_run, "--judge", "openai/gpt-4o-mini", "--judge-base-url")
     result = invoke(*args, judge_server.base_url, "--store", str(store))
     assert result.exit_code == 0, result.output
     assert "(continued)" not in result.output
@@ -195,8 +195,8 @@ def test_bad_judge_credentials_stop_the_audit_and_store_nothing(
 ) -> None:
     judge_server.script(*[Reply(status=401, error_message="invalid key")] * 4)
     result = invoke(
-        "audit", baseline_run, "--judge", "openai/gpt-4o", "--base-url", judge_server.base_url,
-        "--concurrency", "1", "--store", str(store),
+        "audit", baseline_run, "--judge", "openai/gpt-4o",
+        "--judge-base-url", judge_server.base_url, "--concurrency", "1", "--store", str(store),
     )  # fmt: skip
     assert result.exit_code == 1
     assert "authentication failed" in flat(result.output)
@@ -210,10 +210,13 @@ def test_bad_judge_credentials_stop_the_audit_and_store_nothing(
         (("audit", "nope"), "no run 'nope'"),
         (
             ("audit", "base-run", "--judge", "baseline/random"),
-            "--judge takes a model: openai/MODEL, openai-compatible/MODEL (with --base-url), "
+            "--judge takes a model: openai/MODEL, openai-compatible/MODEL (with --judge-base-url), "
             "anthropic/MODEL, or python/MODULE:ATTRIBUTE",
         ),
-        (("audit", "base-run", "--judge", "openai-compatible/x"), "need --base-url"),
+        (
+            ("audit", "base-run", "--judge", "openai-compatible/x"),
+            "needs a base URL: --judge-base-url",
+        ),
     ],
 )
 def test_bad_input_exits_2_with_a_message(
@@ -274,7 +277,7 @@ def test_a_user_judge_reads_each_failure_and_its_verdicts_are_stored_and_cached(
     store: Path, idle_run: str
 ) -> None:
     with FakeModelServer("openai", user_verdicts) as judge:
-        args = ("audit", idle_run, "--users", "--judge", "openai/gpt-4o-mini", "--base-url")
+        args = ("audit", idle_run, "--users", "--judge", "openai/gpt-4o-mini", "--judge-base-url")
         result = invoke(*args, judge.base_url, "--store", str(store))
         assert result.exit_code == 0, result.output
         assert judge.hits == 3  # one call per failed episode
@@ -314,7 +317,7 @@ def test_a_user_judge_that_answers_badly_is_counted_as_judge_errors(
 ) -> None:
     with FakeModelServer("openai", lambda _body: Reply(text="All good, no faults.")) as judge:
         result = invoke(
-            "audit", idle_run, "--users", "--judge", "openai/gpt-4o", "--base-url",
+            "audit", idle_run, "--users", "--judge", "openai/gpt-4o", "--judge-base-url",
             judge.base_url, "--store", str(store),
         )  # fmt: skip
     assert result.exit_code == 0, result.output
@@ -328,9 +331,24 @@ def test_a_user_judge_that_answers_badly_is_counted_as_judge_errors(
 def test_bad_credentials_stop_the_user_judge(store: Path, idle_run: str) -> None:
     with FakeModelServer("openai", lambda _b: Reply(status=401, error_message="bad")) as judge:
         result = invoke(
-            "audit", idle_run, "--users", "--judge", "openai/gpt-4o", "--base-url",
+            "audit", idle_run, "--users", "--judge", "openai/gpt-4o", "--judge-base-url",
             judge.base_url, "--concurrency", "1", "--store", str(store),
         )  # fmt: skip
     assert result.exit_code == 1
     assert "authentication failed" in flat(result.output)
     assert stored_judgments(store) == []
+
+
+def test_the_judges_old_flags_still_work_with_a_deprecation_warning(
+    store: Path, aware_run: str, judge_server: FakeModelServer
+) -> None:
+    with pytest.warns(DeprecationWarning, match="is deprecated: use --judge-") as said:
+        result = invoke(
+            "audit", aware_run, "--judge", "openai/gpt-4o-mini", "--base-url",
+            judge_server.base_url, "--temperature", "0.5", "--store", str(store),
+        )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert sorted(str(w.message).split(" is ")[0] for w in said) == ["--base-url", "--temperature"]
+    assert judge_server.hits == 2  # the old flag still names the judge's endpoint
+    assert {body["temperature"] for body in judge_server.requests} == {0.5}
+    assert "--temperature is deprecated: use --judge-temperature" in flat(result.output)

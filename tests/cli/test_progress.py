@@ -92,7 +92,7 @@ def test_a_judged_audit_prints_its_progress_and_cost(
     with FakeModelServer("openai", lambda _body: Reply(text=verdict)) as judge:
         result = CliRunner().invoke(
             app,
-            ["audit", "r", "--judge", "openai/gpt-4o", "--base-url", judge.base_url,
+            ["audit", "r", "--judge", "openai/gpt-4o", "--judge-base-url", judge.base_url,
              "--store", store],
         )  # fmt: skip
     assert result.exit_code == 0, result.output

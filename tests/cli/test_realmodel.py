@@ -168,8 +168,9 @@ def test_the_user_judge_against_llama_cpp_python(base_url: str, tmp_path: Path) 
     audited = CliRunner().invoke(
         app,
         [
-            "audit", run_id, "--users", "--judge", "openai-compatible/smollm2", "--base-url",
-            base_url, "--concurrency", "1", "--temperature", "0", "--store", str(store),
+            "audit", run_id, "--users", "--judge", "openai-compatible/smollm2",
+            "--judge-base-url", base_url, "--concurrency", "1", "--judge-temperature", "0",
+            "--store", str(store),
         ],
         env={"OPENAI_COMPATIBLE_API_KEY": "none"},
     )  # fmt: skip

@@ -46,3 +46,22 @@ def test_a_model_setting_that_would_fail_every_call_is_refused_before_the_run(
 def test_a_nudge_that_only_looks_like_a_number_is_refused(tmp_path: Path, value: str) -> None:
     line = refused(tmp_path, "--agent", "baseline/random", "-T", f"nudge={value}")
     assert line == (f"error: tac option nudge: it must be 0, 1, 2, true or false; got {value!r}")
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--user", "openai/gpt-4o"], "--user: benchmark 'tac' has no model-played user"),
+        (["--judge", "openai/gpt-4o"], "--judge: benchmark 'tac' has no judge"),
+        (
+            ["--judge-temperature", "0.5"],
+            "--judge-*, -J set the judge's model, but the run has none (give one with "
+            "--judge SPEC, or -T judge=SPEC)",
+        ),
+    ],
+)
+def test_a_role_the_benchmark_or_the_run_has_no_model_in_is_refused(
+    tmp_path: Path, flags: list[str], message: str
+) -> None:
+    line = refused(tmp_path, "--agent", "baseline/random", *flags)
+    assert line == f"error: {message}"

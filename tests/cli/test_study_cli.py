@@ -334,3 +334,50 @@ def stored(store: Path) -> int:
             return int(db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0])
     except sqlite3.OperationalError:  # no tables yet
         return 0
+
+
+def desk_study(url: str | None) -> str:
+    base = f'base_url = "{url}"\n' if url else ""
+    return (
+        'name = "desk"\n\n[[benchmarks]]\nname = "retail"\nlimit = 2\n\n'
+        '[[agents]]\nspec = "baseline/oracle"\n\n'
+        f'[user]\nspec = "openai-compatible/customer"\n{base}temperature = 0.3\n'
+    )
+
+
+def test_a_user_table_plays_the_customer_of_a_desk_benchmark(tmp_path: Path) -> None:
+    """The study's `[user]` table gives the desk's customer its model, as -T user=llm:SPEC
+    does on `deedbench run`; its dry run builds that model as the study does."""
+    # over 3 s: a dry run (its estimate plays the desk's oracle) and the study itself (4.2 s
+    # measured at a load average of 11 on 2 cores)
+    study = tmp_path / "desk.toml"
+    store = tmp_path / "runs.db"
+    customer = Reply(text=f"I want to cancel my order. {'###STOP###'}")
+    with FakeModelServer("openai", lambda _: customer) as server:
+        study.write_text(desk_study(server.base_url))
+        dry = invoke("study", str(study), "--dry-run", "--store", str(store))
+        assert dry.exit_code == 0, dry.output
+        assert server.requests == [] and not store.exists()
+        result = invoke("study", str(study), "--store", str(store))
+        assert result.exit_code == 0, result.output
+        assert {body["model"] for body in server.requests} == {"customer"}
+        assert {body["temperature"] for body in server.requests} == {0.3}
+    with RunStore(store) as runs:
+        config = runs.require_run("desk-retail-oracle")
+    assert config.user is not None and config.user.spec == "openai-compatible/customer"
+    assert config.user.settings.base_url == server.base_url
+    assert config.benchmark_options["user"] == "llm:openai-compatible/customer"
+
+
+def test_a_user_without_its_base_url_is_refused_by_the_study_and_its_dry_run(
+    tmp_path: Path,
+) -> None:
+    study = tmp_path / "desk.toml"
+    study.write_text(desk_study(None))
+    for dry in (["--dry-run"], []):
+        result = invoke("study", str(study), *dry, "--store", str(tmp_path / "runs.db"))
+        assert result.exit_code == 2
+        assert flat(
+            f"{study}:10: user.base_url: the user's model openai-compatible/customer needs a "
+            "base URL: --user-base-url URL"
+        ) in flat(result.output)

@@ -260,6 +260,8 @@ def text_and_data(
         pytest.fail(f"τ-bench data not found at {TAUBENCH}")
     monkeypatch.setattr(console, "width", width)
     monkeypatch.setenv("DEEDBENCH_STORE", str(store))
+    for variable in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):  # a dry run builds the models
+        monkeypatch.setenv(variable, "sk-test-widths-0000")
     text = invoke(*text_args)
     data: Any = None
     if json_args is not None:

@@ -40,3 +40,41 @@ def test_resume_returns_the_record_and_names_every_conflict(tmp_path: Path) -> N
         "epochs 1 (got 3); seed 0 (got 4). "
         "Resume without those settings, or start a new run id."
     )
+
+
+def test_samples_are_chosen_by_id_in_the_benchmarks_order() -> None:
+    bench = load_benchmark("tac")
+    ids = ["melbourne_cup_base", "seville_bullfight_reversed"]
+    config = plan_run(bench, "baseline/random", run_id="r", samples=ids[::-1])
+    order = [s.id for s in bench.samples()]
+    assert config.sample_ids == sorted(ids, key=order.index)
+    with pytest.raises(BenchmarkError, match=r"no sample 'melbourne_cup_bas' in tac .*did you "
+                       r"mean 'melbourne_cup_base'"):  # fmt: skip
+        plan_run(bench, "baseline/random", samples=["melbourne_cup_bas"])
+
+
+def test_resume_compares_the_samples_and_each_models_settings_given(tmp_path: Path) -> None:
+    from deedbench.agents import ModelChoice, role_settings
+
+    bench = load_benchmark("retail", {"user": "llm:openai/gpt-4o"})
+    user = role_settings("user", "openai/gpt-4o", ModelChoice(max_tokens=100))
+    config = plan_run(bench, "baseline/oracle", run_id="r", samples=["retail-001-cancel"],
+                      user_settings=user)  # fmt: skip
+    assert config.user is not None and config.user.settings == user
+    with RunStore(tmp_path / "runs.db") as store:
+        store.create_run(config)
+        same = ModelChoice(max_tokens=100, temperature=0.0).given()
+        assert (
+            resume_run(store, "r", bench, samples=["retail-001-cancel"], user_settings=same)
+            == config
+        )
+        with pytest.raises(ResumeError) as raised:
+            resume_run(
+                store, "r", bench, samples=["retail-002-cancel"],
+                user_settings=ModelChoice(temperature=0.5).given(),
+                judge_settings=ModelChoice(temperature=0.0).given(),
+            )  # fmt: skip
+    said = str(raised.value)
+    assert "samples retail-001-cancel (got retail-002-cancel)" in said
+    assert "user temperature 0.0 (got 0.5)" in said
+    assert "judge temperature None (got 0.0)" in said  # the run has no judge to set

@@ -385,7 +385,7 @@ def test_judge_calls_are_costed_and_audits_summarized(
         for i, r in enumerate(scored)
     ]
     summary = summarize(config, records, audits=audits)
-    [judge] = [c for c in summary.costs if c.role == "judge"]
+    [judge] = [c for c in summary.costs if c.role == "audit judge"]  # not τ²'s judge
     assert judge.model == "openai/gpt-4o" and judge.usage.calls == 3
     assert judge.paid_calls == 1  # the other two came from the response cache
     assert judge.cost_usd == pytest.approx((1000 * 2.5 + 100 * 10.0) / 1e6)

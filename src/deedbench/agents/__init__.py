@@ -16,19 +16,24 @@ from deedbench.agents.registry import (
     resolve_agent,
     settings_for,
 )
+from deedbench.agents.roles import ROLES, ModelChoice, Role, role_settings
 
 __all__ = [
+    "ROLES",
     "A2AAgent",
     "AdaptiveLimiter",
     "CallLimits",
     "FunctionAgent",
     "Limiter",
     "ModelAgent",
+    "ModelChoice",
     "Providers",
     "ResponseCache",
+    "Role",
     "SharedLimits",
     "agent_kinds",
     "is_model_spec",
     "resolve_agent",
+    "role_settings",
     "settings_for",
 ]

@@ -17,15 +17,14 @@ from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 from typer.core import TyperGroup
 
-from deedbench.errors import BenchmarkError, DeedbenchError, RunAborted
+from deedbench.errors import BenchmarkError, DeedbenchError
 from deedbench.printable import printable, safe
 
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-    from deedbench.agents import Providers
-    from deedbench.engine import Agent, RunStore
-    from deedbench.records import AgentSettings, GenerationParams, RunConfig
+    from deedbench.engine import RunStore
+    from deedbench.records import RunConfig
     from deedbench.reports.cost import PriceTable
 
 __all__ = [
@@ -49,9 +48,7 @@ __all__ = [
     "errors",
     "existing_store",
     "fail",
-    "judge_agent",
     "load_prices",
-    "model_settings",
     "open_store",
     "parse_pairs",
     "progress_bar",
@@ -202,10 +199,10 @@ PricesOption = Annotated[
     ),
 ]
 BaseUrlOption = Annotated[
-    str | None, typer.Option(help="Model endpoint (required for openai-compatible).")
+    str | None, typer.Option(help="The agent's model endpoint (required for openai-compatible).")
 ]
 ApiKeyEnvOption = Annotated[
-    str | None, typer.Option(help="Environment variable that holds the model's API key.")
+    str | None, typer.Option(help="Environment variable that holds the agent's API key.")
 ]
 NoCacheOption = Annotated[
     bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")
@@ -373,62 +370,6 @@ def load_prices(path: Path | None) -> PriceTable:
         raise fail(f"{path}: not a price table: JSON nested too deeply") from None
     except OSError as exc:
         raise fail(f"{path}: cannot be read: {exc.strerror or exc}") from None
-
-
-def model_settings(
-    spec: str,
-    base_url: str | None,
-    api_key_env: str | None,
-    params: GenerationParams,
-    *,
-    max_attempts: int = 8,
-    max_retry_seconds: float = 300.0,
-) -> AgentSettings:
-    """What a model (the agent, a model-played user, a judge) is built from, from the
-    command line's flags: one place for all three, its key variable filled in and its
-    settings checked (`settings_for`)."""
-    from deedbench.agents import settings_for
-    from deedbench.records import AgentSettings
-
-    given = AgentSettings(
-        base_url=base_url,
-        api_key_env=api_key_env,
-        params=params,
-        max_attempts=max_attempts,
-        max_retry_seconds=max_retry_seconds,
-    )
-    return settings_for(spec, given)
-
-
-def judge_agent(
-    spec: str,
-    base_url: str | None,
-    api_key_env: str | None,
-    temperature: float | None,
-    providers: Providers,
-) -> Agent:
-    """A judge as a model agent from the registry, so it shares the cache, retries,
-    rate limits and usage accounting of every agent; a spec that is no model is exit 2."""
-    from deedbench.agents import is_model_spec, resolve_agent
-    from deedbench.agents.providers import model_provider, provider_names
-    from deedbench.records import GenerationParams
-
-    prefix, _, rest = spec.partition("/")
-    if not is_model_spec(spec) and not (prefix == "python" and ":" in rest):
-        models = [
-            f"{name}/MODEL" + (" (with --base-url)" if model_provider(name).needs_base_url else "")
-            for name in provider_names()
-        ]
-        raise fail(
-            f"--judge takes a model: {', '.join(models)}, or python/MODULE:ATTRIBUTE; got {spec!r}"
-        )
-    settings = model_settings(
-        spec, base_url, api_key_env, GenerationParams(temperature=temperature)
-    )
-    try:  # a judge is no baseline; an AgentSpecError is exit 2
-        return resolve_agent(spec, None, settings, providers)
-    except RunAborted as exc:
-        raise fail(str(exc), code=1) from None
 
 
 def data_option(benchmark: str) -> str:

@@ -18,8 +18,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from deedbench.cli.app import (
-    ApiKeyEnvOption,
-    BaseUrlOption,
     NoCacheOption,
     PricesOption,
     StoreOption,
@@ -28,17 +26,28 @@ from deedbench.cli.app import (
     console,
     existing_store,
     fail,
-    judge_agent,
     load_prices,
     open_store,
     progress_bar,
     require_run,
+)
+from deedbench.cli.roles import (
+    JudgeApiKeyEnvOption,
+    JudgeArgOption,
+    JudgeBaseUrlOption,
+    JudgeMaxTokensOption,
+    OldApiKeyEnvOption,
+    OldBaseUrlOption,
+    deprecated_flag,
+    judge_agent,
+    judge_choice,
 )
 from deedbench.errors import RunAborted
 from deedbench.printable import safe
 
 if TYPE_CHECKING:
     from deedbench.agents import Providers
+    from deedbench.agents.roles import ModelChoice
     from deedbench.audit import (
         AuditResult,
         AuditSummary,
@@ -77,10 +86,17 @@ def audit(
             "--judge", help="A model that judges each transcript too, e.g. openai/gpt-4o."
         ),
     ] = None,
-    base_url: BaseUrlOption = None,
-    api_key_env: ApiKeyEnvOption = None,
-    temperature: Annotated[
+    judge_base_url: JudgeBaseUrlOption = None,
+    judge_api_key_env: JudgeApiKeyEnvOption = None,
+    judge_temperature: Annotated[
         float | None, typer.Option(help="The judge's temperature (default: the provider's).")
+    ] = None,
+    judge_max_tokens: JudgeMaxTokensOption = None,
+    judge_model_arg: JudgeArgOption = None,
+    base_url: OldBaseUrlOption = None,
+    api_key_env: OldApiKeyEnvOption = None,
+    temperature: Annotated[
+        float | None, typer.Option(help="Deprecated: --judge-temperature.", hidden=True)
     ] = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Judge calls in flight.")] = 16,
     no_cache: NoCacheOption = False,
@@ -98,6 +114,8 @@ def audit(
 
     if not run_ids:
         raise fail("give a run id; list the store's runs with: deedbench runs")
+    if temperature is not None:
+        deprecated_flag("--temperature", "--judge-temperature")
     if not users and len(run_ids) != 1:
         raise fail(f"audit takes one run ({len(run_ids)} given); several only with --users")
     path = existing_store(store)
@@ -108,7 +126,16 @@ def audit(
         if not no_cache and judge is not None:
             cache = EpisodeCache(lambda entry: runs.add_responses([entry]), runs.response)
         providers = Providers(cache, concurrency)
-        settings = (base_url, api_key_env, temperature, providers)
+        choice = judge_choice(
+            judge_base_url,
+            judge_api_key_env,
+            judge_temperature if judge_temperature is not None else temperature,
+            judge_max_tokens,
+            judge_model_arg,
+            old_base_url=base_url,
+            old_api_key_env=api_key_env,
+        )
+        settings = (choice, providers)
         if users:
             user_judge = None if judge is None else _resolve_user_judge(judge, *settings)
             _audit_users(runs, configs, user_judge, providers, concurrency, price_table, as_json)
@@ -294,40 +321,19 @@ def _rebuilt(config: RunConfig) -> Benchmark[Any]:
     return benchmark
 
 
-def _resolve_judge(
-    spec: str,
-    base_url: str | None,
-    api_key_env: str | None,
-    temperature: float | None,
-    providers: Providers,
-) -> Judge:
+def _resolve_judge(spec: str, choice: ModelChoice, providers: Providers) -> Judge:
     """The judge (`judge_agent`) with the spec and settings the audit records."""
-    from deedbench.agents import is_model_spec, settings_for
+    from deedbench.agents import is_model_spec
     from deedbench.audit import Judge
-    from deedbench.records import AgentSettings, GenerationParams
 
-    agent = judge_agent(spec, base_url, api_key_env, temperature, providers)
-    settings = settings_for(
-        spec,
-        AgentSettings(
-            base_url=base_url,
-            api_key_env=api_key_env,
-            params=GenerationParams(temperature=temperature),
-        ),
-    )
+    agent, settings = judge_agent(spec, choice, providers, role="audit judge")
     return Judge(agent, spec, settings.model_dump() if is_model_spec(spec) else {})
 
 
-def _resolve_user_judge(
-    spec: str,
-    base_url: str | None,
-    api_key_env: str | None,
-    temperature: float | None,
-    providers: Providers,
-) -> UserJudge:
+def _resolve_user_judge(spec: str, choice: ModelChoice, providers: Providers) -> UserJudge:
     from deedbench.audit import UserJudge
 
-    judge = _resolve_judge(spec, base_url, api_key_env, temperature, providers)
+    judge = _resolve_judge(spec, choice, providers)
     return UserJudge(judge.agent, judge.spec, judge.settings)
 
 

@@ -10,8 +10,6 @@ from typing import Annotated
 import typer
 
 from deedbench.cli.app import (
-    ApiKeyEnvOption,
-    BaseUrlOption,
     CommandGroup,
     PricesOption,
     StoreOption,
@@ -21,6 +19,16 @@ from deedbench.cli.app import (
     fail,
     open_store,
     resolve_store,
+)
+from deedbench.cli.roles import (
+    JudgeApiKeyEnvOption,
+    JudgeArgOption,
+    JudgeBaseUrlOption,
+    JudgeMaxTokensOption,
+    JudgeTemperatureOption,
+    OldApiKeyEnvOption,
+    OldBaseUrlOption,
+    judge_choice,
 )
 from deedbench.printable import safe
 
@@ -124,8 +132,13 @@ def import_tau2(
             "--judge", help="A model judging the NL assertions the file records no verdicts for."
         ),
     ] = None,
-    base_url: BaseUrlOption = None,
-    api_key_env: ApiKeyEnvOption = None,
+    judge_base_url: JudgeBaseUrlOption = None,
+    judge_api_key_env: JudgeApiKeyEnvOption = None,
+    judge_temperature: JudgeTemperatureOption = None,
+    judge_max_tokens: JudgeMaxTokensOption = None,
+    judge_model_arg: JudgeArgOption = None,
+    base_url: OldBaseUrlOption = None,
+    api_key_env: OldApiKeyEnvOption = None,
     prices: PricesOption = None,
     run_id: Annotated[str | None, typer.Option("--run-id", help="Name the run.")] = None,
     store: StoreOption = None,
@@ -133,7 +146,6 @@ def import_tau2(
     """Import a τ² result file as a run: each simulation rescored (τ²'s reward and its
     components, checked against the file's) with the procedure verdicts beside it."""
     from deedbench.cli.validate import rescore_tau2
-    from deedbench.interop.tau2_import import run_from_results
 
     if run_id is not None:
         check_run_id(run_id)
@@ -142,14 +154,21 @@ def import_tau2(
         data,
         fresh_tasks=fresh_tasks,
         judge=judge,
-        base_url=base_url,
-        api_key_env=api_key_env,
+        choice=judge_choice(
+            judge_base_url,
+            judge_api_key_env,
+            judge_temperature,
+            judge_max_tokens,
+            judge_model_arg,
+            old_base_url=base_url,
+            old_api_key_env=api_key_env,
+        ),
         prices=prices,
         progress=True,
+        run_id=run_id,
+        same_data=True,
     )
-    config, records = run_from_results(
-        found.results, found.rescorer, found.rescored, found.report, file, run_id
-    )
+    config, records = found.imported.config, found.imported.records
     path = resolve_store(store)
     with open_store(path) as runs_store:
         if runs_store.get_run(config.run_id):

@@ -31,11 +31,11 @@ from deedbench.cli.app import (
     check_run_id,
     data_option,
     fail,
-    model_settings,
     open_store,
     parse_pairs,
     resolve_store,
 )
+from deedbench.cli.roles import model_settings
 from deedbench.errors import DeedbenchError
 from deedbench.printable import printable
 
@@ -100,7 +100,6 @@ def play(
     """Play one side of a benchmark's episodes yourself, stored as a run of human/NAME."""
     from deedbench.benchmarks import benchmark_class
     from deedbench.environment import Environment
-    from deedbench.records import GenerationParams
 
     if side not in ("agent", "user"):
         raise fail(f"--as is agent or user, not {side!r}")
@@ -136,7 +135,10 @@ def play(
             from deedbench.agents import is_model_spec
 
             if is_model_spec(agent):
-                settings = model_settings(agent, base_url, api_key_env, GenerationParams())
+                from deedbench.agents.roles import ModelChoice
+
+                choice = ModelChoice(base_url=base_url, api_key_env=api_key_env)
+                settings = model_settings("agent", agent, choice)
         try:
             environment = Environment(
                 benchmark,

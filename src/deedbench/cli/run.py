@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import shlex
 import signal
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -29,11 +29,13 @@ from deedbench.cli.app import (
     data_option,
     fail,
     load_prices,
-    model_settings,
     open_store,
     parse_pairs,
     progress_bar,
     resolve_store,
+)
+from deedbench.cli.roles import (
+    model_args,
 )
 from deedbench.cli.runs import WideOption
 from deedbench.errors import DeedbenchError, PlanError, RunAborted, RunError
@@ -43,7 +45,7 @@ from deedbench.records import MAX_EPOCHS
 if TYPE_CHECKING:
     from deedbench.engine import Benchmark, RunStore
     from deedbench.executors.kinds import ExecutorKind, Placement
-    from deedbench.records import AgentSettings, EpisodeRecord, GenerationParams, RunConfig
+    from deedbench.records import EpisodeRecord, RunConfig
     from deedbench.reports.cost import PriceTable
     from deedbench.reports.summary import RunSummary, RunTally
 
@@ -129,6 +131,14 @@ def run(
     ] = None,
     seed: Annotated[int | None, typer.Option(help="Run seed (default 0).")] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N samples.")] = None,
+    samples: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--samples",
+            help="Only these samples, by id, separated by commas (repeatable): τ²'s --task-ids "
+            "for any benchmark.",
+        ),
+    ] = None,
     run_id: Annotated[
         str | None, typer.Option("--run-id", help="Name the run; an existing id resumes it.")
     ] = None,
@@ -153,51 +163,98 @@ def run(
     ] = None,
     model_arg: Annotated[
         list[str] | None,
-        typer.Option("-M", help="Any other model parameter KEY=VALUE (JSON values parsed)."),
+        typer.Option(
+            "-M", "--model-arg", help="Any other model parameter KEY=VALUE (JSON values parsed)."
+        ),
     ] = None,
-    timeout: Annotated[float, typer.Option(help="Seconds before a model call times out.")] = 120.0,
-    max_attempts: Annotated[int, typer.Option(min=1, help="Attempts per model call.")] = 8,
-    max_retry_seconds: Annotated[
-        float, typer.Option(help="Total seconds one call may spend retrying.")
-    ] = 300.0,
-    no_cache: NoCacheOption = False,
+    user: Annotated[
+        str | None,
+        typer.Option(
+            "--user",
+            help="A model playing the simulated user, e.g. openai/gpt-4.1 (-T user=llm:SPEC).",
+        ),
+    ] = None,
     user_base_url: Annotated[
-        str | None, typer.Option(help="Endpoint of a model-played user (-T user=llm:SPEC).")
+        str | None, typer.Option(help="Endpoint of the model-played user.")
     ] = None,
     user_api_key_env: Annotated[
         str | None, typer.Option(help="Variable holding the model-played user's API key.")
     ] = None,
     user_temperature: Annotated[
-        float, typer.Option(help="Temperature of a model-played user.")
-    ] = 0.0,
+        float | None, typer.Option(help="Temperature of the model-played user (default 0).")
+    ] = None,
     user_max_tokens: Annotated[
-        int | None, typer.Option(min=1, help="Output token limit of a model-played user.")
+        int | None, typer.Option(min=1, help="Output token limit of the model-played user.")
     ] = None,
     user_model_arg: Annotated[
         list[str] | None,
-        typer.Option("-U", help="Any other parameter KEY=VALUE of a model-played user, as -M."),
+        typer.Option(
+            "-U", "--user-arg", help="Any other parameter KEY=VALUE of the model-played user."
+        ),
     ] = None,
+    judge: Annotated[
+        str | None,
+        typer.Option(
+            "--judge",
+            help="A model judging episodes (τ²'s NL assertions), e.g. openai/gpt-4.1 "
+            "(-T judge=SPEC).",
+        ),
+    ] = None,
+    judge_base_url: Annotated[str | None, typer.Option(help="Endpoint of the judge.")] = None,
+    judge_api_key_env: Annotated[
+        str | None, typer.Option(help="Variable holding the judge's API key.")
+    ] = None,
+    judge_temperature: Annotated[
+        float | None, typer.Option(help="Temperature of the judge (default 0, as τ²'s).")
+    ] = None,
+    judge_max_tokens: Annotated[
+        int | None, typer.Option(min=1, help="Output token limit of the judge.")
+    ] = None,
+    judge_model_arg: Annotated[
+        list[str] | None,
+        typer.Option("-J", "--judge-arg", help="Any other parameter KEY=VALUE of the judge."),
+    ] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option(help="Seconds before a model call times out (every role; default 120)."),
+    ] = None,
+    max_attempts: Annotated[
+        int | None, typer.Option(min=1, help="Attempts per model call (every role; default 8).")
+    ] = None,
+    max_retry_seconds: Annotated[
+        float | None,
+        typer.Option(help="Total seconds one call may spend retrying (every role; default 300)."),
+    ] = None,
+    no_cache: NoCacheOption = False,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Plan the run and build its models as the run would, print the plan, and "
+            "write nothing: what the run would refuse is refused.",
+        ),
+    ] = False,
     prices: PricesOption = None,
     quiet: QuietOption = False,
     store: StoreOption = None,
 ) -> None:
     """Run an agent through a benchmark, or resume a run by its id."""
+    from deedbench.agents.roles import ModelChoice
+    from deedbench.cli import roles
+    from deedbench.engine import plan_run, resume_run
     from deedbench.executors.kinds import Placement
 
     kind = _executor(executor, workers)
-    if agent is not None and kind.name == "local":
+    if agent is not None and kind.name == "local" and not dry_run:
         from deedbench.agents.preload import import_sdk_early
 
         import_sdk_early(agent)  # this process builds the agent: import its SDK meanwhile
-    elif agent is not None and kind.name == "workers":  # the fork server imports it
+    elif agent is not None and kind.name == "workers" and not dry_run:  # the fork server does
         from deedbench.engine.workers import start_fork_server
         from deedbench.recipes import modules_to_preload
 
         start_fork_server(modules_to_preload(benchmark, [agent]))
-    from deedbench.agents import is_model_spec
     from deedbench.benchmarks import load_benchmark
-    from deedbench.engine import plan_run, resume_run
-    from deedbench.records import GenerationParams
     from deedbench.reports import render_summary
     from deedbench.reports.terminal import print_command
 
@@ -207,19 +264,58 @@ def run(
     price_table = load_prices(prices)  # a bad price file is found before the run, not after
     if run_id is not None and not RUN_ID_RULE.fullmatch(run_id) and not store_path.exists():
         check_run_id(run_id)  # a new run: refused before the store is created
-    with open_store(store_path) as runs:
-        existing = runs.get_run(run_id) if run_id else None
+    shared = ModelChoice(
+        timeout=timeout, max_attempts=max_attempts, max_retry_seconds=max_retry_seconds
+    )
+    choices = {
+        "agent": ModelChoice(
+            base_url=base_url,
+            api_key_env=api_key_env,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            top_p=top_p,
+            seed=model_seed,
+            reasoning_effort=reasoning_effort,
+            extra=model_args(model_arg or [], "-M"),
+        ),
+        "user": ModelChoice(
+            base_url=user_base_url,
+            api_key_env=user_api_key_env,
+            temperature=user_temperature,
+            max_tokens=user_max_tokens,
+            extra=model_args(user_model_arg or [], "-U"),
+        ),
+        "judge": ModelChoice(
+            base_url=judge_base_url,
+            api_key_env=judge_api_key_env,
+            temperature=judge_temperature,
+            max_tokens=judge_max_tokens,
+            extra=model_args(judge_model_arg or [], "-J"),
+        ),
+    }
+    chosen_samples = _sample_ids(samples)
+    dry_without_store = dry_run and not store_path.exists()  # a dry run creates no store
+    with nullcontext(None) if dry_without_store else open_store(store_path) as runs:
+        existing = runs.get_run(run_id) if run_id and runs is not None else None
         if run_id is not None and existing is None:
             check_run_id(run_id)  # ids of runs made before the rule still resume
+        if existing is not None and existing.imported_from is not None:
+            raise fail(
+                f"run {existing.run_id!r} was imported from {existing.imported_from}: its "
+                "episodes are the file's, so it has none to run; start a new run with another "
+                "--run-id"
+            )
         options = parse_pairs(option or [], "-T")
         try:
+            options |= roles.role_options(benchmark, user=user, judge=judge, given=options)
             if data is not None:
                 options[data_option(benchmark)] = str(data)
-            if existing is not None and not options:
-                options = existing.benchmark_options  # resume_run compares any given
+            if existing is not None:  # what is given must agree with the record
+                options = {**existing.benchmark_options, **options}
             bench = load_benchmark(benchmark, options)
             chosen = _conditions(condition, bench.conditions)
             if existing is not None:
+                assert runs is not None
                 config = resume_run(
                     runs,
                     existing.run_id,
@@ -229,44 +325,22 @@ def run(
                     epochs=epochs,
                     seed=seed,
                     limit=limit,
+                    samples=chosen_samples,
+                    **roles.given_settings(existing, choices, shared),
                 )
             else:
                 if agent is None:
                     raise fail("--agent is required for a new run (see `deedbench list`)")
-                retries = (max_attempts, max_retry_seconds)
-                params = GenerationParams(
-                    temperature=temperature,
-                    max_tokens=max_tokens,
-                    top_p=top_p,
-                    seed=model_seed,
-                    reasoning_effort=reasoning_effort,
-                    timeout=timeout,
-                    extra=_parse_model_args(model_arg or [], "-M"),
-                ).over(bench.generation_defaults)
-                settings = None
-                if is_model_spec(agent):
-                    settings = _settings(agent, base_url, api_key_env, params, retries)
-                user_spec, user_settings = bench.user_model_spec(), None
-                if user_spec is not None:
-                    user_params = GenerationParams(
-                        temperature=user_temperature,
-                        max_tokens=user_max_tokens,
-                        timeout=timeout,
-                        extra=_parse_model_args(user_model_arg or [], "-U"),
-                    )
-                    user_settings = _settings(
-                        user_spec, user_base_url, user_api_key_env, user_params, retries
-                    )
                 config = plan_run(
                     bench,
                     agent,
                     run_id=run_id,
-                    settings=settings,
                     conditions=chosen,
                     epochs=epochs,
                     seed=0 if seed is None else seed,
                     limit=limit,
-                    user_settings=user_settings,
+                    samples=chosen_samples,
+                    **roles.planned_settings(bench, agent, choices, shared),
                 )
         except PlanError as exc:
             if existing is not None:
@@ -274,6 +348,10 @@ def run(
             raise fail(f"{exc}: plan a smaller run (or several)") from None
         except DeedbenchError as exc:  # bad input, or a resume that contradicts the record
             raise fail(str(exc)) from None
+        if dry_run:
+            roles.dry_run(config, bench, resumed=existing is not None, runs=runs)
+            return
+        assert runs is not None
         placement = Placement(concurrency, workers, ray_address)
         launch = _Launch(config, bench, runs, store_path, price_table, no_cache=no_cache)
         resume = _resume_command(benchmark, config.run_id, store_path)
@@ -317,20 +395,6 @@ def run(
         )
 
 
-def _settings(
-    spec: str,
-    base_url: str | None,
-    api_key_env: str | None,
-    params: GenerationParams,
-    retries: tuple[int, float],
-) -> AgentSettings:
-    """A model's settings (the agent's or the model-played user's) from the flags."""
-    attempts, seconds = retries
-    return model_settings(
-        spec, base_url, api_key_env, params, max_attempts=attempts, max_retry_seconds=seconds
-    )
-
-
 def _executor(name: str, workers: int | None) -> ExecutorKind:
     """The executor `--executor` names; `local` with more than one worker is `workers`
     (as `--workers N` always meant)."""
@@ -358,20 +422,6 @@ def _progress(runs: RunStore, run_id: str, total: int) -> str:
 def _resume_command(benchmark: str, run_id: str, store: Path) -> str:
     parts = ["deedbench", "run", benchmark, "--run-id", run_id, "--store", str(store)]
     return " ".join(shlex.quote(p) for p in parts)
-
-
-def _parse_model_args(pairs: list[str], flag: str) -> dict[str, object]:
-    """-M (-U) values are JSON where they parse as JSON (numbers, booleans, objects), else
-    text."""
-    result: dict[str, object] = {}
-    for key, text in parse_pairs(pairs, flag).items():
-        try:
-            result[key] = json.loads(text)
-        except json.JSONDecodeError:
-            result[key] = text
-        except RecursionError:
-            raise fail(f"{flag} {key}: the JSON value is nested too deeply") from None
-    return result
 
 
 class _Launch:
@@ -472,6 +522,16 @@ class _Launch:
         if tally is None or tally.added != sum(self.runs.count(config.run_id).values()):
             tally = RunTally.of(config, self.runs.summaries(config.run_id))
         return tally.summary(self.prices, groupings=groupings)
+
+
+def _sample_ids(given: list[str] | None) -> list[str] | None:
+    """The sample ids `--samples` names (None: every sample)."""
+    if given is None:
+        return None
+    ids = [i.strip() for text in given for i in text.split(",") if i.strip()]
+    if not ids:
+        raise fail("--samples names no sample: give ids separated by commas")
+    return list(dict.fromkeys(ids))
 
 
 def _conditions(text: str | None, valid: tuple[str, ...]) -> list[str] | None:

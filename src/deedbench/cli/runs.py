@@ -4,8 +4,9 @@ Counts come from the episode summaries' index, and token usage and each run's pr
 rate per condition are summed by SQLite from the summaries (`RunStore.counts`,
 `RunStore.call_usage`, `RunStore.scored_totals`), so listing a store of 100,000 episodes
 parses no record. A run is running while its executor's heartbeat is fresh (the store's
-`executing`), as the viewer tells it; else finished when every planned episode is stored,
-else stopped.
+`executing`), as the viewer tells it; imported when it was made from another tool's
+results (`RunConfig.imported_from`: nothing to run); else finished when every planned
+episode is stored, else stopped.
 """
 
 from __future__ import annotations
@@ -157,9 +158,12 @@ def _row(
     rates: dict[str, Rate],
 ) -> dict[str, Any]:
     stored = sum(counts.values())
-    state = (
-        "running" if executor else "finished" if stored >= config.planned_episodes else "stopped"
-    )
+    if executor:
+        state = "running"
+    elif config.imported_from is not None:  # its episodes are its file's: none to run
+        state = "imported"
+    else:
+        state = "finished" if stored >= config.planned_episodes else "stopped"
     return {
         "run_id": config.run_id,
         "benchmark": config.benchmark,

@@ -116,6 +116,7 @@ def study(
         )
         if dry_run:
             _print_plan(plan, runs, kind, placement.concurrency, wide=wide, prices=prices)
+            _check_builds(plan)
             return
     try:
         kind.check()
@@ -150,6 +151,29 @@ def _store_for(path: Path) -> Iterator[RunStore]:
         return
     with open_store(path) as runs:
         yield runs
+
+
+def _check_builds(plan: StudyPlan) -> None:
+    """Build each run's models as the study would (a bad spec, a missing SDK or key: what
+    the study would refuse, refused, after the plan is printed); every run that does not
+    build is named, then exit 1 for a missing key (as the study exits), else 2."""
+    from deedbench.errors import DeedbenchError, RunAborted
+    from deedbench.recipes import RunRecipe
+
+    code = 0
+    for run in plan.runs:
+        try:
+            RunRecipe(run.config, cache=False, benchmark=run.bench).build(None, 1)
+        except DeedbenchError as exc:
+            aborted = isinstance(exc, RunAborted)
+            code = max(code, 1 if aborted else 2)
+            errors.print(
+                f"[red]error:[/red] run {safe(run.run_id)}: {safe(str(exc))}",
+                highlight=False,
+                soft_wrap=True,
+            )
+    if code:
+        raise typer.Exit(code)
 
 
 def _print_plan(

@@ -13,21 +13,30 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from deedbench.cli.app import (
-    ApiKeyEnvOption,
-    BaseUrlOption,
     PricesOption,
     app,
     console,
     data_option,
     fail,
-    judge_agent,
     load_prices,
     parse_pairs,
+)
+from deedbench.cli.roles import (
+    JudgeApiKeyEnvOption,
+    JudgeArgOption,
+    JudgeBaseUrlOption,
+    JudgeMaxTokensOption,
+    JudgeTemperatureOption,
+    OldApiKeyEnvOption,
+    OldBaseUrlOption,
+    judge_agent,
+    judge_choice,
 )
 from deedbench.files import read_text
 from deedbench.printable import safe
 
 if TYPE_CHECKING:
+    from deedbench.agents.roles import ModelChoice
     from deedbench.benchmarks.tau2.rescore import (
         Judged,
         Rescored,
@@ -36,6 +45,8 @@ if TYPE_CHECKING:
     )
     from deedbench.benchmarks.tau2.results import Tau2Results
     from deedbench.benchmarks.taubench.rescore import RescoreReport
+    from deedbench.interop.tau2_import import ImportedRun
+    from deedbench.records import AgentSettings
 
 __all__ = ["RescoredFile", "rescore", "rescore_tau2", "validate"]
 
@@ -114,8 +125,13 @@ def rescore(
             "(any model spec, at temperature 0; τ²'s own is openai/gpt-4.1-2025-04-14).",
         ),
     ] = None,
-    base_url: BaseUrlOption = None,
-    api_key_env: ApiKeyEnvOption = None,
+    judge_base_url: JudgeBaseUrlOption = None,
+    judge_api_key_env: JudgeApiKeyEnvOption = None,
+    judge_temperature: JudgeTemperatureOption = None,
+    judge_max_tokens: JudgeMaxTokensOption = None,
+    judge_model_arg: JudgeArgOption = None,
+    base_url: OldBaseUrlOption = None,
+    api_key_env: OldApiKeyEnvOption = None,
     prices: PricesOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the full report as JSON.")] = False,
 ) -> None:
@@ -131,8 +147,15 @@ def rescore(
             data[0] if data else None,
             fresh_tasks=fresh_tasks,
             judge=judge,
-            base_url=base_url,
-            api_key_env=api_key_env,
+            choice=judge_choice(
+                judge_base_url,
+                judge_api_key_env,
+                judge_temperature,
+                judge_max_tokens,
+                judge_model_arg,
+                old_base_url=base_url,
+                old_api_key_env=api_key_env,
+            ),
             prices=prices,
             progress=not as_json,
         )
@@ -162,49 +185,68 @@ def rescore_tau2(
     *,
     fresh_tasks: bool,
     judge: str | None,
-    base_url: str | None,
-    api_key_env: str | None,
+    choice: ModelChoice,
     prices: Path | None,
     progress: bool,
+    run_id: str | None = None,
+    same_data: bool = False,
 ) -> RescoredFile:
-    """A τ² result file rescored (and printed, with `progress`); the judge, if one is
-    given, asked first about what the file records no verdicts for."""
+    """A τ² result file rescored and made the run it imports as (`import_results`: the
+    one computation of its figures, for `rescore` and `import` alike), printed with
+    `progress`; the judge, if one is given, asked first about what the file records no
+    verdicts for."""
     from deedbench.benchmarks.tau2.rescore import Tau2Rescorer, rescore_with
     from deedbench.benchmarks.tau2.results import read_results
+    from deedbench.interop.tau2_import import import_results
 
     results = read_results(file)  # BenchmarkError: exit 2
     rescorer = Tau2Rescorer(results, data, fresh_tasks=fresh_tasks)
-    judged = None
+    judged = judge_settings = None
     if judge is not None:
-        judged = asyncio.run(_judged(rescorer, judge, base_url, api_key_env))
+        judged, judge_settings = asyncio.run(_judged(rescorer, judge, choice))
+    elif not choice.is_empty():
+        raise fail("--judge-* and -J set the judge's model, but no --judge is given")
     report, rescored = rescore_with(rescorer, judged)
+    imported = import_results(
+        results,
+        rescorer,
+        rescored,
+        report,
+        file,
+        run_id,
+        judge=judge,
+        judge_settings=judge_settings,
+        prices=load_prices(prices),
+        same_data=same_data,
+    )
     if progress:
-        _print_tau2_rescore(report)
+        _print_tau2_rescore(imported.report)
         if judged is not None:
             _print_judge_cost(judge or "", judged, prices)
-    return RescoredFile(results, rescorer, report, rescored)
+    return RescoredFile(results, rescorer, imported.report, rescored, imported)
 
 
 @dataclass
 class RescoredFile:
-    """A τ² result file, what rescored it, and what it found."""
+    """A τ² result file, what rescored it, what it found, and the run it imports as."""
 
     results: Tau2Results
     rescorer: Tau2Rescorer
     report: Tau2RescoreReport
     rescored: list[Rescored]
+    imported: ImportedRun
 
 
 async def _judged(
-    rescorer: Tau2Rescorer, spec: str, base_url: str | None, api_key_env: str | None
-) -> Judged:
+    rescorer: Tau2Rescorer, spec: str, choice: ModelChoice
+) -> tuple[Judged, AgentSettings]:
     from deedbench.agents import Providers
     from deedbench.benchmarks.tau2.rescore import judge_simulations
 
     providers = Providers()
     try:
-        model = judge_agent(spec, base_url, api_key_env, 0.0, providers)
-        return await judge_simulations(rescorer, model)
+        model, settings = judge_agent(spec, choice, providers)
+        return await judge_simulations(rescorer, model), settings
     finally:
         await providers.aclose()
 
@@ -279,7 +321,15 @@ def _print_tau2_rescore(report: Tau2RescoreReport) -> None:
     )
     for rule, count in report.rules.items():
         shown(f"  {safe(rule)}: {count} passing simulations")
-    _print_attribution(shown, report.failures, report.fault_kinds, "reward below 1")
+    from deedbench.reports.format import counts_text, curve_text
+
+    shown("as `deedbench report` gives them once imported (the same computation):")
+    shown(f"  pass^k of reward: {curve_text(report.run_pass_hat_k)}")
+    failed = sum(report.failures.values())
+    shown(f"  whose failure ({failed} not passing): {counts_text(report.failures)}")
+    blamed = {k: v for k, v in report.fault_kinds.items() if not k.startswith("agent.")}
+    if blamed:
+        shown(f"  user and task faults (episodes): {counts_text(blamed)}")
 
 
 def _print_attribution(

@@ -319,7 +319,8 @@ class RunStore:
 
     def call_usage(self) -> dict[str, list[tuple[str, bool, Usage]]]:
         """Per run, the token usage of its model calls summed by SQLite from the summaries,
-        per (role, billed: not answered by deedbench's response cache)."""
+        per (role, billed: not answered by deedbench's response cache); a judge's calls
+        (in each summary's usage, no message of the conversation) under "judge"."""
         fields = ", ".join(
             f"SUM(COALESCE(m.value ->> '$.usage.{name}', 0))" for name in Usage.model_fields
         )
@@ -334,6 +335,20 @@ class RunStore:
             for run_id, role, billed, *counts in rows:
                 total = Usage(**dict(zip(Usage.model_fields, counts, strict=True)))
                 usage.setdefault(run_id, []).append((role, bool(billed), total))
+            # calls outside the conversation (τ²'s NL judge), counted in the record's usage
+            judged = ", ".join(
+                f"SUM(COALESCE(s.summary_json ->> '$.usage.judge.{name}', 0))"
+                for name in Usage.model_fields
+            )
+            rows = self._db.execute(
+                f"SELECT s.run_id, COALESCE(s.summary_json ->> '$.usage.judge.cache_hits', 0) "
+                f"= 0, {judged} FROM episode_summaries AS s "
+                "WHERE s.summary_json ->> '$.usage.judge' IS NOT NULL "
+                "GROUP BY 1, 2 ORDER BY MIN(s.rowid), 2"
+            )
+            for run_id, billed, *counts in rows:
+                total = Usage(**dict(zip(Usage.model_fields, counts, strict=True)))
+                usage.setdefault(run_id, []).append(("judge", bool(billed), total))
             return usage
 
     # --- episodes -------------------------------------------------------------------------

@@ -325,7 +325,7 @@ def _benchmark(config: RunConfig) -> Tau2Benchmark:
 def _check_episodes(store: RunStore, config: RunConfig, bench: Tau2Benchmark) -> None:
     """Every task of the split, every trial, stored and scored."""
     run = f"run {config.run_id!r}"
-    tasks = list(bench.tasks)
+    tasks = list(bench.split_tasks)  # every task of the split, whichever -T tasks chose
     planned = set(config.sample_ids)
     uncovered = [t for t in tasks if t not in planned]
     if uncovered:
@@ -333,7 +333,7 @@ def _check_episodes(store: RunStore, config: RunConfig, bench: Tau2Benchmark) ->
         raise UsageError(
             f"{run} covers {covered} of the {len(tasks)} tasks of {config.benchmark}'s base "
             f"split (it misses task {_some(uncovered)}); τ²'s leaderboard needs every task: "
-            "run them all (no --limit)"
+            "run them all (no --limit, no -T tasks)"
         )
     found: dict[tuple[str, int], EpisodeRecord] = {}
     for summary in store.summaries(config.run_id):  # the scores, without the transcripts

@@ -12,6 +12,13 @@ A simulation becomes an episode of sample (τ² task) × epoch (τ²'s trial + 1
 next free epoch where the file numbers none or one twice); an infrastructure error
 is an error record (in no rate, as in τ²); a simulation that cannot be read is an
 error record saying why. Voice (full-duplex) files are refused: deedbench scores text.
+
+The run is marked imported (`RunConfig.imported`): its episodes are the file's, so it has
+none to run. Where every task of the file and its policy equal the data's, the run
+records the data's hash, as a deedbench run of the domain does, so `compare` pairs the
+two task by task and trial by epoch. `import_results` is the one computation behind
+both `deedbench import tau2` and `deedbench rescore tau2`: the figures the rescore
+prints (pass^k, whose failure) are `deedbench report`'s of the run it imports as.
 """
 
 from __future__ import annotations
@@ -20,18 +27,80 @@ import hashlib
 import json
 import platform
 import re
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from deedbench.benchmarks import benchmark_class
-from deedbench.benchmarks.tau2.benchmark import task_sample
+from deedbench.benchmarks import benchmark_class, load_benchmark
+from deedbench.benchmarks.tau2.benchmark import Tau2Benchmark, task_sample
 from deedbench.benchmarks.tau2.rescore import Rescored, Tau2Rescorer, Tau2RescoreReport
 from deedbench.benchmarks.tau2.results import TAU2_ENDINGS, Tau2Results, Tau2Simulation
+from deedbench.engine.planning import JUDGE_DEFAULTS
 from deedbench.errors import BenchmarkError
-from deedbench.records import EpisodeRecord, ModelUser, RunConfig, Usage
+from deedbench.records import (
+    AgentSettings,
+    EpisodeRecord,
+    ModelRole,
+    ModelUser,
+    RunConfig,
+    Usage,
+)
+from deedbench.reports.cost import PriceTable
+from deedbench.reports.summary import RunSummary, RunTally
 from deedbench.version import __version__
 
-__all__ = ["run_from_results"]
+__all__ = ["ImportedRun", "import_results", "run_from_results"]
+
+
+@dataclass
+class ImportedRun:
+    """A τ² result file as a run: its configuration and records, their summary as
+    `deedbench report` computes it, and the rescore's report with that summary's figures."""
+
+    config: RunConfig
+    records: list[EpisodeRecord]
+    summary: RunSummary
+    report: Tau2RescoreReport
+
+
+def import_results(
+    results: Tau2Results,
+    rescorer: Tau2Rescorer,
+    rescored: list[Rescored],
+    report: Tau2RescoreReport,
+    source: Path,
+    run_id: str | None = None,
+    *,
+    judge: str | None = None,
+    judge_settings: AgentSettings | None = None,
+    prices: PriceTable | None = None,
+    same_data: bool = True,
+) -> ImportedRun:
+    """The run a rescored file makes (`run_from_results`) and its figures, computed once
+    as `deedbench report` computes them from the stored run (`RunTally`): the report's
+    `failures`, `fault_kinds` and `run_pass_hat_k` are that summary's, so `rescore tau2`
+    and `import tau2` of one file say the same. `same_data` False skips reading the
+    data's own tasks to pair the run with deedbench's (`rescore` stores no run)."""
+    config, records = run_from_results(
+        results,
+        rescorer,
+        rescored,
+        report,
+        source,
+        run_id,
+        judge=judge,
+        judge_settings=judge_settings,
+        same_data=same_data,
+    )
+    summary = RunTally.of(config, records).summary(prices, groupings=[])
+    [condition] = summary.conditions
+    metric = config.report.metric(config.report.primary).value
+    figures = {
+        "failures": condition.overall.failures,
+        "fault_kinds": condition.overall.fault_kinds,
+        "run_pass_hat_k": condition.pass_hat_k.get(metric, []),
+    }
+    return ImportedRun(config, records, summary, report.model_copy(update=figures))
 
 
 def run_from_results(
@@ -41,9 +110,15 @@ def run_from_results(
     report: Tau2RescoreReport,
     source: Path,
     run_id: str | None = None,
+    *,
+    judge: str | None = None,
+    judge_settings: AgentSettings | None = None,
+    same_data: bool = True,
 ) -> tuple[RunConfig, list[EpisodeRecord]]:
     """The run a rescored τ² result file makes (`run_id`: its name, else one fixed by the
-    file, so importing it twice is refused as a duplicate)."""
+    file, so importing it twice is refused as a duplicate); `judge` the model that judged
+    what the file records no verdicts for, with its settings. The data hash is the data's
+    where the file ran on it (`_data_hash`; `same_data` False: the file's own)."""
     if results.voice:
         raise BenchmarkError(
             f"{source}: a voice (full-duplex) result file; deedbench imports text runs only"
@@ -57,11 +132,16 @@ def run_from_results(
     agent = info.agent_info.llm or info.agent_info.implementation
     user = info.user_info.llm
     options = {"data": str(rescorer.data.folder), **rescorer.options}
+    data_hash, data_note = _content_hash(results), "the file's tasks and policy"
+    if same_data:
+        data_hash, data_note = _data_hash(results, rescorer, options)
+    if judge is not None:
+        options["judge"] = judge
     config = RunConfig(
         run_id=run_id or _run_id(rescorer.benchmark, agent, results),
         benchmark=rescorer.benchmark,
         benchmark_options=options,
-        data_hash=_content_hash(results),
+        data_hash=data_hash,
         agent=agent,
         agent_params={
             "tau2": {
@@ -75,9 +155,12 @@ def run_from_results(
                 "retrieval_config": info.retrieval_config,
                 "tasks_from": report.tasks_from,
                 "reproduced": f"{report.reproduced} of {report.rescored}",
+                "data_hash": data_note,
             }
         },
         user=ModelUser(spec=user) if user else None,
+        judge=_judge(judge, judge_settings),
+        imported=f"τ² result file {source}",
         conditions=["default"],
         epochs=max((r.epoch for r in records), default=1),
         seed=info.seed or 0,
@@ -157,6 +240,41 @@ def _timestamp(text: str) -> float:
         return datetime.fromisoformat(text).timestamp()
     except ValueError:
         return 0.0
+
+
+def _judge(spec: str | None, settings: AgentSettings | None) -> ModelRole | None:
+    """The judge of what the file records no verdicts for, as the run records it."""
+    if spec is None:
+        return None
+    return ModelRole(spec=spec, settings=settings if settings is not None else JUDGE_DEFAULTS)
+
+
+def _data_hash(
+    results: Tau2Results, rescorer: Tau2Rescorer, options: dict[str, str]
+) -> tuple[str, str]:
+    """The data hash a deedbench run of the file's domain on the same data records, with
+    why, where every task the file holds equals the data's task of that id and the
+    policy is the data's (the file ran on this data); else the file's own hash, with
+    what differs (`compare` then pairs it with no deedbench run)."""
+    own = _content_hash(results)
+    try:
+        bench = load_benchmark(rescorer.benchmark, options)
+    except BenchmarkError as exc:
+        return own, f"the file's own: the data cannot be read ({exc})"
+    if not isinstance(bench, Tau2Benchmark):  # a third party's package took the name
+        return own, f"the file's own: {rescorer.benchmark} is not deedbench's τ² benchmark"
+    data = bench.split_tasks
+    differ = [
+        task_id
+        for task_id, task in rescorer.tasks.items()
+        if task_id not in data or data[task_id].model_dump() != task.model_dump()
+    ]
+    if differ:
+        some = ", ".join(differ[:3]) + (" ..." if len(differ) > 3 else "")
+        return own, f"the file's own: {len(differ)} tasks differ from the data's ({some})"
+    if results.info.environment_info.policy != bench.policy:
+        return own, "the file's own: its policy differs from the data's"
+    return bench.data_hash(), f"the data's ({bench.folder}): every task and the policy equal"
 
 
 def _content_hash(results: Tau2Results) -> str:

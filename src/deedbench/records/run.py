@@ -34,6 +34,7 @@ __all__ = [
     "MAX_PLANNED_EPISODES",
     "AgentParams",
     "EpisodeRecord",
+    "ModelRole",
     "ModelUser",
     "RunConfig",
     "ScorerSpec",
@@ -64,13 +65,19 @@ AgentParams = Annotated[
 ]
 
 
-class ModelUser(BaseModel):
-    """A model-played user as the run records it: its agent spec, its settings and the
-    version of the prompt the benchmark gives it."""
+class ModelRole(BaseModel):
+    """A model in a role of the run other than the agent (τ²'s NL judge), as the run
+    records it: its agent spec, its effective settings (the key's variable, never the
+    key) and the version of the prompt the benchmark gives it."""
 
     spec: str
     settings: AgentSettings = Field(default_factory=AgentSettings)
     prompt_version: str | None = None
+
+
+class ModelUser(ModelRole):
+    """A model-played user as the run records it: its agent spec, its settings and the
+    version of the prompt the benchmark gives it."""
 
 
 class ScorerSpec(BaseModel):
@@ -90,7 +97,11 @@ class RunConfig(BaseModel):
     provenance). `data_files` names the files the samples were read from, each with the
     sha256 of its bytes (empty for runs recorded before it, and for benchmarks that do not
     say). `user` is the model-played user, if the benchmark has one (stored as
-    ``{}`` when not). `format` is the record format the run was written in (`FORMAT`).
+    ``{}`` when not); `judge` the model judging episodes (τ²'s NL judge), if an option
+    asks for one (left out when written otherwise; runs recorded before it judged with
+    τ²'s settings: temperature 0, the provider's usual key). `imported` says what an
+    imported run was made from (`imported_from`). `format` is the record format the run
+    was written in (`FORMAT`).
     `scorer` is the scorer the benchmark held when the run was planned (None in runs
     recorded before it, which the benchmark's own scorer scored; left out when written).
     """
@@ -113,6 +124,8 @@ class RunConfig(BaseModel):
     format: int = FORMAT
     data_files: dict[str, str] = Field(default_factory=dict)
     scorer: ScorerSpec | None = Field(default=None, exclude_if=lambda spec: spec is None)
+    judge: ModelRole | None = Field(default=None, exclude_if=lambda judge: judge is None)
+    imported: str | None = Field(default=None, exclude_if=lambda source: source is None)
 
     @field_validator("conditions")
     @classmethod
@@ -137,11 +150,38 @@ class RunConfig(BaseModel):
         return params if isinstance(params, AgentSettings) else None
 
     @property
+    def imported_from(self) -> str | None:
+        """What an imported run was made from ("τ² result file PATH"), None for a run
+        deedbench ran (or can resume: Inspect logs of deedbench's tasks): an imported run's
+        episodes are what its source held, so it has none to run and is never resumed.
+        τ² runs imported before `imported` was recorded are told by the provenance their
+        import kept in `agent_params`."""
+        if self.imported is not None:
+            return self.imported
+        params = self.agent_params
+        if isinstance(params, dict) and isinstance(params.get("tau2"), dict):
+            return f"τ² result file {params['tau2'].get('file', '')}".rstrip()
+        return None
+
+    @property
+    def role_settings(self) -> dict[str, tuple[str, AgentSettings]]:
+        """Each model role of the run ("agent", "user", "judge") with its spec and its
+        recorded settings; a role without a model (a baseline agent, a scripted user)
+        is left out."""
+        roles: dict[str, tuple[str, AgentSettings]] = {}
+        if self.agent_settings is not None:
+            roles["agent"] = (self.agent, self.agent_settings)
+        for name, role in (("user", self.user), ("judge", self.judge)):
+            if role is not None:
+                roles[name] = (role.spec, role.settings)
+        return roles
+
+    @property
     def key_variables(self) -> list[str]:
-        """The environment variables the run's agent and model-played user read their API
-        keys from (their values are registered as secrets wherever the run is read)."""
-        user = self.user.settings if self.user is not None else None
-        found = [s.api_key_env for s in (self.agent_settings, user) if s is not None]
+        """The environment variables the run's models (agent, model-played user, judge)
+        read their API keys from (their values are registered as secrets wherever the run
+        is read)."""
+        found = [settings.api_key_env for _, settings in self.role_settings.values()]
         return [v for v in dict.fromkeys(found) if v]
 
     @property

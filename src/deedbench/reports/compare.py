@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 from deedbench.audit import AuditSummary
 from deedbench.records import AGENT_SCOPE
 from deedbench.reports.contrast import Contrast, contrast
+from deedbench.reports.cost import RoleCost
 from deedbench.reports.summary import EpisodeFigures, RunSummary
 from deedbench.stats import ChanceTest, ClusterChanceTest, ClusterRate, PassK, Rate
 
@@ -47,6 +48,8 @@ class Comparison(BaseModel):
     # whether a difference survives once the failures no agent could help are set aside
     versus_first_run_agent: list[Contrast] = Field(default_factory=list, exclude_if=lambda v: not v)
     unpaired: list[str]  # why some runs were not contrasted with the first
+    # each run's model calls by role (agent, user, judge, audit judge), tokens and cost
+    costs: dict[str, list[RoleCost]] = Field(default_factory=dict)
 
 
 def compare_runs(
@@ -120,4 +123,5 @@ def compare_runs(
         versus_first_run=contrasts,
         versus_first_run_agent=agents,
         unpaired=unpaired,
+        costs={summary.run.run_id: summary.costs for summary in summaries},
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -18,16 +18,22 @@ from deedbench.files import read_text
 from deedbench.records import EpisodeRecord, RunConfig, Usage
 
 __all__ = [
+    "OUTSIDE_ROLES",
     "CallTotals",
     "Price",
     "PriceTable",
     "RoleCost",
     "agent_kind",
     "call_costs",
+    "costs_text",
     "record_cost",
     "role_models",
     "run_costs",
 ]
+
+OUTSIDE_ROLES = ("judge",)
+"""The roles whose model calls are no message of the conversation (τ²'s NL judge): an
+episode's record counts them in its `usage` only, and every cost counts them from there."""
 
 _DATE_SUFFIX = re.compile(r"-(\d{8}|\d{4}-\d{2}-\d{2})$")
 
@@ -80,7 +86,8 @@ class PriceTable(BaseModel):
 
 
 class RoleCost(BaseModel):
-    """Tokens and cost of one role's model calls (the agent's, or a simulated user's)."""
+    """Tokens and cost of one role's model calls: the agent's, a simulated user's, τ²'s
+    NL judge's, an audit's judge ("audit judge")."""
 
     role: str
     model: str
@@ -143,17 +150,21 @@ def run_costs(
         for m in record.messages:
             if m.usage is not None:
                 yield m.role, models.get(m.role, "unknown"), m.usage
-        judged = record.usage.get("judge")  # a judge's call is no message of the conversation
-        if judged is not None:
-            yield "judge", models.get("judge", "unknown"), judged
+        for role in OUTSIDE_ROLES:  # a judge's call is no message of the conversation
+            used = record.usage.get(role)
+            if used is not None:
+                yield role, models.get(role, "unknown"), used
 
     return call_costs((call for record in records for call in calls(record)), prices)
 
 
 def role_models(config: RunConfig) -> dict[str, str]:
-    """The agent spec of the model behind each role of a run's messages."""
+    """The agent spec of the model behind each role whose calls a run's records count
+    ("assistant" for the agent, "user", "judge")."""
     models = {"assistant": config.agent, "user": config.user.spec if config.user else "unknown"}
-    if "judge" in config.benchmark_options:  # τ²'s NL judge, a benchmark option
+    if config.judge is not None:
+        models["judge"] = config.judge.spec
+    elif "judge" in config.benchmark_options:  # τ²'s NL judge, recorded as an option only
         models["judge"] = config.benchmark_options["judge"]
     return models
 
@@ -184,3 +195,18 @@ def agent_kind(spec: str) -> str:
     if prefix == "python":
         return f"your own agent, {spec}"
     return f"agent {spec}"
+
+
+def costs_text(costs: Sequence[RoleCost]) -> str:
+    """A run's model calls in a line, role by role, with the total: "agent openai/x 12
+    calls $0.0100, judge openai/y 3 calls $0.0020; $0.0120 in all" ("none" without calls;
+    a total "unknown" where a model has no price)."""
+    if not costs:
+        return "none (no model calls were recorded)"
+    parts = []
+    for cost in costs:
+        money = "cost unknown" if cost.cost_usd is None else f"${cost.cost_usd:.4f}"
+        parts.append(f"{cost.role} {cost.model} {cost.usage.calls:,} calls {money}")
+    known = [c.cost_usd for c in costs if c.cost_usd is not None]
+    total = "unknown in all" if len(known) < len(costs) else f"${sum(known):.4f} in all"
+    return ", ".join(parts) + f"; {total}"

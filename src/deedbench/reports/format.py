@@ -4,18 +4,21 @@ tables and the HTML report so that both show a figure the same way."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 
 from deedbench.audit import AuditSummary
 from deedbench.reports.contrast import Contrast
 from deedbench.reports.summary import ConditionSummary
-from deedbench.stats import ClusterRate, FlipRate, Rate
+from deedbench.stats import ClusterRate, FlipRate, PassK, Rate
 
 __all__ = [
     "CHANCE_SIDES",
     "audit_cells",
     "chance_p_text",
     "contrast_text",
+    "counts_text",
     "covariate_text",
+    "curve_text",
     "data_label",
     "interval",
     "k_text",
@@ -27,6 +30,25 @@ __all__ = [
 
 # a content hash's digits, in a data label ("sha256:683e...", "world:cbad...|tasks+policy:...")
 _HASH = re.compile(r"[0-9a-f]{32,}")
+
+
+def counts_text(counts: Mapping[str, int]) -> str:
+    """Counts by name in a line: "agent 3, task 1" ("none" when there are none)."""
+    return ", ".join(f"{k} {v}" for k, v in counts.items()) or "none"
+
+
+def curve_text(points: Sequence[PassK], keep: str = " ") -> str:
+    """pass^k in a line, "k=1: 70.0%  k=2: 44.9% (3 of 114 tasks)": a k over fewer tasks
+    than k=1 (the tasks with that many trials) says how many, since its figure is theirs
+    alone. `keep` joins each k to its figure (a terminal's no-break space)."""
+    if not points:
+        return "none"
+    every = points[0].tasks
+    return "  ".join(
+        f"k={p.k}:{keep}{100 * p.value:.1f}%"
+        + (f" ({p.tasks} of {every} tasks)" if p.tasks < every else "")
+        for p in points
+    )
 
 
 def data_label(data_hash: str) -> str:

@@ -18,7 +18,14 @@ from pydantic import BaseModel, Field
 from deedbench.audit import AuditResult, AuditSummary, summarize_audits
 from deedbench.records import EpisodeRecord, MetricSpec, ReportSpec, RunConfig
 from deedbench.reports.contrast import Contrast, contrast
-from deedbench.reports.cost import CallTotals, PriceTable, RoleCost, call_costs, role_models
+from deedbench.reports.cost import (
+    OUTSIDE_ROLES,
+    CallTotals,
+    PriceTable,
+    RoleCost,
+    call_costs,
+    role_models,
+)
 from deedbench.stats import (
     ChanceTest,
     ClusterChanceTest,
@@ -214,6 +221,10 @@ class RunTally:
         for m in record.messages:
             if m.usage is not None:
                 self._calls.add(m.role, self._models.get(m.role, "unknown"), m.usage)
+        for role in OUTSIDE_ROLES:  # model calls outside the conversation (τ²'s judge)
+            used = record.usage.get(role)
+            if used is not None:
+                self._calls.add(role, self._models.get(role, "unknown"), used)
         if record.status != "scored":
             self._errors[condition] += 1
             message = record.error or "unknown error"
@@ -334,7 +345,7 @@ class RunTally:
             costs=self._calls.costs(prices)
             + call_costs(
                 (
-                    ("judge", a.judge_spec, a.usage["judge"])
+                    ("audit judge", a.judge_spec, a.usage["judge"])
                     for a in audits
                     if a.judge_spec and "judge" in a.usage
                 ),

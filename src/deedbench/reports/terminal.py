@@ -37,13 +37,15 @@ from deedbench.audit import AuditSummary
 from deedbench.printable import printable, safe
 from deedbench.records import ReportSpec
 from deedbench.reports.compare import Comparison
-from deedbench.reports.cost import agent_kind
+from deedbench.reports.cost import agent_kind, costs_text
 from deedbench.reports.format import (
     CHANCE_SIDES,
     audit_cells,
     chance_p_text,
     contrast_text,
+    counts_text,
     covariate_text,
+    curve_text,
     data_label,
     interval,
     p_text,
@@ -428,7 +430,7 @@ class _Layout:
 
 
 def _curve(points: list[PassK]) -> str:
-    return "  ".join(f"k={p.k}:{KEEP}{100 * p.value:.1f}%" for p in points)
+    return curve_text(points, KEEP)
 
 
 def _table(
@@ -447,7 +449,11 @@ def _table(
     booted = any(c is not None and c.clusters > 1 for c in clustered)
     layout = _Layout(title)
     layout.label(label)
-    layout.number("n", 0)
+    layout.number("n", 0)  # the primary rate's denominator
+    counted = [g.metrics[spec.primary].n for g in groups]
+    apart = any(n != g.episodes for n, g in zip(counted, groups, strict=True))
+    if apart:  # episodes the primary rate does not count (τ²'s needing a judge): both shown
+        layout.number("scored", 1.5)
     if any(errors):
         layout.number("errors", 1)
     layout.number(f"{spec.primary} [Wilson 95%]", 2)
@@ -462,7 +468,9 @@ def _table(
         layout.number(metric.name, 8)
     for index, group in enumerate(groups):
         boot = clustered[index]
-        row = [group.group, str(group.episodes)]
+        row = [group.group, str(counted[index])]
+        if apart:
+            row.append(str(group.episodes))
         if any(errors):
             row.append(str(errors[index]))
         row.append(interval(group.metrics[spec.primary]))
@@ -511,7 +519,15 @@ def legend(summary: RunSummary) -> list[str]:
     spec = summary.run.report
     primary = spec.metric(spec.primary)
     cluster = summary.cluster_by
-    lines = [
+    overall = [c.overall for c in summary.conditions]
+    lines = []
+    if any(g.metrics[primary.name].n != g.episodes for g in overall):
+        lines.append(
+            f"n: the episodes {primary.name} is a rate of; scored: every scored episode, "
+            f"with those {primary.name} cannot count (the outcomes line names them, e.g. "
+            "needs_judge)"
+        )
+    lines += [
         f"{primary.name}: {primary.description or 'the primary rate'}. [Wilson 95%]: episodes "
         f"as independent trials; [{cluster} boot]: whole {cluster}s resampled (clusters: how "
         "many). When the intervals disagree, trust the wider."
@@ -546,7 +562,7 @@ def split_evidence(
 
 
 def _counts(counts: Mapping[str, int]) -> str:
-    return ", ".join(f"{k} {v}" for k, v in counts.items()) or "none"
+    return counts_text(counts)
 
 
 def render_summary(
@@ -581,13 +597,23 @@ def render_summary(
     )
     if purpose:
         say(console, f"{run.agent}: {purpose}")
+    imported = run.imported_from
     episodes = (
         f"episodes: {summary.scored} scored, {summary.errors} errors (excluded from rates), "
-        f"{summary.missing} not run, of {summary.planned} planned"
+        + (
+            f"imported from {imported}"
+            + (
+                f" ({summary.missing} trials of its tasks it does not hold)"
+                if summary.missing
+                else ""
+            )
+            if imported is not None
+            else f"{summary.missing} not run, of {summary.planned} planned"
+        )
     )
     if executor is not None:
         episodes += f"; running ({executor}): the figures count the episodes stored so far"
-    elif summary.missing:
+    elif summary.missing and imported is None:
         episodes += "; stopped before the end"
     say(console, episodes)
     for kind in summary.error_kinds[:_ERROR_KINDS_SHOWN]:
@@ -715,7 +741,10 @@ def _comparison_table(comparison: Comparison, *, by_run: bool) -> _Layout:
     if by_run:
         layout.label("run")
     layout.label("condition")
-    layout.number("n", 0)
+    layout.number("n", 0)  # the primary rate's denominator
+    apart = any(row.metrics[primary].n != row.episodes for row in rows)
+    if apart:  # episodes the primary rate does not count (τ²'s needing a judge): both shown
+        layout.number("scored", 1.5)
     if any_errors:
         layout.number("errors", 1)
     layout.number(f"{primary} [Wilson 95%]", 2)
@@ -741,7 +770,9 @@ def _comparison_table(comparison: Comparison, *, by_run: bool) -> _Layout:
             p_mcnemar = p_text(versus.mcnemar.p_value)
         clustered = row.clustered.get(primary)
         cells = [row.run_id] if by_run else []
-        cells += [row.condition, str(row.episodes)]
+        cells += [row.condition, str(row.metrics[primary].n)]
+        if apart:
+            cells.append(str(row.episodes))
         if any_errors:
             cells.append(str(row.errors))
         cells += [
@@ -817,5 +848,7 @@ def render_comparison(
         say(console, line, indent=2)
     for reason in comparison.unpaired:
         say(console, f"not paired: {reason}", indent=2)
+    for run_id, costs in comparison.costs.items():
+        say(console, f"{run_id} cost: {costs_text(costs)}", indent=2)
     run_ids = dict.fromkeys(row.run_id for row in comparison.rows)
     tables.close(command or "deedbench compare " + " ".join(run_ids))

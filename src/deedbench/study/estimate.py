@@ -1,6 +1,6 @@
 """What a study's runs will ask of their models, before they run: calls, tokens, cost.
 
-For each run, per role (the agent, a model-played user), the calls and tokens one
+For each run, per role (the agent, a model-played user, τ²'s judge), the calls and tokens one
 episode takes come from the best source at hand:
 
 1. **the store**: episodes already recorded by runs of the same benchmark with the same
@@ -10,7 +10,9 @@ episode takes come from the best source at hand:
    `random`, the desk's `oracle`, which browse and act as a model is asked to) plays
    `SIMULATED` episodes in memory with the scripted user. Each of its turns stands for one
    model call; a call's input is the tool specs and the conversation so far, its output
-   the turn, both counted at 4 characters a token. This ignores what a model adds
+   the turn, both counted at 4 characters a token; a judge is one call per episode whose
+   task needs one, reading the whole conversation and writing `_JUDGE_OUTPUT` tokens.
+   This ignores what a model adds
    (reasoning, retries, longer replies), so it is a floor rather than a forecast.
 
 Cost is calls x tokens x the price of the spec (the study's own, `--prices`, or the
@@ -37,13 +39,14 @@ __all__ = ["SIMULATED", "RoleEstimate", "RunEstimate", "estimate_runs"]
 SIMULATED = 8  # episodes of the baseline played per benchmark when the store has none
 _STORE_EPISODES = 500  # recorded episodes read per source, at most
 _CHARS_PER_TOKEN = 4
+_JUDGE_OUTPUT = 100  # tokens of a judge's verdicts, a floor: τ²'s asks a reason per assertion
 
 
 @dataclass(frozen=True)
 class RoleEstimate:
     """One role's model calls in the episodes still to run."""
 
-    role: str  # "agent" or "user"
+    role: str  # "agent", "user" or "judge"
     spec: str
     calls_per_episode: float
     input_per_call: float
@@ -109,9 +112,9 @@ def _roles(run: PlannedRun) -> list[tuple[str, str]]:
     roles = []
     if is_model_spec(run.config.agent):
         roles.append(("assistant", run.config.agent))
-    user = run.config.user
-    if user is not None and is_model_spec(user.spec):
-        roles.append(("user", user.spec))
+    for role, model in (("user", run.config.user), ("judge", run.config.judge)):
+        if model is not None and is_model_spec(model.spec):
+            roles.append((role, model.spec))
     return roles
 
 
@@ -124,7 +127,8 @@ def _from_store(
         config = store.get_run(run_id)
         if config is None or config.benchmark != run.config.benchmark:
             continue
-        used = config.agent if role == "assistant" else (config.user and config.user.spec)
+        model = {"user": config.user, "judge": config.judge}.get(role)
+        used = config.agent if role == "assistant" else (model and model.spec)
         if used == spec:
             same.append(run_id)
         elif isinstance(used, str) and is_model_spec(used):
@@ -159,18 +163,24 @@ def _simulate(run: PlannedRun) -> dict[str, tuple[float, float, float]]:
     samples = bench.samples()[:SIMULATED]
     condition = run.config.conditions[0]
 
-    async def play() -> list[tuple[int, int, list[Message]]]:
+    async def play() -> list[tuple[int, int, list[Message], bool]]:
         played = []
         for sample in samples:
             setup = bench.setup(sample, condition, 0)
             given, specs = len(setup.messages), len(json.dumps(setup.toolbox.specs()))
             transcript = await run_episode(agent, setup, AgentContext(sample.id, condition, 1, 0))
-            played.append((given, specs, transcript.messages))
+            judged = bool(sample.metadata.get("needs_judge"))
+            played.append((given, specs, transcript.messages, judged))
         return played
 
     totals: dict[str, list[float]] = {}
     episodes = asyncio.run(play())
-    for given, specs, messages in episodes:
+    for given, specs, messages, judged in episodes:
+        if judged:  # one call reading the conversation
+            found = totals.setdefault("judge", [0.0, 0.0, 0.0])
+            found[0] += 1
+            found[1] += sum(_chars(m) for m in messages) / _CHARS_PER_TOKEN
+            found[2] += _JUDGE_OUTPUT
         seen = specs
         for index, message in enumerate(messages):
             size = _chars(message)

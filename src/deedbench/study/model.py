@@ -15,6 +15,16 @@
     temperature = 0.7
     price = { input = 15.0, output = 75.0 }
 
+    [user]                        # the model playing the simulated user, where one is
+    spec = "openai/gpt-4.1"       # (the desks' and τ²'s -T user=llm:SPEC)
+
+    [judge]                       # the model judging τ²'s NL assertions (-T judge=SPEC)
+    spec = "openai/gpt-4.1-2025-04-14"
+
+Every model's table takes the same settings (`deedbench.agents.roles.ModelChoice`:
+base_url, api_key_env, temperature, max_tokens, top_p, seed, reasoning_effort, extra,
+timeout, max_attempts, max_retry_seconds), as `deedbench run` takes them as flags.
+
 `tomllib` keeps no positions, so `locate` finds the line of a key path
 (``("agents", 1, "price", "input")``) by reading the text itself: table headers, the
 occurrences of each array of tables, and `key =` lines, skipping multi-line strings.
@@ -32,6 +42,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from deedbench.agents.roles import ModelChoice
 from deedbench.errors import UsageError
 from deedbench.files import read_text
 from deedbench.records import MAX_EPOCHS
@@ -42,6 +53,7 @@ __all__ = [
     "LABEL_RULE",
     "AgentEntry",
     "BenchmarkEntry",
+    "JudgeEntry",
     "Loc",
     "Problem",
     "StudyDraft",
@@ -96,6 +108,7 @@ class BenchmarkEntry(_Entry):
     epochs: int | None = Field(default=None, ge=1, le=MAX_EPOCHS)
     seed: int | None = None
     limit: int | None = Field(default=None, ge=1)
+    samples: list[str] | None = None  # only these sample ids (`deedbench run --samples`)
     data: str | None = None  # a file or folder, relative to the study file
     options: dict[str, Any] = Field(default_factory=dict)  # as `-T KEY=VALUE`
 
@@ -112,24 +125,13 @@ class BenchmarkEntry(_Entry):
         return self.label or self.name
 
 
-class AgentEntry(_Entry):
-    """One agent and its settings (model ones only for model specs)."""
+class AgentEntry(ModelChoice):
+    """One agent and its settings (model ones only for model specs): a model's settings
+    are `ModelChoice`'s, checked as `deedbench run` checks its flags, by the planner."""
 
     spec: str
     name: str | None = None  # in run ids and tables; by default made from the spec
     benchmarks: list[str] | None = None  # the benchmark labels it runs (default: all)
-    base_url: str | None = None
-    api_key_env: str | None = None
-    # checked as `deedbench run` checks its flags (`AgentSettings.problems`), by the planner
-    temperature: float | None = None
-    max_tokens: int | None = None
-    top_p: float | None = None
-    seed: int | None = None  # sent to the model (default: each episode's derived seed)
-    reasoning_effort: str | None = None
-    extra: dict[str, Any] = Field(default_factory=dict)  # any other request parameter
-    timeout: float = 120.0
-    max_attempts: int = 8
-    max_retry_seconds: float = 300.0
     price: Price | None = None  # USD per million tokens
 
     @property
@@ -141,20 +143,23 @@ class AgentEntry(_Entry):
     @property
     def model_settings(self) -> dict[str, Any]:
         """The settings given that only a model agent takes."""
-        names = set(AgentEntry.model_fields) - {"spec", "name", "benchmarks", "price"}
+        names = set(ModelChoice.model_fields)
         return {k: getattr(self, k) for k in sorted(names & self.model_fields_set)}
 
 
-class UserEntry(_Entry):
-    """A model-played user, for the benchmarks that have one (the service desk)."""
+class UserEntry(ModelChoice):
+    """A model-played user, for the benchmarks that have one (the service desks, τ²):
+    its spec and settings (temperature 0 unless given, as τ²'s user simulator)."""
 
     spec: str
-    base_url: str | None = None
-    api_key_env: str | None = None
-    temperature: float = 0.0  # these as an agent's are checked, by the planner
-    timeout: float = 120.0
-    max_attempts: int = 8
-    max_retry_seconds: float = 300.0
+    price: Price | None = None
+
+
+class JudgeEntry(ModelChoice):
+    """The model judging τ²'s NL assertions, for the benchmarks that take one: its spec
+    and settings (temperature 0 unless given, as τ²'s judge)."""
+
+    spec: str
     price: Price | None = None
 
 
@@ -172,6 +177,7 @@ class StudyFile(_Entry):
     benchmarks: list[BenchmarkEntry] = Field(min_length=1)
     agents: list[AgentEntry] = Field(min_length=1)
     user: UserEntry | None = None
+    judge: JudgeEntry | None = None
 
     @field_validator("name")
     @classmethod
@@ -201,7 +207,7 @@ class StudyDraft:
 
     `study` is the whole file once it has no problem of its own; `name` is None when the
     name has one (no run id can be made), `user` when the user table has one, and an
-    entry of `benchmarks` or `agents` when that entry has one.
+    entry of `benchmarks` or `agents` when that entry has one; `judge` as `user`.
     """
 
     text: str
@@ -213,6 +219,7 @@ class StudyDraft:
     user: UserEntry | None
     benchmarks: list[BenchmarkEntry | None]
     agents: list[AgentEntry | None]
+    judge: JudgeEntry | None = None
 
 
 def load_study(path: Path) -> tuple[StudyFile, str]:
@@ -260,6 +267,7 @@ def read_study(path: Path) -> StudyDraft:
         study.user,
         list(study.benchmarks),
         list(study.agents),
+        study.judge,
     )
 
 
@@ -280,7 +288,7 @@ def _partial(
     def scalar(key: str, default: Any) -> Any:
         return data.get(key, default) if key not in broken else default
 
-    user = data.get("user")
+    user, judge = data.get("user"), data.get("judge")
     return StudyDraft(
         text,
         problems,
@@ -291,6 +299,7 @@ def _partial(
         None if user is None else _usable(UserEntry, user),
         entries("benchmarks", BenchmarkEntry),
         entries("agents", AgentEntry),
+        None if judge is None else _usable(JudgeEntry, judge),
     )
 
 
@@ -330,6 +339,7 @@ def _keys(loc: Loc) -> list[str]:
         ("benchmarks", "[]"): BenchmarkEntry,
         ("agents", "[]"): AgentEntry,
         ("user",): UserEntry,
+        ("judge",): JudgeEntry,
     }
     model = tables.get(tuple("[]" if isinstance(p, int) else p for p in loc[:-1]))
     return list(model.model_fields) if model is not None else []

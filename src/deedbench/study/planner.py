@@ -18,12 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from deedbench.agents import agent_kinds, is_model_spec, settings_for
+from deedbench.agents import agent_kinds, is_model_spec
+from deedbench.agents.roles import ModelChoice, role_settings
 from deedbench.benchmarks import benchmark_class, load_benchmark
 from deedbench.engine import Benchmark, RunStore
-from deedbench.engine.planning import new_run_config
+from deedbench.engine.planning import JUDGE_DEFAULTS, new_run_config, select_samples
 from deedbench.errors import PlanError, UsageError
-from deedbench.records import AgentSettings, GenerationParams, ModelUser, RunConfig
+from deedbench.records import AgentSettings, ModelRole, ModelUser, RunConfig
 from deedbench.reports.cost import Price, PriceTable
 from deedbench.study.model import (
     LABEL,
@@ -35,7 +36,6 @@ from deedbench.study.model import (
     StudyDraft,
     StudyError,
     StudyFile,
-    UserEntry,
     locate,
     read_study,
     where,
@@ -105,7 +105,7 @@ def plan_study(path: Path, store: RunStore, prices: PriceTable | None = None) ->
         prices = PriceTable.load()
     draft = read_study(path)
     problems = _Problems(draft.text, draft.problems)
-    _check_user(draft, problems)
+    _check_roles(draft, problems)
     benches = _benchmarks(draft, path, problems)
     ready = _check_agents(draft, problems)
     runs: list[PlannedRun] = []
@@ -134,8 +134,9 @@ def plan_study(path: Path, store: RunStore, prices: PriceTable | None = None) ->
 def _with_study_prices(prices: PriceTable, study: StudyFile) -> PriceTable:
     """The price table with the study's own prices winning (by agent spec)."""
     extra: dict[str, Price] = {a.spec: a.price for a in study.agents if a.price is not None}
-    if study.user is not None and study.user.price is not None:
-        extra[study.user.spec] = study.user.price
+    for role in (study.user, study.judge):
+        if role is not None and role.price is not None:
+            extra[role.spec] = role.price
     if not extra:
         return prices
     as_of = f"{prices.as_of}; the study's prices"
@@ -150,7 +151,7 @@ def _benchmarks(study: StudyDraft, path: Path, problems: _Problems) -> list[Benc
     """Each benchmark entry loaded with its options, or None with its problems noted."""
     loaded: list[Benchmark[Any] | None] = []
     seen: set[str] = set()
-    takes_user = False
+    takes_user = takes_judge = False
     for bi, entry in enumerate(study.benchmarks):
         loaded.append(None)
         if entry is None:
@@ -182,10 +183,13 @@ def _benchmarks(study: StudyDraft, path: Path, problems: _Problems) -> list[Benc
                 problems.add((*at, "data"), f"{data} does not exist")
                 continue
             options[cls.data_option] = str(data.resolve())
-        accepts_user = "user" in getattr(cls, "option_help", {})
-        takes_user |= accepts_user
-        if study.user is not None and accepts_user and "user" not in options:
+        declared = {option.name for option in cls.option_specs}
+        takes_user |= "user" in declared
+        takes_judge |= "judge" in declared
+        if study.user is not None and "user" in declared and "user" not in options:
             options["user"] = f"llm:{study.user.spec}"
+        if study.judge is not None and "judge" in declared and "judge" not in options:
+            options["judge"] = study.judge.spec
         try:
             bench = load_benchmark(entry.name, options)
         except UsageError as exc:  # a bad option, or data that cannot be read
@@ -203,19 +207,41 @@ def _benchmarks(study: StudyDraft, path: Path, problems: _Problems) -> list[Benc
         loaded[-1] = bench
     if study.user is not None and not takes_user:
         problems.add(("user",), "no benchmark of the study has a model-played user")
+    if study.judge is not None and not takes_judge:
+        problems.add(("judge",), "no benchmark of the study takes a judging model")
     return loaded
 
 
-def _check_user(study: StudyDraft, problems: _Problems) -> None:
-    """The model-played user's settings that no provider takes; the user is left out of
-    the rest of the checks when it has one."""
-    if study.user is None:
-        return
-    found = _user_settings(study.user).problems()
+def _check_roles(study: StudyDraft, problems: _Problems) -> None:
+    """The settings of the model-played user and the judge that no provider takes (a base
+    URL missing too); a role with a problem is left out of the rest of the checks."""
+    for role in ("user", "judge"):
+        entry: ModelChoice | None = getattr(study, role)
+        if entry is not None and _role_settings(role, entry, (role,), problems) is None:
+            setattr(study, role, None)
+
+
+def _role_settings(
+    role: str,
+    entry: ModelChoice,
+    at: Loc,
+    problems: _Problems,
+    defaults: Mapping[str, Any] | None = None,
+) -> AgentSettings | None:
+    """The settings `deedbench run` records for the same flags (`role_settings`: the one
+    function every way of making a run uses), or None with their problems, each on the
+    line of its key."""
+    spec: str = getattr(entry, "spec", "")
+    found = entry.given().problems()
     for name, message in found.items():
-        problems.add(("user", name), message)
+        problems.add((*at, name), message)
     if found:
-        study.user = None
+        return None
+    try:
+        return role_settings(role, spec, entry, defaults=defaults)
+    except UsageError as exc:  # a base URL missing
+        problems.add((*at, "base_url"), str(exc))
+        return None
 
 
 def _check_agents(study: StudyDraft, problems: _Problems) -> list[int]:
@@ -254,10 +280,7 @@ def _check_spec(study: StudyDraft, agent: AgentEntry, at: Loc, problems: _Proble
     """What is wrong with an agent's spec and the settings it takes."""
     prefix, _, rest = agent.spec.partition("/")
     if is_model_spec(agent.spec):
-        if prefix == "openai-compatible" and not agent.base_url:
-            problems.add((*at, "base_url"), "openai-compatible agents need a base_url")
-        for name, message in _model_settings(agent).problems().items():
-            problems.add((*at, name), message)
+        _role_settings("agent", agent, at, problems)
         return
     if agent.model_settings:
         first = next(iter(agent.model_settings))
@@ -319,7 +342,16 @@ def _plan_run(
             f"the run id {run_id!r} is longer than 128 characters: shorten the names",
         )
         return None
-    samples = bench.samples()
+    try:
+        samples = select_samples(bench, entry.samples)
+    except UsageError as exc:
+        problems.add(("benchmarks", bi, "samples"), str(exc))
+        return None
+    try:
+        user, judge = _user(study, bench), _judge(study, bench)
+    except UsageError as exc:  # a model the benchmark's own options name, without a base URL
+        problems.add(("benchmarks", bi, "options"), str(exc))
+        return None
     try:
         config = new_run_config(
             run_id=run_id,
@@ -330,7 +362,8 @@ def _plan_run(
             epochs=entry.epochs or study.epochs or bench.default_epochs,
             seed=study.seed if entry.seed is None else entry.seed,
             samples=samples[: entry.limit] if entry.limit else samples,
-            user=_user(study, bench),
+            user=user,
+            judge=judge,
         )
     except PlanError as exc:
         problems.add(("benchmarks", bi, "epochs"), f"{exc}: plan a smaller run (or several)")
@@ -355,53 +388,26 @@ def _agent_settings(agent: AgentEntry, bench: Benchmark[Any]) -> AgentSettings |
     """What `deedbench run` records for the same flags."""
     if not is_model_spec(agent.spec):
         return {}
-    settings = _model_settings(agent)
-    params = settings.params.over(bench.generation_defaults)
-    return settings_for(agent.spec, settings.model_copy(update={"params": params}))
-
-
-def _model_settings(agent: AgentEntry) -> AgentSettings:
-    """A model agent's settings as the file gives them (the benchmark's defaults not yet
-    filled in)."""
-    return AgentSettings(
-        base_url=agent.base_url,
-        api_key_env=agent.api_key_env,
-        params=GenerationParams(
-            temperature=agent.temperature,
-            max_tokens=agent.max_tokens,
-            top_p=agent.top_p,
-            seed=agent.seed,
-            reasoning_effort=agent.reasoning_effort,
-            timeout=agent.timeout,
-            extra=agent.extra,
-        ),
-        max_attempts=agent.max_attempts,
-        max_retry_seconds=agent.max_retry_seconds,
-    )
+    return role_settings("agent", agent.spec, agent, defaults=bench.generation_defaults)
 
 
 def _user(study: StudyDraft, bench: Benchmark[Any]) -> ModelUser | None:
+    """The model-played user, with the study's `user` table's settings (else the role's)."""
     spec = bench.user_model_spec()
     if spec is None:
         return None
-    return ModelUser(
-        spec=spec,
-        settings=settings_for(spec, _user_settings(study.user)),
-        prompt_version=bench.user_prompt_version,
-    )
+    settings = role_settings("user", spec, study.user)
+    return ModelUser(spec=spec, settings=settings, prompt_version=bench.user_prompt_version)
 
 
-def _user_settings(user: UserEntry | None) -> AgentSettings:
-    """The model-played user's settings: the study's `user` table, else the defaults."""
-    if user is None:
-        return AgentSettings(params=GenerationParams(temperature=0.0))
-    return AgentSettings(
-        base_url=user.base_url,
-        api_key_env=user.api_key_env,
-        params=GenerationParams(temperature=user.temperature, timeout=user.timeout),
-        max_attempts=user.max_attempts,
-        max_retry_seconds=user.max_retry_seconds,
-    )
+def _judge(study: StudyDraft, bench: Benchmark[Any]) -> ModelRole | None:
+    """The judging model, with the study's `judge` table's settings (else the role's)."""
+    spec = bench.judge_model_spec()
+    if spec is None:
+        return None
+    if not is_model_spec(spec):  # python/MODULE:ATTR: no model settings to make
+        return ModelRole(spec=spec, settings=JUDGE_DEFAULTS)
+    return ModelRole(spec=spec, settings=role_settings("judge", spec, study.judge))
 
 
 def _changes(
@@ -423,8 +429,9 @@ def _changes(
         was, now = old.benchmark_options.get(key), new.benchmark_options.get(key)
         if was == now:
             continue
-        if key == "user":
-            loc: Loc = ("user", "spec") if study.user else (*bench_at, "options")
+        if key in ("user", "judge"):
+            table = study.user if key == "user" else study.judge
+            loc: Loc = (key, "spec") if table else (*bench_at, "options")
         elif key == benchmark_class(new.benchmark).data_option:
             loc = (*bench_at, "data")
         else:
@@ -440,13 +447,15 @@ def _changes(
             key = "extra" if name.startswith("params.extra") else name.split(".")[-1]
             setting = name.removeprefix("params.")
             yield (*agent_at, key), f"{setting} = {was!r}; the file says {now!r}"
-    if old.user is not None and new.user is not None and old.user.spec == new.user.spec:
-        was_user, now_user = _settings(old.user.settings), _settings(new.user.settings)
-        for name, was, now in _differences(was_user, now_user):
+    for role, was_role, now_role in (("user", old.user, new.user), ("judge", old.judge, new.judge)):
+        if was_role is None or now_role is None or was_role.spec != now_role.spec:
+            continue  # a spec that changed is an option that changed, named above
+        was_settings, now_settings = _settings(was_role.settings), _settings(now_role.settings)
+        for name, was, now in _differences(was_settings, now_settings):
             setting = name.removeprefix("params.")
             yield (
-                ("user", name.split(".")[-1]),
-                (f"user {setting} = {was!r}; the file says {now!r}"),
+                (role, name.split(".")[-1]),
+                (f"{role} {setting} = {was!r}; the file says {now!r}"),
             )
     if old.conditions != new.conditions:
         yield (
@@ -461,7 +470,7 @@ def _changes(
         yield loc, f"seed = {old.seed}; the file says {new.seed}"
     if old.sample_ids != new.sample_ids and old.data_hash == new.data_hash:
         yield (
-            (*bench_at, "limit"),
+            (*bench_at, "samples" if entry.samples is not None else "limit"),
             (f"{len(old.sample_ids)} samples; the file gives {len(new.sample_ids)}"),
         )
 

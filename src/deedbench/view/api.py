@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from deedbench.records import MAX_EPOCHS, EpisodeKey, Party
+from deedbench.records import MAX_EPOCHS, EpisodeKey, Party, RunConfig
 from deedbench.reports.format import contrast_text, interval, pct
 from deedbench.reports.html import render_figures
 from deedbench.secrets import redact
@@ -180,7 +180,7 @@ def runs(request: Request) -> Response:
                 "planned": config.planned_episodes,
                 "scored": act.counts.get("scored", 0),
                 "errors": act.counts.get("error", 0),
-                "state": _state(config.planned_episodes, act),
+                "state": _state(config, act),
                 "executor": act.executor,
                 "version": act.version,
                 "primary": config.report.primary,
@@ -190,10 +190,12 @@ def runs(request: Request) -> Response:
     return json_response({"runs": rows})
 
 
-def _state(planned: int, act: Activity) -> str:
+def _state(config: RunConfig, act: Activity) -> str:
     if act.executor is not None:
         return "running"
-    return "finished" if sum(act.counts.values()) >= planned else "stopped"
+    if config.imported_from is not None:  # its episodes are its file's: none to run
+        return "imported"
+    return "finished" if sum(act.counts.values()) >= config.planned_episodes else "stopped"
 
 
 def _headline(summarized: Summarized) -> dict[str, Any]:

@@ -231,3 +231,41 @@ def test_a_user_judge_is_shown_what_the_model_played_user_was_told(name: str) ->
 def test_a_solo_task_has_no_user_to_judge() -> None:
     solo = _bench("tau2-telecom", mode="solo")
     assert solo.user_instruction(solo.samples()[0].id) is None
+
+
+def test_tasks_selects_by_id_as_taus_task_ids_and_keeps_the_splits_data_hash() -> None:
+    every = _bench("tau2-retail")
+    chosen = _bench("tau2-retail", tasks="5, 2,5")
+    assert [s.id for s in chosen.samples()] == ["2", "5"]  # the split's order, each once
+    assert chosen.data_hash() == every.data_hash()  # the same data: compare pairs them
+    with pytest.raises(BenchmarkError, match=r"option tasks: '999' not in the split 'base'"):
+        _bench("tau2-retail", tasks="2,999")
+    with pytest.raises(BenchmarkError, match="none empty"):
+        _bench("tau2-retail", tasks="2,,3")
+
+
+def test_the_headline_n_is_the_rates_denominator_beside_the_episodes_scored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two of the three tasks need a judge and none is given: the reward is a rate over
+    one episode, and the table says so beside the three scored."""
+    monkeypatch.setenv("COLUMNS", "200")
+    from deedbench.cli.app import console
+
+    monkeypatch.setattr(console, "width", 200)
+    result = CliRunner().invoke(
+        app,
+        [
+            "run", "tau2-retail", "--agent", "baseline/oracle", "--data", str(CHECKOUT),
+            "-T", "tasks=0,2,3", "--store", str(tmp_path / "runs.db"), "--run-id", "n",
+        ],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    header = next(line for line in lines if line.startswith("condition"))
+    assert header.split()[:3] == ["condition", "n", "scored"]
+    row = next(line for line in lines if line.startswith("default "))
+    assert row.split()[:3] == ["default", "1", "3"]
+    assert "n: the episodes reward is a rate of; scored: every scored episode" in " ".join(
+        result.output.split()
+    )

@@ -355,7 +355,7 @@ def test_the_command_asks_a_judge_model_over_http_for_what_the_file_lacks(
         return Reply(text=json.dumps({"results": met}))
 
     with FakeModelServer("openai", verdicts) as server:
-        judge = ["--judge", "openai-compatible/judge", "--base-url", server.base_url]
+        judge = ["--judge", "openai-compatible/judge", "--judge-base-url", server.base_url]
         done = CliRunner().invoke(
             app, ["rescore", "tau2", str(path), "--data", str(CHECKOUT), "--json", *judge]
         )

@@ -19,6 +19,7 @@ import hashlib
 import json
 from abc import abstractmethod
 from collections.abc import Awaitable, Callable, Mapping
+from difflib import get_close_matches
 from functools import cached_property
 from pathlib import Path
 from typing import ClassVar
@@ -63,6 +64,7 @@ __all__ = [
     "MODE_OPTION",
     "PROMPT_VERSION",
     "SOLO_INSTRUCTION",
+    "TASKS_OPTION",
     "Tau2Benchmark",
     "agent_system_prompt",
     "split_option",
@@ -114,6 +116,20 @@ def split_option(splits: tuple[str, ...]) -> Option:
         default="base",
         choices=splits,
     )
+
+
+def _task_ids(text: str) -> list[str]:
+    ids = list(dict.fromkeys(part.strip() for part in text.split(",")))
+    if not all(ids):
+        raise ValueError("task ids separated by commas, none empty (e.g. 0,5,12)")
+    return ids
+
+
+TASKS_OPTION = Option(
+    "tasks",
+    "which tasks of the split, by id, separated by commas (τ²'s --task-ids), e.g. 0,5,12",
+    parse=_task_ids,
+)
 
 
 JUDGE_OPTION = Option(
@@ -295,11 +311,32 @@ class Tau2Benchmark(Benchmark[Tau2Environment]):
         return Tau2Data(self.domain, self.folder, self.name, self.values["split"])
 
     @cached_property
-    def tasks(self) -> dict[str, Tau2Task]:
+    def split_tasks(self) -> dict[str, Tau2Task]:
+        """The split's tasks (in solo mode, those with a ticket), before `tasks` selects."""
         tasks = self.data.tasks
         if self.solo:
             return {key: task for key, task in tasks.items() if task.ticket is not None}
         return tasks
+
+    @cached_property
+    def tasks(self) -> dict[str, Tau2Task]:
+        """The tasks the benchmark runs: the split's, or those ``-T tasks`` names, in the
+        split's order; an id not in the split is a BenchmarkError naming it."""
+        tasks = self.split_tasks
+        chosen: list[str] | None = self.values.get("tasks")
+        if chosen is None:
+            return tasks
+        unknown = [t for t in chosen if t not in tasks]
+        if unknown:
+            where = f"split {self.values['split']!r}" + (" with a ticket" if self.solo else "")
+            near = {t: found[0] for t in unknown if (found := get_close_matches(t, tasks, n=1))}
+            hint = "".join(f" ({t!r}: did you mean {n!r}?)" for t, n in near.items())
+            raise BenchmarkError(
+                f"{self.name} option tasks: {', '.join(map(repr, unknown))} not in the "
+                f"{where} ({len(tasks)} tasks){hint}"
+            )
+        wanted = set(chosen)
+        return {key: task for key, task in tasks.items() if key in wanted}
 
     @cached_property
     def policy(self) -> str:
@@ -307,7 +344,10 @@ class Tau2Benchmark(Benchmark[Tau2Environment]):
 
     @cached_property
     def _hash(self) -> str:
-        tasks = json.dumps([t.raw for t in self.tasks.values()], sort_keys=True)
+        """The split's data (its tasks, the world, the policy), whichever tasks ``-T
+        tasks`` selects: a run of some tasks shares its data with a run of all of them,
+        so `compare` pairs them task by task."""
+        tasks = json.dumps([t.raw for t in self.split_tasks.values()], sort_keys=True)
         world = json.dumps(self.data.base, sort_keys=True, default=str)
         user_world = json.dumps(self.data.user_base, sort_keys=True, default=str)
         text = f"{world}\n{user_world}\n{tasks}\n{self.policy}"
@@ -476,4 +516,12 @@ def tau2_options(
         "(default: $TAU2_DATA_DIR)",
         type=Path,
     )
-    return (data, split_option(splits), USER_OPTION, JUDGE_OPTION, *LIMIT_OPTIONS, *extra)
+    return (
+        data,
+        split_option(splits),
+        TASKS_OPTION,
+        USER_OPTION,
+        JUDGE_OPTION,
+        *LIMIT_OPTIONS,
+        *extra,
+    )

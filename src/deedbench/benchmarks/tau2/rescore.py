@@ -49,7 +49,7 @@ from deedbench.benchmarks.tau2.telecom import TELECOM, TELECOM_WORKFLOW
 from deedbench.engine import Agent, AgentContext
 from deedbench.errors import BenchmarkError, InfrastructureError
 from deedbench.records import Attribution, Message, Score, Usage
-from deedbench.stats import tau2_pass_hat_k
+from deedbench.stats import PassK, tau2_pass_hat_k
 
 __all__ = [
     "COMPONENTS",
@@ -176,9 +176,15 @@ class Tau2RescoreReport(BaseModel):
     passing_with_violations: int
     rules: dict[str, int]
     failures: dict[str, int] = Field(default_factory=dict)
-    """The simulations rescored as failed (reward below 1), by whose failure each was."""
+    """The simulations rescored as not passing, by whose failure each was, as the run the
+    file imports as counts them (`interop.tau2_import.import_results` fills it in, with
+    `deedbench report`'s computation; empty from `report` alone)."""
     fault_kinds: dict[str, int] = Field(default_factory=dict)
-    """How many of those simulations each kind of fault was found in."""
+    """How many of those simulations each kind of fault was found in (as `failures`)."""
+    run_pass_hat_k: list[PassK] = Field(default_factory=list)
+    """pass^k of τ²'s reward as `deedbench report` gives it for the imported run (k up to
+    the most trials of any task, each k over the tasks with that many): filled in with
+    `failures`. `pass_hat_k` is τ²'s leaderboard's (k up to the fewest trials)."""
     verdicts: list[SimulationVerdict]
 
     @property
@@ -306,9 +312,6 @@ class Tau2Rescorer:
             rule for v in broke for rule in {line.split(":")[0] for line in v.violations}
         )
         counted = [v for v in verdicts if v.status != "infrastructure_error"]
-        failed = [v.attribution for v in scored if (v.reward or 0.0) < 1.0 and v.attribution]
-        failures = Counter(a.party for a in failed if a.party is not None)
-        kinds = Counter(kind for a in failed for kind in {f.kind for f in a.faults})
         num_trials = self.results.info.num_trials
         return Tau2RescoreReport(
             domain=self.results.info.domain,
@@ -340,8 +343,6 @@ class Tau2Rescorer:
             passing=len(passing),
             passing_with_violations=len(broke),
             rules=dict(rules.most_common()),
-            failures=dict(failures.most_common()),
-            fault_kinds=dict(kinds.most_common()),
             verdicts=verdicts,
         )
 

@@ -58,8 +58,8 @@ def run_summary(summary: RunSummary) -> str:
         ),
         tag(
             "p",
-            f"episodes: {scored}, {errors} (kept out of every rate), {summary.missing} not run, "
-            f"of {summary.planned} planned. Ended: {escape(ended)}. Clusters for the bootstrap: "
+            f"episodes: {scored}, {errors} (kept out of every rate), {_not_run(summary)}. "
+            f"Ended: {escape(ended)}. Clusters for the bootstrap: "
             f"{escape(summary.cluster_by)}.",
             class_="status",
             data_run=run.run_id,
@@ -92,6 +92,15 @@ def run_summary(summary: RunSummary) -> str:
     if summary.audits:
         parts.append(_audit_table(summary.audits))
     return tag("article", "".join(parts), class_="run", data_run=run.run_id)
+
+
+def _not_run(summary: RunSummary) -> str:
+    """The episodes not stored: not run (yet), or, for an imported run, not in its file."""
+    source = summary.run.imported_from
+    if source is None:
+        return f"{summary.missing} not run, of {summary.planned} planned"
+    held = f" ({summary.missing} trials of its tasks it does not hold)" if summary.missing else ""
+    return escape(f"imported from {source}{held}")
 
 
 def _failures_table(summary: RunSummary) -> str:

@@ -69,6 +69,7 @@
   function stateText(state, executor) {
     if (state === "running") return "running" + (executor ? " (" + executor + ")" : "");
     if (state === "stopped") return "stopped before the end (resume it with deedbench run --run-id)";
+    if (state === "imported") return "imported (its episodes are its file's: nothing to resume)";
     return "finished";
   }
 
@@ -167,6 +168,7 @@
       const cell = h("td", { class: "state" }, h("span", { class: "state-chip " + run.state, text: run.state }));
       if (run.state === "running" && run.executor) cell.append(h("span", { class: "sub", text: run.executor }));
       if (run.state === "stopped") cell.append(h("span", { class: "sub", text: "before the end: resume it with deedbench run --run-id" }));
+      if (run.state === "imported") cell.append(h("span", { class: "sub", text: "from a file: nothing to resume" }));
       return cell;
     }
 
