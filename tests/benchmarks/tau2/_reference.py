@@ -113,6 +113,14 @@ def results_file(
     return found
 
 
+def shown(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """What τ²'s own code shows its models for each task of each run (``{"domain",
+    "tasks", "solo", "retrieval"}``; see `reference_driver.py`'s ``shown`` mode), and
+    its NL judge's prompt, in one run of τ²'s Python."""
+    found: dict[str, Any] = _run({"shown": runs})
+    return found
+
+
 def _drive(
     domain: str,
     cases: list[dict[str, Any]],
@@ -122,6 +130,10 @@ def _drive(
     spec: dict[str, Any] = {"domain": domain, "env_kwargs": env_kwargs or {}, "cases": cases}
     if results is not None:
         spec["results"] = results
+    return _run(spec)
+
+
+def _run(spec: dict[str, Any]) -> Any:
     with tempfile.TemporaryDirectory() as folder:
         source, target = Path(folder) / "cases.json", Path(folder) / "out.json"
         source.write_text(json.dumps(spec), encoding="utf-8")

@@ -33,6 +33,9 @@ class Toolkit:
     tables: ClassVar[frozenset[str] | None] = None
     """The database's entries that are tables of records (None: all of them); the others
     are values an episode copies whole (`DeskWorld`)."""
+    tau2_module: ClassVar[str | None] = None
+    """The module of τ²'s source defining the class of this class's name, whose tools'
+    texts the model is shown when the user has τ²'s source (`tau2_toolkit`)."""
 
     def __init__(self, db: DeskWorld) -> None:
         self.db = db
@@ -47,6 +50,15 @@ class Toolkit:
                 if isinstance(value, Tool) and name not in found:
                     found[name] = value
         return list(found.values())
+
+    @classmethod
+    def tau2_toolkit(cls) -> tuple[str, str]:
+        """τ²'s class of this toolkit: its module and name, stated by the class itself (a
+        subclass that does not say is no τ² class)."""
+        module = vars(cls).get("tau2_module")
+        if not isinstance(module, str):
+            raise TypeError(f"{cls.__name__} names no τ² class (tau2_module)")
+        return module, cls.__name__
 
 
 def calculate(expression: str) -> str:

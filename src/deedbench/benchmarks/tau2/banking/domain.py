@@ -56,17 +56,25 @@ __all__ = [
 class KnowledgeToolsPlain(KnowledgeTools):
     """The banking tools and no search tool (no_knowledge, full_kb, golden_retrieval)."""
 
+    tau2_module = "tau2.domains.banking_knowledge.retrieval_toolkits"
+
 
 class KnowledgeToolsWithKBSearch(KBSearchMixin, KnowledgeTools):
     """The banking tools with ``KB_search`` (bm25)."""
+
+    tau2_module = "tau2.domains.banking_knowledge.retrieval_toolkits"
 
 
 class KnowledgeToolsWithGrep(GrepMixin, KnowledgeTools):
     """The banking tools with ``grep`` (grep_only)."""
 
+    tau2_module = "tau2.domains.banking_knowledge.retrieval_toolkits"
+
 
 class KnowledgeToolsWithKBSearchAndGrep(KBSearchMixin, GrepMixin, KnowledgeTools):
     """The banking tools with ``KB_search`` and ``grep`` (bm25_grep)."""
+
+    tau2_module = "tau2.domains.banking_knowledge.retrieval_toolkits"
 
 
 _COMPOSED: dict[tuple[bool, bool], type[KnowledgeTools]] = {

@@ -33,6 +33,7 @@ from deedbench.benchmarks.tau2.banking.db_query import (
     update_record_in_db,
 )
 from deedbench.benchmarks.tau2.banking.schema import TransactionalDB
+from deedbench.benchmarks.tau2.shown import DOCS_KEY
 from deedbench.benchmarks.tau2.toolkit import Toolkit
 from deedbench.engine import Tool, tool
 
@@ -107,9 +108,11 @@ def _unlisted(cls: type) -> dict[str, Tool[..., Any]]:
     return {t.name: t for t in cls.tools() if not t.listed}  # type: ignore[attr-defined]
 
 
-def _doc_info(function: Any) -> dict[str, Any]:
-    """τ²'s ``parse_discoverable_tool_docstring``: description, parameters, success text."""
-    doc = inspect.getdoc(function) or ""
+def _doc_info(world: DeskWorld, function: Any) -> dict[str, Any]:
+    """τ²'s ``parse_discoverable_tool_docstring``: description, parameters, success text,
+    from the docstring in the user's τ² source (`DOCS_KEY`) or, without one, deedbench's."""
+    docs: dict[str, str] = world.session.get(DOCS_KEY, {})
+    doc = docs.get(function.__name__) or inspect.getdoc(function) or ""
     parts = re.split(r"\n\s*Args:\s*\n", doc, maxsplit=1)
     parameters: dict[str, Any] = {}
     success = "Action completed successfully."
@@ -414,6 +417,8 @@ def _age_days(date_opened: Any, now: datetime) -> int:
 class KnowledgeTools(Toolkit):
     """The desk's banking tools, listed and discoverable."""
 
+    tau2_module = "tau2.domains.banking_knowledge.tools"
+
     schema = TransactionalDB
     tables: ClassVar[frozenset[str] | None] = frozenset()
     """Every entry is a ``{"data", "notes"}`` table: each is a world value, copied whole
@@ -601,7 +606,7 @@ class KnowledgeTools(Toolkit):
         for arg_name in args_dict:
             if arg_name not in parameters and arg_name != "self":
                 return f"Error: Unexpected parameter: {arg_name}"
-        info = _doc_info(given.function)
+        info = _doc_info(self.db, given.function)
         self.get_user_discoverable_tools_state()[discoverable_tool_name] = {
             "arguments": args_dict,
             "given_at": ids.NOW.isoformat(),
@@ -630,7 +635,7 @@ class KnowledgeTools(Toolkit):
         """
         if not self.has_discoverable_tool(agent_tool_name):
             return f"Error: Unknown agent tool '{agent_tool_name}'. This tool is not available."
-        info = _doc_info(self.get_discoverable_tools()[agent_tool_name])
+        info = _doc_info(self.db, self.get_discoverable_tools()[agent_tool_name])
         self.get_agent_discoverable_tools_state()[agent_tool_name] = {
             "unlocked_at": ids.NOW.isoformat(),
             "tool_info": info,
@@ -3178,6 +3183,8 @@ _REWARDS: dict[str, dict[str, float]] = {
 
 class KnowledgeUserTools(Toolkit):
     """The customer's banking tools, over the desk's database."""
+
+    tau2_module = "tau2.domains.banking_knowledge.tools"
 
     schema = TransactionalDB
     tables: ClassVar[frozenset[str] | None] = frozenset()

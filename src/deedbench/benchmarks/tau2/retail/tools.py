@@ -33,6 +33,7 @@ def _is_gift_card(method: Record) -> bool:
 class RetailTools(Toolkit):
     """The retail desk's tools: look-ups, and changes to pending and delivered orders."""
 
+    tau2_module = "tau2.domains.retail.tools"
     schema = RetailDB
     tables = frozenset({"products", "users", "orders"})
 

@@ -35,6 +35,7 @@ class TelecomTools(Toolkit):
     """What a telecom agent can do: find customers, read lines and bills, suspend and
     resume lines, request payments, refuel data, switch roaming, hand over."""
 
+    tau2_module = "tau2.domains.telecom.tools"
     schema = TelecomDB
     tables = frozenset()
 

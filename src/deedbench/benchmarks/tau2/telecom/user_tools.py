@@ -106,6 +106,7 @@ def _vpn_default() -> Record:
 class TelecomUserTools(Toolkit):
     """The customer's phone: status checks, toggles, SIM, APN, Wi-Fi, VPN, apps, payment."""
 
+    tau2_module = "tau2.domains.telecom.user_tools"
     schema = TelecomUserDB
     tables = frozenset()
 
