@@ -149,3 +149,29 @@ def test_without_a_source_the_comparison_finds_deedbenchs_own_wording(domain_run
     fields = {item.rpartition(".")[2] for item in found}
     assert {"agent_system", "agent_tools"} <= fields  # every task's instruction and tools
     assert sum(item.endswith(".agent_tools") for item in found) == len(bench.tasks)
+
+
+def test_a_banking_task_that_gives_the_user_no_tools_gets_the_plain_guidelines() -> None:
+    """The bug: the 16 banking tasks whose ``user_tools`` is ``[]`` gave the simulated user
+    an empty toolbox and the tools guidelines (another transfer rule, and told it had
+    tools); τ² gives them no tools and the plain guidelines."""
+    bench = _bench("banking", {})
+    guidelines = CHECKOUT / "data" / "tau2" / "user_simulator"
+    plain = (guidelines / "simulation_guidelines.md").read_text(encoding="utf-8")
+    tools = (guidelines / "simulation_guidelines_tools.md").read_text(encoding="utf-8")
+    empty = [task for task in bench.tasks.values() if task.user_tools == []]
+    assert len(empty) == 16
+    given = next(t for t in bench.tasks.values() if t.user_tools)
+    for task in [*empty, given]:
+        sample = next(s for s in bench.samples() if s.id == task.id)
+        setup = bench.setup(sample, "default", 0)
+        assert setup.half_duplex is not None
+        prompt = getattr(setup.user, "prompt", "")
+        if task is given:
+            names = [s["function"]["name"] for s in setup.half_duplex.user_tools.specs()]  # type: ignore[union-attr]
+            assert names == [n for n in names if n in (given.user_tools or [])] and names
+            assert prompt.startswith(tools.replace("<PERSONA_GUIDELINES>", ""))
+            continue
+        assert setup.half_duplex.user_tools is None, task.id
+        assert prompt.startswith(plain.replace("<PERSONA_GUIDELINES>", "")), task.id
+        assert bench.user_instruction(task.id) == prompt
