@@ -418,6 +418,7 @@ class Tau2Benchmark(Benchmark[Tau2Environment]):
                 solo=self.solo,
                 stop_tool=DONE_TOOL.name if self.solo else None,
                 stop_text=AGENT_STOP,
+                tool_choice="required" if self.solo else "auto",  # τ²'s generate, solo's
             ),
             after=self._judging(task, sample, condition, seed),
         )
@@ -482,7 +483,7 @@ class Tau2Benchmark(Benchmark[Tau2Environment]):
         if self._user_model is None:
             raise BenchmarkError(f"the user model {self.user!r} was never attached")
         prompt = self._user_prompt(task, with_tools=tools is not None)
-        context = AgentContext(f"{sample.id}:user", condition, 0, seed)
+        context = AgentContext(f"{sample.id}:user", condition, 0, seed, tool_choice="auto")
         return Tau2LLMUser(self._user_model, prompt, context, tools)
 
     def _user_prompt(self, task: Tau2Task, *, with_tools: bool) -> str:
