@@ -274,6 +274,8 @@ def run(
             raise fail(f"{exc}: plan a smaller run (or several)") from None
         except DeedbenchError as exc:  # bad input, or a resume that contradicts the record
             raise fail(str(exc)) from None
+        for notice in bench.notices():  # what the models are shown, where it came from
+            sys.stderr.write(printable(f"note: {notice}\n"))
         placement = Placement(concurrency, workers, ray_address)
         launch = _Launch(config, bench, runs, store_path, price_table, no_cache=no_cache)
         resume = _resume_command(benchmark, config.run_id, store_path)
