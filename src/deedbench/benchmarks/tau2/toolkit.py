@@ -21,7 +21,7 @@ from deedbench.benchmarks.servicedesk.arithmetic import ALLOWED_CHARACTERS, eval
 from deedbench.benchmarks.servicedesk.world import DeskWorld
 from deedbench.engine import Tool
 
-__all__ = ["Toolkit", "calculate"]
+__all__ = ["Toolkit", "calculate", "named_as_own"]
 
 
 class Toolkit:
@@ -59,6 +59,18 @@ class Toolkit:
         if not isinstance(module, str):
             raise TypeError(f"{cls.__name__} names no τ² class (tau2_module)")
         return module, cls.__name__
+
+
+def named_as_own(toolkit: type[Toolkit], *parts: type) -> None:
+    """Give the methods `toolkit` takes from `parts` (the classes it is put together from,
+    one module each) the qualified name τ²'s one class gives them, so that a call with a
+    wrong argument fails with τ²'s words (``TelecomUserTools.toggle_wifi() got an
+    unexpected keyword argument 'force'``)."""
+    for part in parts:
+        for name, value in vars(part).items():
+            function = value.function if isinstance(value, Tool) else value
+            if callable(function) and hasattr(function, "__qualname__") and name in dir(toolkit):
+                function.__qualname__ = f"{toolkit.__name__}.{name}"
 
 
 def calculate(expression: str) -> str:

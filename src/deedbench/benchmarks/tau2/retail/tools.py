@@ -461,6 +461,6 @@ class RetailTools(Toolkit):
         they ask for one, or when the policy and these tools cannot solve it.
 
         Args:
-            summary: A summary of the user's issue.
+            summary: What the customer needs, in short.
         """
         return "Transfer successful"
