@@ -82,3 +82,15 @@ def test_a_run_says_where_its_texts_come_from_and_records_it(tmp_path: Path) -> 
         assert any(path.endswith("domains/airline/tools.py") for path in recorded)
         assert runs.require_run("without").data_files[TEXTS_KEY].startswith(OWN_WORDING)
         assert runs.require_run("with").data_hash != runs.require_run("without").data_hash
+
+
+def test_a_study_says_where_each_runs_texts_come_from(tmp_path: Path) -> None:
+    path = tmp_path / "study.toml"
+    path.write_text(
+        'name = "texts"\n\n[[benchmarks]]\nname = "tau2-airline"\n'
+        f'data = "{CHECKOUT}"\nlimit = 1\noptions = {{ source = "none" }}\n\n'
+        '[[agents]]\nspec = "baseline/oracle"\n'
+    )
+    result = invoke("study", str(path), "--store", str(tmp_path / "runs.db"))
+    assert result.exit_code == 0, result.output
+    assert "note: texts-tau2-airline-oracle: no τ² source found" in one_line(result.output)
