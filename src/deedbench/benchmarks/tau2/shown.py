@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from deedbench.benchmarks.tau2.source.locate import find_source
 from deedbench.benchmarks.tau2.source.texts import Tau2Texts, load_texts
+from deedbench.benchmarks.tau2.source.toolkits import ToolText
 from deedbench.benchmarks.tau2.toolkit import Toolkit
 from deedbench.engine import Tool
 from deedbench.errors import BenchmarkError
@@ -39,6 +40,13 @@ DOCS_KEY = "tau2_tool_docs"
 τ² source, by name (`Tau2Data.session`), which unlocking or giving a tool shows."""
 
 
+def _theirs(texts: Tau2Texts, toolkit: type[Toolkit]) -> list[ToolText] | None:
+    """τ²'s tools of the toolkit's τ² class, from the source (None: no source, or no τ²
+    class)."""
+    name = toolkit.tau2_toolkit()
+    return texts.tools(name) if name is not None else None
+
+
 def _listed(toolkit: type[Toolkit]) -> list[Tool[..., Any]]:
     return [t for t in toolkit.tools() if t.listed]
 
@@ -47,7 +55,7 @@ def check_toolkit(texts: Tau2Texts, toolkit: type[Toolkit]) -> None:
     """A `BenchmarkError` when τ²'s source gives the toolkit other tools than deedbench
     runs (a τ² of another version): the model would be shown tools that do not exist,
     or not shown some that do."""
-    found = texts.tools(toolkit.tau2_toolkit())
+    found = _theirs(texts, toolkit)
     if found is None:
         return
     theirs = {t.name for t in found if not t.discoverable}
@@ -70,7 +78,7 @@ def listed_specs(
 ) -> list[dict[str, Any]]:
     """The toolkit's listed tools as the model is shown them, in τ²'s order (only those
     named in `include`, when given)."""
-    found = texts.tools(toolkit.tau2_toolkit())
+    found = _theirs(texts, toolkit)
     if found is None:
         return [t.spec for t in _listed(toolkit) if include is None or t.name in include]
     return [t.spec for t in found if not t.discoverable and (include is None or t.name in include)]
@@ -93,7 +101,7 @@ def user_tool_names(toolkit: type[Toolkit] | None, given: Sequence[str] | None) 
 def discoverable_docs(texts: Tau2Texts, toolkit: type[Toolkit]) -> dict[str, str] | None:
     """Each discoverable tool's docstring in τ²'s source, by name (what unlocking it shows
     the agent); None without a source (deedbench's tools' own docstrings are used)."""
-    found = texts.tools(toolkit.tau2_toolkit())
+    found = _theirs(texts, toolkit)
     if found is None:
         return None
     return {t.name: t.doc for t in found if t.discoverable}
@@ -109,7 +117,8 @@ def domain_texts(domain: Tau2Domain, folder: Path, given: str | None) -> Tau2Tex
     installed ``tau2``; deedbench's own wording where there is none. A `BenchmarkError`
     when the source cannot be read or is another version of τ²."""
     kits = _toolkits(domain)
-    texts = load_texts(find_source(given, folder), tuple(kit.tau2_toolkit() for kit in kits))
+    names = tuple(name for kit in kits if (name := kit.tau2_toolkit()) is not None)
+    texts = load_texts(find_source(given, folder), names)
     for kit in kits:
         check_toolkit(texts, kit)
     return texts

@@ -52,13 +52,12 @@ class Toolkit:
         return list(found.values())
 
     @classmethod
-    def tau2_toolkit(cls) -> tuple[str, str]:
-        """τ²'s class of this toolkit: its module and name, stated by the class itself (a
-        subclass that does not say is no τ² class)."""
+    def tau2_toolkit(cls) -> tuple[str, str] | None:
+        """τ²'s class of this toolkit: its module and name, stated by the class itself (None:
+        a class that does not say, as a subclass of a τ² toolkit may not, is no τ² class,
+        and its tools are shown as deedbench describes them)."""
         module = vars(cls).get("tau2_module")
-        if not isinstance(module, str):
-            raise TypeError(f"{cls.__name__} names no τ² class (tau2_module)")
-        return module, cls.__name__
+        return (module, cls.__name__) if isinstance(module, str) else None
 
 
 def named_as_own(toolkit: type[Toolkit], *parts: type) -> None:

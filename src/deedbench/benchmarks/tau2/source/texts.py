@@ -103,6 +103,8 @@ def _read(
         found = {toolkit: reader.tools(*toolkit) for toolkit in toolkits}
     except SourceError as exc:
         raise _unreadable(source, exc) from None
+    except RecursionError:  # nesting deeper than Python's parser or deedbench follows
+        raise _unreadable(source, SourceError("expressions nested too deeply")) from None
     files = {str(path): digest for path, digest in sorted(reader.tree.files.items())}
     return Tau2Texts(source, prompts, found, files)
 

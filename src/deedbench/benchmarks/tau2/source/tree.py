@@ -135,8 +135,8 @@ class SourceTree:
         self.files[path] = hashlib.sha256(data).hexdigest()
         try:
             tree = ast.parse(data, filename=str(path))
-        except (SyntaxError, ValueError) as exc:
-            raise SourceError(f"{path}: not Python that parses: {exc}") from None
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+            raise SourceError(f"{path}: not Python that parses: {exc!r}"[:300]) from None
         parsed = ParsedModule(dotted, path, tree)
         _index(parsed)
         self._modules[dotted] = parsed
