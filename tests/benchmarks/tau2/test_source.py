@@ -152,3 +152,23 @@ def test_docstrings_are_read_as_taus_parser_reads_them(
 ) -> None:
     parsed = parse_docstring(doc, "x")
     assert (parsed.description, parsed.params) == (description, params)
+
+
+def test_a_run_does_not_resume_with_texts_other_than_it_began_with(
+    copy: Path, tmp_path: Path
+) -> None:
+    store = tmp_path / "s.db"
+    args = ["run", "tau2-airline", "--run-id", "r", "--store", str(store), "-q"]
+    first = CliRunner().invoke(
+        app,
+        [*args, "--data", str(_reference.TAU2), "--agent", "baseline/oracle", "--limit", "1",
+         "-T", f"source={copy}"],
+    )  # fmt: skip
+    assert first.exit_code == 0, first.output
+    tools = copy / "domains" / "airline" / "tools.py"
+    tools.write_text(
+        tools.read_text(encoding="utf-8").replace("Book a reservation.", "Book a trip."),
+        encoding="utf-8",
+    )
+    again = CliRunner().invoke(app, args)
+    assert again.exit_code == 2 and "the data now hashes to" in " ".join(again.output.split())
