@@ -238,6 +238,7 @@ COMMANDS: list[tuple[str, list[str], bool, list[str] | None, Expected, Expected]
      validate_texts),
     ("list", ["list"], True, None, list_texts, list_texts),
     ("runs", ["runs"], True, ["runs", "--json"], runs_texts, runs_headline),
+    # docs/studies-and-ray.md's dry-run block, with stand-in keys (a dry run builds the models)
     ("study-dry-run", ["study", str(STUDY), "--dry-run"], True, None, study_texts,
      study_headline),
     ("show", ["show", "rnd", "seville_bullfight_base"], False, None,

@@ -43,7 +43,7 @@ def test_every_command_and_option_has_an_entry(reference: ModuleType) -> None:
             continue
         rows = [line for line in page[path].splitlines() if line.startswith("| `")]
         for param in command.get_params(ctx):
-            if param.name == "help":
+            if param.name == "help" or getattr(param, "hidden", False):  # as in --help
                 continue
             names = param.opts if param.param_type_name == "option" else [param.name.upper()]
             if not any(all(f"`{n}`" in row for n in names) for row in rows):

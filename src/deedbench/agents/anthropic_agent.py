@@ -13,6 +13,11 @@ from deedbench.records import Message, ToolCall, Usage
 __all__ = ["AnthropicAgent"]
 
 _DEFAULT_MAX_TOKENS = 4096
+_TOOL_CHOICE: dict[str, dict[str, str]] = {
+    "auto": {"type": "auto"},
+    "required": {"type": "any"},
+    "none": {"type": "none"},
+}
 # Stop reasons that cut a reply short (a refusal is the model's own, read as its words).
 _TRUNCATED_BY: dict[Any, Literal["length", "content_filter"]] = {
     "max_tokens": "length",
@@ -53,6 +58,9 @@ class AnthropicAgent(ModelAgent):
                 }
                 for t in tools
             ]
+            choice = _TOOL_CHOICE.get(context.tool_choice or "")
+            if choice is not None:  # OpenAI's words in Anthropic's form, as LiteLLM maps them
+                request["tool_choice"] = choice
         optional = {"temperature": p.temperature, "top_p": p.top_p}
         request.update({k: v for k, v in optional.items() if v is not None})
         if p.reasoning_effort is not None:

@@ -44,6 +44,8 @@ class OpenAIAgent(ModelAgent):
         }
         if tools:
             request["tools"] = list(tools)
+            if context.tool_choice is not None:  # τ²'s "auto", its solo agent's "required"
+                request["tool_choice"] = context.tool_choice
         optional = {
             "temperature": p.temperature,
             "top_p": p.top_p,

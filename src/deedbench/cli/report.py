@@ -315,6 +315,15 @@ def export(
     contact_name: Annotated[
         str | None, typer.Option(help="tau2-submission: the contact's name.")
     ] = None,
+    own_wording: Annotated[
+        bool,
+        typer.Option(
+            "--own-wording",
+            help="tau2-submission: export runs whose models were shown deedbench's own "
+            "wording of τ²'s tool descriptions and prompts (no τ² source was found), saying "
+            "so in the methodology's notes; without it they are refused.",
+        ),
+    ] = False,
     prices: PricesOption = None,
     store: StoreOption = None,
 ) -> None:
@@ -353,9 +362,10 @@ def export(
             contact_email=contact_email,
             contact_name=contact_name,
         )
-        _export_tau2(run_ids, output, store, details, prices)
+        _export_tau2(run_ids, output, store, details, prices, own_wording)
         return
     given = [flag for flag, value in flags.items() if value is not None]
+    given += ["--own-wording"] if own_wording else []
     if given:
         raise fail(f"{', '.join(given)}: only for --format tau2-submission")
     if len(run_ids) != 1:
@@ -393,6 +403,7 @@ def _export_tau2(
     store: Path | None,
     details: SubmissionDetails,
     prices: Path | None,
+    own_wording: bool = False,
 ) -> None:
     """The leaderboard's folder from one run per τ² domain; a broken rule is one line,
     exit 2 (the command group prints the UsageError)."""
@@ -404,7 +415,7 @@ def _export_tau2(
     with open_store(existing_store(store)) as runs:
         for run_id in run_ids:
             require_run(runs, run_id)  # its keys registered as secrets before it is read
-        done = export_submission(runs, run_ids, folder, details, table)
+        done = export_submission(runs, run_ids, folder, details, table, own_wording=own_wording)
     for message in done.warnings:
         warn(message)
     say = partial(console.print, highlight=False, markup=False, soft_wrap=True)

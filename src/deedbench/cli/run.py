@@ -348,6 +348,8 @@ def run(
             raise fail(f"{exc}: plan a smaller run (or several)") from None
         except DeedbenchError as exc:  # bad input, or a resume that contradicts the record
             raise fail(str(exc)) from None
+        for notice in bench.notices():  # what the models are shown, where it came from
+            sys.stderr.write(printable(f"note: {notice}\n"))
         if dry_run:
             roles.dry_run(config, bench, resumed=existing is not None, runs=runs)
             return

@@ -122,6 +122,9 @@ def study(
         kind.check()
     except ExecutorError as exc:
         raise fail(str(exc)) from None
+    for run in plan.runs:  # what each run's models are shown, where it came from
+        for notice in run.bench.notices():
+            errors.print(f"note: {run.run_id}: {notice}", highlight=False, markup=False)
     with open_store(store_path) as runs:
         outcomes = _launch(plan, runs, store_path, kind, placement, cache=not no_cache)
         failed = _report(plan, runs, outcomes, price_table=plan.prices, html=html, wide=wide)

@@ -24,6 +24,11 @@ class AgentContext:
     condition: str
     epoch: int
     seed: int
+    tool_choice: str | None = None
+    """What a model's request asks of its tools when it has some, as the benchmark's
+    reference sends it (τ²: ``"auto"``; its solo agent: ``"required"``); None: nothing is
+    sent and the provider's default applies. A model agent sends it in its protocol's
+    form; ``-M tool_choice=...`` overrides it."""
 
 
 class Agent(Protocol):

@@ -191,6 +191,12 @@ class Benchmark(ABC, Generic[_W]):
         so a reader sees which data it used (empty: the benchmark does not say)."""
         return {}
 
+    def notices(self) -> list[str]:
+        """What a user should know before a run starts, one line each (`run` prints them
+        before the first episode): where texts the models are shown came from, and that
+        they are not the reference's when they are not. None by default."""
+        return []
+
     @abstractmethod
     def setup(self, sample: Sample, condition: str, seed: int) -> EpisodeSetup[_W]:
         """A fresh world, tools, opening messages and user for one episode."""

@@ -32,7 +32,7 @@ their results (`Message.visible_to_agent`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from deedbench.engine.agent import Agent, AgentContext, User, failure
@@ -59,6 +59,9 @@ class HalfDuplex:
     stop_text: str = "###STOP###"
     enforce_protocol: bool = False
     """Whether a message with both text and tool calls ends the episode (see above)."""
+    tool_choice: str | None = None
+    """What the agent's model requests ask of its tools (`AgentContext.tool_choice`): τ²
+    sends ``"auto"``, its solo agent ``"required"``; None sends nothing."""
 
 
 def _next(message: Message) -> _Party:
@@ -96,6 +99,8 @@ async def run_half_duplex(
     """Run the conversation in `messages` (extended in place) to its end: the
     termination, the steps taken and the error, if any."""
     specs = agent_tools.specs()
+    if rules.tool_choice is not None:
+        context = replace(context, tool_choice=rules.tool_choice)
     steps = 0
     errors = 0
     ended: Termination | None = None

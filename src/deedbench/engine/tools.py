@@ -178,12 +178,14 @@ def _make_tool(fn: Callable[_P, _R], name: str, writes: bool, ends_episode: bool
         if pname in arg_docs:
             prop["description"] = arg_docs[pname]
         properties[pname] = prop
-    parameters = {
+    parameters: dict[str, Any] = {
         "type": "object",
         "properties": properties,
         "required": schema.get("required", []),
         "additionalProperties": False,
     }
+    if "$defs" in schema:  # the nested models the properties' $refs point to
+        parameters["$defs"] = schema["$defs"]
     return Tool(name, summary, fn, parameters, writes, TypeAdapter(model), ends_episode)
 
 

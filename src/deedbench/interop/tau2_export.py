@@ -51,6 +51,7 @@ from deedbench.benchmarks.tau2.results import (
 from deedbench.benchmarks.tau2.scorer import TAU2_TERMINATIONS
 from deedbench.engine import RunStore
 from deedbench.errors import BenchmarkError, OutputError, UsageError
+from deedbench.interop.tau2_texts import check_texts, shown_texts, texts_note
 from deedbench.records import AgentSettings, EpisodeKey, EpisodeRecord, RunConfig, Usage
 from deedbench.reports.cost import PriceTable
 from deedbench.stats import tau2_pass_hat_k
@@ -508,11 +509,14 @@ def export_submission(
     details: SubmissionDetails | None = None,
     prices: PriceTable | None = None,
     today: date | None = None,
+    own_wording: bool = False,
 ) -> SubmissionExport:
     """Write `folder` (which must be new or empty) as τ²'s leaderboard asks, from one run
     per τ² domain; `UsageError` naming the run and the rule when the runs do not meet
     the leaderboard's rules, `OutputError` when the folder cannot be written. Nothing is
-    left in `folder` unless all of it was written."""
+    left in `folder` unless all of it was written. A run whose models were shown
+    deedbench's own wording of τ²'s texts (no τ² source) is refused, unless `own_wording`,
+    which writes that difference into the methodology's notes."""
     details = details or SubmissionDetails()
     if not run_ids:
         raise UsageError("give one run per τ² domain")
@@ -520,6 +524,7 @@ def export_submission(
     for config in configs:
         _check_run(config)
     _check_together(configs)
+    check_texts(configs, own_wording)
     first = configs[0]
     llm = _model_name(first.agent)
     organization = details.model_org or _ORGANIZATIONS.get(first.agent.partition("/")[0])
@@ -659,7 +664,9 @@ def _submission(
             "user_simulator": user.llm,
             "notes": _notes(configs, benches, domains),
             "verification": {
-                "modified_prompts": False if _as_tau2_prompts(first) else None,
+                "modified_prompts": True
+                if any(shown_texts(c) is None for c in configs)
+                else (False if _as_tau2_prompts(first) else None),
                 "omitted_questions": False,
                 "details": _verification(first),
             },
@@ -724,7 +731,7 @@ def _notes(
         f"Made with deedbench {__version__}: its reimplementation of τ²-bench "
         f"v{TAU2_VERSION}'s half-duplex protocol and evaluator (τ²'s reward, as "
         f"evaluate_simulation computes it), not τ²'s own code, on τ²'s base-split tasks. "
-        f"{acted} {user}{judge} Runs: {ran}."
+        f"{acted} {user}{judge}{texts_note(configs)} Runs: {ran}."
     )
 
 
@@ -745,11 +752,16 @@ def _as_tau2_prompts(config: RunConfig) -> bool:
 def _verification(config: RunConfig) -> str:
     said = []
     if _is_model(config.agent):
-        said.append(
-            f"the agent read τ²'s agent instruction and policy (v{TAU2_VERSION}) word for "
-            "word as deedbench reproduces them, and tool schemas deedbench derives from its "
-            "reimplementation of τ²'s tools"
-        )
+        if shown_texts(config) is not None:
+            said.append(
+                "the agent read τ²'s agent instruction, policy and tool descriptions and "
+                f"schemas, read from τ²'s own source ({shown_texts(config)})"
+            )
+        else:
+            said.append(
+                "the agent read τ²'s policy, but deedbench's own wording of τ²'s agent "
+                "instruction and tool descriptions (no τ² source was found)"
+            )
     else:
         said.append(f"the agent ({config.agent}) is no model given τ²'s prompt")
     if config.user is not None:

@@ -186,6 +186,14 @@ def results_file(
     return found
 
 
+def shown(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """What τ²'s own code shows its models for each task of each run (``{"domain",
+    "tasks", "solo", "retrieval"}``; see `reference_driver.py`'s ``shown`` mode), and
+    its NL judge's prompt, in one run of τ²'s Python."""
+    found: dict[str, Any] = run_script(DRIVER, {"shown": runs})
+    return found
+
+
 def _drive(
     domain: str,
     cases: list[dict[str, Any]],

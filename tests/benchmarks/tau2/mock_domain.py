@@ -50,6 +50,7 @@ class MockUserDB(BaseModel):
 
 
 class MockTools(Toolkit):
+    tau2_module = "tau2.domains.mock.tools"
     schema = MockDB
 
     @tool(kind="write", keys=("user_id",))
@@ -111,6 +112,7 @@ class MockTools(Toolkit):
 
 
 class MockUserTools(Toolkit):
+    tau2_module = "tau2.domains.mock.user_tools"
     schema = MockUserDB
 
     @tool(side="user")

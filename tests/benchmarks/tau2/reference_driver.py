@@ -29,6 +29,12 @@ the file and, ``--fresh-tasks``, on the current ones), and its metrics computed
 (``compute_metrics``): the output is then ``{"cases": [...], "regraded": {...},
 "regraded_fresh": {...}, "pass_hat_ks": {...}}``.
 
+With ``"shown": [{"domain": "telecom-workflow", "tasks": [<τ² task>, ...], "solo": bool,
+"retrieval": VARIANT | null}, ...]`` in the spec instead of cases, it writes what τ²'s
+own code shows its models for each task of each run (`_shown_run`): ``{"runs":
+[{id: {"agent_system", "agent_tools", "opening", "user_system", "user_tools"}}, ...],
+"judge": [<the NL judge's messages>]}``.
+
 Usage: python reference_driver.py CASES.json OUT.json
 """
 
@@ -284,10 +290,166 @@ def _results_file(domain: str, env_kwargs: dict[str, Any], spec: dict[str, Any])
     return out
 
 
+def _opening(message: Any) -> dict[str, Any]:
+    calls = [
+        {"name": c.name, "arguments": c.arguments}
+        for c in (getattr(message, "tool_calls", None) or [])
+    ]
+    return {"role": message.role, "content": message.content, "tool_calls": calls}
+
+
+def _quicker_building() -> None:
+    """Build what τ² builds for a task faster, without changing what it shows: every
+    database is validated once (each task gets its own copy), the knowledge base read and
+    each search index built once (tasks only read them), and τ²'s ``Tool.parse_data``
+    and ``openai_schema`` are remembered per function signature and docstring, and per
+    parameters model (both are pure functions of those)."""
+    from tau2.environment.tool import Tool
+
+    validated: dict[str, bytes] = {}
+
+    def load(cls: Any, path: str) -> Any:  # validated once, then unpickled (a fresh copy)
+        if str(path) not in validated:
+            validated[str(path)] = pickle.dumps(_cached_load(cls, path))
+        return pickle.loads(validated[str(path)])
+
+    DB.load = classmethod(load)  # type: ignore[method-assign, assignment]
+    from tau2.domains.banking_knowledge import environment, retrieval
+
+    knowledge = environment.get_knowledge_base()  # read once: tasks only read it
+    environment.get_knowledge_base = lambda: knowledge
+    pipelines: dict[Any, Any] = {}
+    for name in ("_create_kb_pipeline", "_create_grep_pipeline"):  # indexed once per spec
+        build = getattr(retrieval, name)
+
+        def remembered(spec: Any, knowledge_base: Any, build: Any = build) -> Any:
+            key = (build.__name__, repr(spec), id(knowledge_base))
+            if key not in pipelines:
+                pipelines[key] = build(spec, knowledge_base)
+            return pipelines[key]
+
+        setattr(retrieval, name, remembered)
+    parsed: dict[Any, Any] = {}
+    original = Tool.parse_data.__func__  # type: ignore[attr-defined]
+
+    def parse_data(cls: Any, sig: Any, docstring: Any, predefined: Any) -> Any:
+        key = (str(sig), docstring, tuple(sorted(predefined)))
+        if key not in parsed:
+            parsed[key] = original(cls, sig, docstring, predefined)
+        return parsed[key]
+
+    Tool.parse_data = classmethod(parse_data)  # type: ignore[method-assign, assignment]
+    schemas: dict[tuple[str, int], Any] = {}
+    schema = Tool.openai_schema.fget  # type: ignore[attr-defined]
+
+    def openai_schema(self: Any) -> Any:
+        key = (self.name, id(self.params))
+        if key not in schemas:
+            schemas[key] = (self.params, schema(self))  # the model kept: its id stays its own
+        return deepcopy(schemas[key][1])
+
+    Tool.openai_schema = property(openai_schema)  # type: ignore[method-assign, assignment]
+
+
+def _shown_run(run: dict[str, Any]) -> dict[str, Any]:
+    """What τ²'s own code shows its models for each task of one run (``TextRunConfig``,
+    ``build_text_orchestrator``, then ``initialize``, as ``tau2 run`` does): the agent's
+    system prompt and tools as ``openai_schema`` JSON, the opening messages, the user's
+    system prompt and tools."""
+    from tau2.data_model.simulation import TextRunConfig
+    from tau2.runner.build import build_text_orchestrator
+
+    solo = bool(run.get("solo"))
+    tasks: dict[str, Any] = {}
+    for raw in run["tasks"]:
+        task = Task.model_validate(raw)
+        config = TextRunConfig(
+            domain=run["domain"],
+            agent="llm_agent_solo" if solo else "llm_agent",
+            llm_agent="scripted",
+            user="dummy_user" if solo else "user_simulator",
+            llm_user="scripted",
+            retrieval_config=run.get("retrieval"),
+        )
+        try:
+            if solo:
+                tasks[task.id] = _solo(config, task)
+                continue
+            orchestrator = build_text_orchestrator(config, task, seed=300)
+            orchestrator.initialize()
+        except Exception as exc:  # what τ² cannot build is a result too
+            tasks[task.id] = {"crash": f"{type(exc).__name__}: {exc}"}
+            continue
+        agent, user = orchestrator.agent, orchestrator.user
+        tasks[task.id] = {
+            "agent_system": agent.system_prompt,
+            "agent_tools": [t.openai_schema for t in agent.tools],
+            "opening": [_opening(m) for m in orchestrator.trajectory],
+            "user_system": None if solo else user.system_prompt,
+            "user_tools": [t.openai_schema for t in user.tools] if user.tools else None,
+        }
+    return tasks
+
+
+def _solo(config: Any, task: Any) -> dict[str, Any]:
+    """What τ²'s solo agent is shown: ``build_text_orchestrator`` cannot build its user
+    in v1.0.1 (``build_user`` hands ``DummyUser`` tools it does not take), so the
+    environment and the agent are built as it builds them, and the opening is the
+    task's message history (no greeting in solo mode)."""
+    from tau2.runner.build import _build_env_kwargs, build_agent, build_environment
+
+    env_kwargs = _build_env_kwargs(config, task)
+    environment = build_environment(config.domain, solo_mode=True, env_kwargs=env_kwargs)
+    agent = build_agent(
+        config.effective_agent, environment, llm="scripted", task=task, solo_mode=True
+    )
+    state = task.initial_state
+    history = (state.message_history if state is not None else None) or []
+    return {
+        "agent_system": agent.system_prompt,
+        "agent_tools": [t.openai_schema for t in agent.tools],
+        "opening": [_opening(m) for m in history],
+        "user_system": None,
+        "user_tools": None,
+    }
+
+
+def _judge_prompt() -> list[dict[str, Any]]:
+    """The messages τ²'s NL judge is sent for a two-message trajectory."""
+    from tau2.evaluator.evaluator_nl_assertions import NLAssertionsEvaluator
+
+    asked: list[Any] = []
+
+    def judge(model: Any = None, messages: Any = None, **_: Any) -> str:
+        asked.append(messages)
+        return _judge(model=model, messages=messages)
+
+    litellm.STUB_RESPONDER = judge
+    try:
+        trajectory = [
+            AssistantMessage(role="assistant", content="Hello {there}."),
+            UserMessage(role="user", content="I need help."),
+        ]
+        NLAssertionsEvaluator.evaluate_nl_assertions(trajectory, ["Agent helps.", "It's 'done'."])
+    finally:
+        litellm.STUB_RESPONDER = _judge
+    return [{"role": m["role"], "content": m["content"]} for m in asked[0]]
+
+
+def _shown(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    _quicker_building()
+    return {"runs": [_shown_run(run) for run in runs], "judge": _judge_prompt()}
+
+
 def main() -> None:
     source, target = sys.argv[1], sys.argv[2]
     with open(source, encoding="utf-8") as handle:
         spec = json.load(handle)
+    if "shown" in spec:
+        shown = _shown(spec["shown"])
+        with open(target, "w", encoding="utf-8") as handle:
+            json.dump(shown, handle)
+        return
     if spec["domain"] == "telecom":
         from tau2.domains.telecom.user_tools import TelecomUserTools
 

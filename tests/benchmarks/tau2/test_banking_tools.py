@@ -20,15 +20,13 @@ from typing import Any
 
 import pytest
 
-from deedbench.benchmarks.tau2.banking.tools import (
-    _DEFAULT_ATM_LIMITS,
-    KnowledgeTools,
-    KnowledgeUserTools,
-    read_log_allowlist,
-    set_read_log_allowlist,
-)
+from deedbench.benchmarks.tau2.banking.discovery import read_log_allowlist, set_read_log_allowlist
+from deedbench.benchmarks.tau2.banking.rules import _DEFAULT_ATM_LIMITS
+from deedbench.benchmarks.tau2.banking.tools import KnowledgeTools
+from deedbench.benchmarks.tau2.banking.user_tools import KnowledgeUserTools
 from deedbench.benchmarks.tau2.domain import Tau2Data, Tau2Domain
 from deedbench.benchmarks.tau2.environment import db_hash
+from deedbench.benchmarks.tau2.shown import domain_texts, world_session
 from deedbench.benchmarks.tau2.tasks import Tau2Task
 from deedbench.records import ToolCall
 
@@ -870,7 +868,9 @@ def run() -> tuple[list[dict[str, Any]], list[dict[str, Any]], Tau2Data]:
     tasks = _tasks()
     cases = _gold_cases(tasks) + _generated(tasks) + _discoverable(tasks) + _scenarios(tasks)
     theirs = _reference.evaluate("banking_knowledge", cases, ENV_KWARGS)
-    return cases, theirs, Tau2Data(BANKING, FOLDER, "tau2-banking", None)
+    # what unlocking shows is τ²'s docstring, read from the source beside the data
+    session = world_session(domain_texts(BANKING, FOLDER, None), BANKING)
+    return cases, theirs, Tau2Data(BANKING, FOLDER, "tau2-banking", None, session)
 
 
 def test_start_hashes_agree(run: Any) -> None:

@@ -1,5 +1,6 @@
-"""τ²'s NL judge: the prompt equal to τ²'s own text, read from τ²'s source, and its
-verdicts carried from the episode's end into τ²'s reward."""
+"""τ²'s NL judge: the prompt deedbench reads from τ²'s source equal to τ²'s own text (as
+τ²'s f-string makes it), deedbench's own wording without a source, and the verdicts
+carried from the episode's end into τ²'s reward."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from typing import Any
 import pytest
 
 from deedbench.agents.function import FunctionAgent
-from deedbench.benchmarks.tau2.judge import SYSTEM_PROMPT, judge_messages, parse_verdicts
+from deedbench.benchmarks.tau2.judge import judge_messages, parse_verdicts
+from deedbench.benchmarks.tau2.source import OWN_PROMPTS, Tau2Source, load_texts
 from deedbench.engine import AgentContext, run_episode
 from deedbench.errors import InfrastructureError
 from deedbench.records import Message, ToolCall
@@ -51,7 +53,8 @@ def _judged(bench: MockTau2Benchmark) -> Any:
 @needs_source
 def test_the_prompt_is_tau2s_to_the_character() -> None:
     system, user_template = _tau2_prompts()
-    assert system == SYSTEM_PROMPT
+    prompts = load_texts(Tau2Source(_reference.SOURCE / "tau2", "given")).prompts
+    assert prompts.judge_system == system
     messages = [
         Message(role="assistant", content="Hi! How can I help you today?"),
         Message(role="user", content="Cancel it, please."),
@@ -69,9 +72,12 @@ def test_the_prompt_is_tau2s_to_the_character() -> None:
     )
     code = compile(ast.Expression(body=user_template), "<τ²>", "eval")
     expected = eval(code, {"trajectory_str": trajectory_str, "nl_assertions": assertions})
-    sent = judge_messages(messages, assertions)
+    sent = judge_messages(messages, assertions, prompts)
     assert [m.role for m in sent] == ["system", "user"]
-    assert sent[1].content == expected
+    assert sent[0].content == system and sent[1].content == expected
+    own = judge_messages(messages, assertions)  # no source: deedbench's own words
+    assert own[0].content == OWN_PROMPTS.judge_system != system
+    assert "user: Cancel it, please." in own[1].content and str(assertions) in own[1].content
 
 
 def test_an_answer_not_in_the_format_is_the_judges_failure() -> None:
@@ -103,7 +109,7 @@ def test_the_judges_verdicts_decide_the_reward_and_are_kept(met: bool) -> None:
     transcript = asyncio.run(
         run_episode(oracle, bench.setup(sample, "default", 0), AgentContext(sample.id, "d", 0, 0))
     )
-    assert len(asked) == 1 and asked[0][0].content == SYSTEM_PROMPT
+    assert len(asked) == 1 and asked[0][0].content == _tau2_prompts()[0]
     score = bench.score(sample, transcript)
     assert score.values["reward"] == float(met)
     assert score.values["judged"] == 1.0

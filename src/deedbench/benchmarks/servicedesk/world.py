@@ -295,6 +295,7 @@ class Table:
 
 _EMPTY: dict[str, Record] = {}
 
+
 def _identical(a: Any, b: Any) -> bool:
     """Equal JSON values of equal types all the way down (key order aside)."""
     if type(a) is not type(b):

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import warnings
 from abc import abstractmethod
 from collections.abc import Awaitable, Callable, Mapping
 from difflib import get_close_matches
 from functools import cached_property
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from deedbench.benchmarks.servicedesk.benchmark import USER_OPTION
 from deedbench.benchmarks.tau2.baselines import AGENT_STOP, Tau2Idle, Tau2Oracle
@@ -32,15 +33,25 @@ from deedbench.benchmarks.tau2.environment import Tau2Environment
 from deedbench.benchmarks.tau2.evaluator import SCORED_ENDINGS, tau2_trajectory
 from deedbench.benchmarks.tau2.judge import DEFAULT_JUDGE, run_judge
 from deedbench.benchmarks.tau2.scorer import NL_VERDICTS, TAU2_TERMINATIONS, Tau2Scorer
+from deedbench.benchmarks.tau2.shown import (
+    domain_texts,
+    listed_specs,
+    user_tool_names,
+    world_session,
+)
+from deedbench.benchmarks.tau2.source.locate import NO_SOURCE
+from deedbench.benchmarks.tau2.source.prompts import OWN_PROMPTS, Tau2Prompts
+from deedbench.benchmarks.tau2.source.texts import Tau2Texts
 from deedbench.benchmarks.tau2.tasks import Tau2Task
 from deedbench.benchmarks.tau2.toolbox import DONE_TOOL, Tau2ToolBox
+from deedbench.benchmarks.tau2.toolkit import Toolkit
 from deedbench.benchmarks.tau2.user import (
     ScriptedTau2User,
     Tau2LLMUser,
     guidelines,
     user_prompt,
 )
-from deedbench.benchmarks.tau2.validate import GREETING, Tau2TaskCheck, validate_tasks
+from deedbench.benchmarks.tau2.validate import Tau2TaskCheck, validate_tasks
 from deedbench.engine import (
     Agent,
     AgentContext,
@@ -55,7 +66,6 @@ from deedbench.errors import BenchmarkError
 from deedbench.records import AGENT_SCOPE, Message, MetricSpec, ReportSpec, Sample
 
 __all__ = [
-    "AGENT_INSTRUCTION",
     "JUDGE_OPTION",
     "LIMIT_OPTIONS",
     "MAX_ERRORS",
@@ -63,7 +73,7 @@ __all__ = [
     "MODES",
     "MODE_OPTION",
     "PROMPT_VERSION",
-    "SOLO_INSTRUCTION",
+    "SOURCE_OPTION",
     "TASKS_OPTION",
     "Tau2Benchmark",
     "agent_system_prompt",
@@ -77,36 +87,32 @@ MAX_ERRORS = 10
 PROMPT_VERSION = "tau2-v1.0.1"
 """The user simulator's prompt: τ²'s guidelines and scenario block, as at τ² v1.0.1."""
 
-AGENT_INSTRUCTION = (
-    "You are a customer service agent that helps the user according to the <policy> "
-    "provided below.\nIn each turn you can either:\n- Send a message to the user.\n"
-    "- Make a tool call.\nYou cannot do both at the same time.\n\nTry to be helpful and "
-    "always follow the policy. Always make sure you generate valid JSON only."
-)
-"""τ²'s instruction to its agent, word for word: the prompt is part of what is measured."""
-
-SOLO_INSTRUCTION = (
-    "You are a customer service agent that helps the user according to the <policy> "
-    "provided below.\nYou will be provided with a ticket that contains the user's "
-    "request.\nYou will need to plan and call the appropriate tools to solve the ticket.\n\n"
-    "You cannot communicate with the user, only make tool calls.\nStop when you consider "
-    "that you have solved the ticket.\nTo do so, send a message containing a single tool "
-    "call to the `done` tool. Do not include any other tool calls in this last message.\n\n"
-    "Always follow the policy. Always make sure you generate valid JSON only."
-)
-"""τ²'s instruction to its solo agent, word for word."""
+_DEPRECATED = {"AGENT_INSTRUCTION": "agent_instruction", "SOLO_INSTRUCTION": "solo_instruction"}
 
 
-def agent_system_prompt(policy: str, ticket: str | None = None) -> str:
-    """τ²'s agent system prompt; with a ticket, its solo agent's."""
-    if ticket is None:
-        return (
-            f"<instructions>\n{AGENT_INSTRUCTION}\n</instructions>\n<policy>\n{policy}\n</policy>"
+def __getattr__(name: str) -> str:
+    """The instructions that used to be τ²'s words held here: deedbench's own now (τ²'s are
+    read from the user's τ² source, `Tau2Benchmark.texts`)."""
+    if name in _DEPRECATED:
+        field = _DEPRECATED[name]
+        warnings.warn(
+            f"deedbench.benchmarks.tau2.benchmark.{name} is deprecated and holds deedbench's "
+            f"own wording: τ²'s is read from the user's τ² source, "
+            f"Tau2Benchmark.texts.prompts.{field}",
+            DeprecationWarning,
+            stacklevel=2,
         )
-    return (
-        f"<instructions>\n{SOLO_INSTRUCTION}\n</instructions>\n<policy>\n{policy}\n</policy>\n"
-        f"<ticket>\n{ticket}\n</ticket>"
-    )
+        text: str = getattr(OWN_PROMPTS, field)
+        return text
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def agent_system_prompt(
+    policy: str, ticket: str | None = None, prompts: Tau2Prompts = OWN_PROMPTS
+) -> str:
+    """The agent system prompt from `prompts` (τ²'s when read from its source); with a
+    ticket, its solo agent's."""
+    return prompts.agent_system_prompt(policy, ticket)
 
 
 def split_option(splits: tuple[str, ...]) -> Option:
@@ -167,6 +173,13 @@ LIMIT_OPTIONS = (
         type=bool,
         default=False,
     ),
+)
+
+SOURCE_OPTION = Option(
+    "source",
+    "τ²'s source, whose tool descriptions and prompts the models are shown: a tau2-bench "
+    "checkout, its src folder or the tau2 package folder (default: the checkout holding the "
+    f"data, else an installed tau2 package); {NO_SOURCE}: deedbench's own wording",
 )
 
 MODES = ("conversation", "solo")
@@ -281,6 +294,7 @@ class Tau2Benchmark(Benchmark[Tau2Environment]):
         selected = self.tasks  # read now: a bad data folder or split fails at once
         if not selected:
             raise BenchmarkError(f"{self.name}: no tasks in split {self.values['split']!r}")
+        self.texts  # noqa: B018  (read now: a τ² source that cannot be read fails at once)
 
     # --- what a subclass says -------------------------------------------------------------
 
@@ -308,7 +322,25 @@ class Tau2Benchmark(Benchmark[Tau2Environment]):
 
     @cached_property
     def data(self) -> Tau2Data:
-        return Tau2Data(self.domain, self.folder, self.name, self.values["split"])
+        session = world_session(self.texts, self.domain)
+        return Tau2Data(self.domain, self.folder, self.name, self.values["split"], session)
+
+    @cached_property
+    def texts(self) -> Tau2Texts:
+        """What the models are shown that is τ²'s prose (tool descriptions, instructions,
+        greeting, the judge's prompt): read from the user's τ² source (``-T source``, else
+        the checkout holding the data, else an installed ``tau2``), or deedbench's own
+        wording where there is none (`notices` says so, and the run records which)."""
+        return domain_texts(self.domain, self.folder, self.values.get("source"))
+
+    def notices(self) -> list[str]:
+        if self.texts.source is not None:
+            return [f"τ² texts: {self.texts.origin}"]
+        return [
+            "no τ² source found: the models are shown deedbench's own wording of τ²'s tool "
+            "descriptions, instructions, greeting and judge prompt, so the scores are not "
+            "comparable with τ²'s leaderboard; give -T source=PATH (a tau2-bench checkout)"
+        ]
 
     @cached_property
     def split_tasks(self) -> dict[str, Tau2Task]:
@@ -350,11 +382,14 @@ class Tau2Benchmark(Benchmark[Tau2Environment]):
         tasks = json.dumps([t.raw for t in self.split_tasks.values()], sort_keys=True)
         world = json.dumps(self.data.base, sort_keys=True, default=str)
         user_world = json.dumps(self.data.user_base, sort_keys=True, default=str)
-        text = f"{world}\n{user_world}\n{tasks}\n{self.policy}"
+        text = f"{world}\n{user_world}\n{tasks}\n{self.policy}\n{self.texts.digest()}"
         return hashlib.sha256(text.encode()).hexdigest()
 
     def data_hash(self) -> str:
         return self._hash
+
+    def data_files(self) -> dict[str, str]:
+        return self.texts.record()
 
     # --- episodes -------------------------------------------------------------------------
 
@@ -391,19 +426,25 @@ class Tau2Benchmark(Benchmark[Tau2Environment]):
         desk = self.domain.desk
         agent_tools = list(desk.agent_tools)
         user_toolbox: Tau2ToolBox | None = None
-        if desk.user_tools and not self.solo:
+        names = [] if self.solo else self._user_tool_names(task)
+        if names:
             allowed = set(task.user_tools) if task.user_tools is not None else None
             user_tools = [t for t in desk.user_tools if allowed is None or t.name in allowed]
-            user_toolbox = Tau2ToolBox(environment, "user", user_tools)
+            specs = listed_specs(self.texts, self._user_toolkit, include=names)
+            user_toolbox = Tau2ToolBox(environment, "user", user_tools, specs)
         if self.solo:
             agent_tools += [*desk.user_tools, DONE_TOOL]
-        toolbox = Tau2ToolBox(environment, "assistant", agent_tools)
+        toolbox = Tau2ToolBox(environment, "assistant", agent_tools, self._agent_specs)
+        prompts = self.texts.prompts
         system = Message(
             role="system",
-            content=agent_system_prompt(self.task_policy(task), task.ticket if self.solo else None),
+            content=prompts.agent_system_prompt(
+                self.task_policy(task), task.ticket if self.solo else None
+            ),
         )
         history = task.history()
-        opening = history or ([] if self.solo else [Message(role="assistant", content=GREETING)])
+        greeting = [Message(role="assistant", content=prompts.greeting)]
+        opening = history or ([] if self.solo else greeting)
         return EpisodeSetup(
             messages=[system, *opening],
             toolbox=toolbox,
@@ -417,9 +458,32 @@ class Tau2Benchmark(Benchmark[Tau2Environment]):
                 solo=self.solo,
                 stop_tool=DONE_TOOL.name if self.solo else None,
                 stop_text=AGENT_STOP,
+                tool_choice="required" if self.solo else "auto",  # τ²'s generate, solo's
             ),
             after=self._judging(task, sample, condition, seed),
         )
+
+    @property
+    def _user_toolkit(self) -> type[Toolkit]:
+        toolkit = self.domain.user_toolkit
+        assert toolkit is not None  # asked only where the user has tools
+        return toolkit
+
+    def _user_tool_names(self, task: Tau2Task) -> list[str]:
+        """The customer's tools in `task`, as τ² picks them (none: no tools, and τ²'s
+        plain guidelines)."""
+        return user_tool_names(self.domain.user_toolkit, task.user_tools)
+
+    @cached_property
+    def _agent_specs(self) -> list[dict[str, Any]]:
+        """The agent's tools as it is shown them: its toolkit's; in solo mode the
+        customer's too, then the stop tool, as τ²'s solo agent has them."""
+        specs = listed_specs(self.texts, self.domain.toolkit)
+        if self.solo:
+            if self.domain.user_toolkit is not None:
+                specs += listed_specs(self.texts, self.domain.user_toolkit)
+            specs.append(self.texts.prompts.done_spec or DONE_TOOL.spec)
+        return specs
 
     def _judging(
         self, task: Tau2Task, sample: Sample, condition: str, seed: int
@@ -437,7 +501,9 @@ class Tau2Benchmark(Benchmark[Tau2Environment]):
             if TAU2_TERMINATIONS.get(transcript.termination) not in SCORED_ENDINGS:
                 return
             trajectory = tau2_trajectory(transcript.messages)
-            checks, answer = await run_judge(model, trajectory, assertions, context)
+            checks, answer = await run_judge(
+                model, trajectory, assertions, context, self.texts.prompts
+            )
             transcript.annotations[NL_VERDICTS] = checks
             if answer.usage is not None:
                 transcript.usage["judge"] = answer.usage
@@ -457,7 +523,7 @@ class Tau2Benchmark(Benchmark[Tau2Environment]):
         if self._user_model is None:
             raise BenchmarkError(f"the user model {self.user!r} was never attached")
         prompt = self._user_prompt(task, with_tools=tools is not None)
-        context = AgentContext(f"{sample.id}:user", condition, 0, seed)
+        context = AgentContext(f"{sample.id}:user", condition, 0, seed, tool_choice="auto")
         return Tau2LLMUser(self._user_model, prompt, context, tools)
 
     def _user_prompt(self, task: Tau2Task, *, with_tools: bool) -> str:
@@ -466,8 +532,8 @@ class Tau2Benchmark(Benchmark[Tau2Environment]):
     def user_instruction(self, sample_id: str) -> str | None:
         if self.solo:  # the agent works alone: no user
             return None
-        tools = bool(self.domain.desk.user_tools)
-        return self._user_prompt(self.task(sample_id), with_tools=tools)
+        task = self.task(sample_id)
+        return self._user_prompt(task, with_tools=bool(self._user_tool_names(task)))
 
     # --- baselines and validation ---------------------------------------------------------
 
@@ -523,5 +589,6 @@ def tau2_options(
         USER_OPTION,
         JUDGE_OPTION,
         *LIMIT_OPTIONS,
+        SOURCE_OPTION,
         *extra,
     )

@@ -138,6 +138,10 @@ class Tau2Data:
     folder: Path
     benchmark: str
     split: str | None = "base"
+    session: dict[str, Any] = field(default_factory=dict)
+    """What every environment's worlds start their session with: texts their tools show
+    that are not in the database (τ³'s discoverable tools' docstrings from the user's τ²
+    source, `banking.discovery`)."""
     _starts: dict[tuple[str, bool, bool], tuple[Tau2Task, Tau2Environment]] = field(
         default_factory=dict, repr=False
     )
@@ -170,11 +174,17 @@ class Tau2Data:
         self, base: dict[str, Any], user_base: dict[str, Any] | None, solo: bool
     ) -> Tau2Environment:
         desk = self.domain.desk
-        agent = DeskWorld(base, desk.tables)
+        agent = self._world(base, desk.tables)
         user: DeskWorld | None = None
         if self.domain.user_toolkit is not None:
-            user = agent if self.domain.shares_db else DeskWorld(user_base or {}, desk.user_tables)
+            shared = self.domain.shares_db
+            user = agent if shared else self._world(user_base or {}, desk.user_tables)
         return Tau2Environment(desk, agent, user, solo)
+
+    def _world(self, base: dict[str, Any], tables: Any) -> DeskWorld:
+        world = DeskWorld(base, tables)
+        world.session.update(self.session)
+        return world
 
     def start(self, task: Tau2Task, solo: bool = False) -> Tau2Environment:
         """The environment as `task` starts, its own copy: τ²'s ``set_state`` with the task's
@@ -244,7 +254,7 @@ class Tau2Data:
                 agent_db = updated(self.user_base or {}, user_data, agent_schema)
             shared = True
         tables = desk.tables if agent_schema is own_schema else desk.user_tables
-        agent = DeskWorld(agent_db, tables)
+        agent = self._world(agent_db, tables)
         return Tau2Environment(desk, agent, agent if shared else None, solo)
 
 

@@ -3,9 +3,10 @@
 τ² asks a model (``gpt-4.1-2025-04-14`` at temperature 0 by default) whether the
 agent met each of a task's assertions, showing it the whole trajectory as
 ``role: content`` lines, and reads its JSON answer
-(``{"results": [{"expectedOutcome", "reasoning", "metExpectation"}]}``). The prompt
-below is τ²'s, character for character (indentation included, which a test checks
-against τ²'s source), because the verdict is part of the reward. The judge is asked
+(``{"results": [{"expectedOutcome", "reasoning", "metExpectation"}]}``). The prompt is
+τ²'s, read from the user's τ² source (`Tau2Prompts`), because the verdict is part of
+the reward; without a source, deedbench's own wording asks for the same answer (and
+the run says so). The judge is asked
 once per episode, at its end, through the same client, cache, retries and cost
 accounting as the agent; its verdicts are stored with the record, so a rescore asks
 no model.
@@ -14,16 +15,17 @@ no model.
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Sequence
 
 from deedbench.benchmarks.tau2.reward import NLAssertionCheck
+from deedbench.benchmarks.tau2.source.prompts import OWN_PROMPTS, Tau2Prompts
 from deedbench.engine import Agent, AgentContext
 from deedbench.errors import InfrastructureError
 from deedbench.records import Message
 
 __all__ = [
     "DEFAULT_JUDGE",
-    "SYSTEM_PROMPT",
     "judge_messages",
     "parse_verdicts",
     "run_judge",
@@ -33,41 +35,20 @@ __all__ = [
 DEFAULT_JUDGE = "openai/gpt-4.1-2025-04-14"
 """τ²'s own judge model, as a deedbench model spec."""
 
-_PAD = " " * 8
-_SYSTEM_LINES = (
-    "TASK",
-    "- You will be given a list of expected outcomes and a conversation that was collected "
-    "during a test case run.",
-    "- The conversation is between an agent and a customer.",
-    "- Your job is to evaluate whether the agent satisfies each of the expected outcomes.",
-    "- Grade each expected outcome individually.",
-    None,
-    "FORMAT",
-    "- Your response should be a JSON object with the following fields:",
-    "- `reasoning`: a short explanation for your classification",
-    "- `metExpectation`: `true` if the agent satisfies the expected outcomes, `false` otherwise",
-    "- `expectedOutcome`: repeat the expectation from the input that you are grading",
-    "",
-    "Example response structure:",
-    "{",
-    '    "results": [',
-    "        {",
-    '            "expectedOutcome": "<one of the expected outcomes from the input>",',
-    '            "reasoning": "<reasoning trace>",',
-    '            "metExpectation": <false or true>,',
-    "        }",
-    "    ]",
-    "}",
-    "",
-)
-"""The system prompt's lines; None is a line with no indentation at all."""
 
-
-def _indented(lines: Sequence[str | None]) -> str:
-    return "\n" + "\n".join("" if line is None else _PAD + line for line in lines)
-
-
-SYSTEM_PROMPT = _indented(_SYSTEM_LINES)
+def __getattr__(name: str) -> str:
+    """``SYSTEM_PROMPT`` used to hold τ²'s judge prompt: it is read from the user's τ²
+    source now (`Tau2Prompts.judge_system`); this gives deedbench's own wording."""
+    if name == "SYSTEM_PROMPT":
+        warnings.warn(
+            "deedbench.benchmarks.tau2.judge.SYSTEM_PROMPT is deprecated and holds "
+            "deedbench's own wording: τ²'s is read from the user's τ² source "
+            "(Tau2Benchmark.texts.prompts.judge_system)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return OWN_PROMPTS.judge_system
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def trajectory_text(messages: Sequence[Message]) -> str:
@@ -80,13 +61,13 @@ def trajectory_text(messages: Sequence[Message]) -> str:
     return "\n".join(lines)
 
 
-def judge_messages(messages: Sequence[Message], assertions: list[str]) -> list[Message]:
-    """The judge's prompt for one trajectory (τ²'s, word for word)."""
-    user = (
-        f"\n{_PAD}conversation:\n{_PAD}{trajectory_text(messages)}\n{_PAD}\n"
-        f"{_PAD}expectedOutcomes:\n{_PAD}{assertions}\n{_PAD}"
-    )
-    return [Message(role="system", content=SYSTEM_PROMPT), Message(role="user", content=user)]
+def judge_messages(
+    messages: Sequence[Message], assertions: list[str], prompts: Tau2Prompts = OWN_PROMPTS
+) -> list[Message]:
+    """The judge's prompt for one trajectory, in `prompts`' words (τ²'s, read from its
+    source, in a run that has it)."""
+    system, user = prompts.judge_prompt(trajectory_text(messages), assertions)
+    return [Message(role="system", content=system), Message(role="user", content=user)]
 
 
 def parse_verdicts(text: str) -> list[NLAssertionCheck]:
@@ -107,8 +88,12 @@ def parse_verdicts(text: str) -> list[NLAssertionCheck]:
 
 
 async def run_judge(
-    model: Agent, messages: Sequence[Message], assertions: list[str], context: AgentContext
+    model: Agent,
+    messages: Sequence[Message],
+    assertions: list[str],
+    context: AgentContext,
+    prompts: Tau2Prompts = OWN_PROMPTS,
 ) -> tuple[list[NLAssertionCheck], Message]:
     """Ask `model` for the verdicts; also the answer, which carries its usage."""
-    answer = await model.next_turn(judge_messages(messages, assertions), [], context)
+    answer = await model.next_turn(judge_messages(messages, assertions, prompts), [], context)
     return parse_verdicts(answer.content), answer

@@ -44,6 +44,8 @@ from deedbench.benchmarks.tau2.results import (
 from deedbench.benchmarks.tau2.retail import RETAIL
 from deedbench.benchmarks.tau2.reward import NLAssertionCheck
 from deedbench.benchmarks.tau2.scorer import Tau2Scorer
+from deedbench.benchmarks.tau2.shown import domain_texts, world_session
+from deedbench.benchmarks.tau2.source.texts import load_texts
 from deedbench.benchmarks.tau2.tasks import Tau2Task
 from deedbench.benchmarks.tau2.telecom import TELECOM, TELECOM_WORKFLOW
 from deedbench.engine import Agent, AgentContext
@@ -209,7 +211,13 @@ class Tau2Rescorer:
         self.benchmark, self.options = benchmark_of(self.domain)
         marker = "tasks" if self.domain.tau2_name == "banking_knowledge" else "tasks.json"
         folder = domain_folder(data_dir, self.domain.folder_name, marker, "rescore tau2")
-        self.data = Tau2Data(self.domain, folder, self.benchmark, split=None)
+        try:  # τ²'s texts where a source is found: the judge's prompt, what unlocking shows
+            self.texts = domain_texts(self.domain, folder, None)
+        except BenchmarkError as exc:
+            self.texts = load_texts(None)
+            self.notes.append(f"{exc}: deedbench's own wording is used")
+        session = world_session(self.texts, self.domain)
+        self.data = Tau2Data(self.domain, folder, self.benchmark, None, session)
         recorded = {}
         for number, raw in enumerate(results.tasks):
             task = _task(raw, number)
@@ -398,7 +406,9 @@ async def judge_simulations(
         context = AgentContext(f"{simulation.task_id}:judge", "default", 0, simulation.seed or 0)
         async with gate:
             try:
-                checks, answer = await run_judge(model, messages, assertions, context)
+                checks, answer = await run_judge(
+                    model, messages, assertions, context, rescorer.texts.prompts
+                )
             except InfrastructureError as exc:
                 judged.failures[simulation.id] = str(exc)
                 return

@@ -11,7 +11,7 @@ environment, so a call on either is seen by the other after τ²'s sync.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from deedbench.benchmarks.tau2.environment import Requestor, Tau2Environment
@@ -39,10 +39,17 @@ class Tau2ToolBox(ToolBox[Tau2Environment]):
         environment: Tau2Environment,
         requestor: Requestor,
         tools: Iterable[Tool[..., Any]],
+        specs: Sequence[dict[str, Any]] | None = None,
     ) -> None:
         super().__init__(tools, environment)
         self.environment = environment
         self.requestor: Requestor = requestor
+        self._specs = list(specs) if specs is not None else None
+
+    def specs(self) -> list[dict[str, Any]]:
+        """The tools as this side is shown them: τ²'s own JSON where the benchmark read it
+        from the user's τ² source (`shown.listed_specs`), else the tools' own specs."""
+        return list(self._specs) if self._specs is not None else super().specs()
 
     def take_turn(self, turn: Message) -> TurnOutcome:
         if not turn.tool_calls:

@@ -21,7 +21,7 @@ from deedbench.benchmarks.servicedesk.arithmetic import ALLOWED_CHARACTERS, eval
 from deedbench.benchmarks.servicedesk.world import DeskWorld
 from deedbench.engine import Tool
 
-__all__ = ["Toolkit", "calculate"]
+__all__ = ["Toolkit", "calculate", "named_as_own"]
 
 
 class Toolkit:
@@ -33,6 +33,9 @@ class Toolkit:
     tables: ClassVar[frozenset[str] | None] = None
     """The database's entries that are tables of records (None: all of them); the others
     are values an episode copies whole (`DeskWorld`)."""
+    tau2_module: ClassVar[str | None] = None
+    """The module of τ²'s source defining the class of this class's name, whose tools'
+    texts the model is shown when the user has τ²'s source (`tau2_toolkit`)."""
 
     def __init__(self, db: DeskWorld) -> None:
         self.db = db
@@ -47,6 +50,26 @@ class Toolkit:
                 if isinstance(value, Tool) and name not in found:
                     found[name] = value
         return list(found.values())
+
+    @classmethod
+    def tau2_toolkit(cls) -> tuple[str, str] | None:
+        """τ²'s class of this toolkit: its module and name, stated by the class itself (None:
+        a class that does not say, as a subclass of a τ² toolkit may not, is no τ² class,
+        and its tools are shown as deedbench describes them)."""
+        module = vars(cls).get("tau2_module")
+        return (module, cls.__name__) if isinstance(module, str) else None
+
+
+def named_as_own(toolkit: type[Toolkit], *parts: type) -> None:
+    """Give the methods `toolkit` takes from `parts` (the classes it is put together from,
+    one module each) the qualified name τ²'s one class gives them, so that a call with a
+    wrong argument fails with τ²'s words (``TelecomUserTools.toggle_wifi() got an
+    unexpected keyword argument 'force'``)."""
+    for part in parts:
+        for name, value in vars(part).items():
+            function = value.function if isinstance(value, Tool) else value
+            if callable(function) and hasattr(function, "__qualname__") and name in dir(toolkit):
+                function.__qualname__ = f"{toolkit.__name__}.{name}"
 
 
 def calculate(expression: str) -> str:

@@ -11,6 +11,7 @@ on NL assertions is noted as needing a judge (its verdicts are taken as met here
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, Field
@@ -18,18 +19,30 @@ from pydantic import BaseModel, Field
 from deedbench.benchmarks.tau2.domain import Tau2Data
 from deedbench.benchmarks.tau2.evaluator import evaluate
 from deedbench.benchmarks.tau2.reward import NLAssertionCheck
+from deedbench.benchmarks.tau2.source.prompts import OWN_PROMPTS
 from deedbench.benchmarks.tau2.tasks import Tau2Task
 from deedbench.records import Fault, Message, ToolCall
 
 __all__ = [
-    "GREETING",
     "Tau2TaskCheck",
     "gold_conversation",
     "validate_tasks",
 ]
 
-GREETING = "Hi! How can I help you today?"
-"""τ²'s fixed first message of the agent."""
+
+def __getattr__(name: str) -> str:
+    """``GREETING`` used to hold τ²'s greeting: it is read from the user's τ² source now
+    (`Tau2Prompts.greeting`); this gives deedbench's own wording."""
+    if name == "GREETING":
+        warnings.warn(
+            "deedbench.benchmarks.tau2.validate.GREETING is deprecated and holds deedbench's "
+            "own wording: τ²'s is read from the user's τ² source "
+            "(Tau2Benchmark.texts.prompts.greeting)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return OWN_PROMPTS.greeting
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Tau2TaskCheck(BaseModel):
@@ -46,13 +59,15 @@ class Tau2TaskCheck(BaseModel):
     """What is wrong with the task itself (`tau2.attribution`), each a problem too."""
 
 
-def gold_conversation(data: Tau2Data, task: Tau2Task, solo: bool = False) -> list[Message]:
+def gold_conversation(
+    data: Tau2Data, task: Tau2Task, solo: bool = False, greeting: str = OWN_PROMPTS.greeting
+) -> list[Message]:
     """The task's gold actions as a finished conversation, tool results included."""
     environment = data.start(task, solo)
     messages = task.history()
     if not messages and not solo:
         messages = [
-            Message(role="assistant", content=GREETING),
+            Message(role="assistant", content=greeting),
             Message(role="user", content="I need some help."),
         ]
     for number, action in enumerate(task.gold):

@@ -82,6 +82,7 @@ def _stored(value: Any) -> Any:
 class AirlineTools(Toolkit):
     """The airline desk's tools, as τ²'s ``AirlineTools``."""
 
+    tau2_module = "tau2.domains.airline.tools"
     schema = FlightDB
     tables = frozenset({"flights", "users", "reservations"})
 

@@ -12,6 +12,10 @@ from ``prompts/``. `domain.py` composes the desk's toolkit per variant as τ² d
 and declares the domain (`banking_domain`), with its procedure.
 """
 
+from deedbench.benchmarks.tau2.banking.discovery import (
+    read_log_allowlist,
+    set_read_log_allowlist,
+)
 from deedbench.benchmarks.tau2.banking.domain import (
     BANKING_PROCEDURE,
     BANKING_PROCEDURE_RULES,
@@ -36,12 +40,8 @@ from deedbench.benchmarks.tau2.banking.retrieval import (
     retrieval_variant,
 )
 from deedbench.benchmarks.tau2.banking.schema import TABLE_NAMES, DatabaseTable, TransactionalDB
-from deedbench.benchmarks.tau2.banking.tools import (
-    KnowledgeTools,
-    KnowledgeUserTools,
-    read_log_allowlist,
-    set_read_log_allowlist,
-)
+from deedbench.benchmarks.tau2.banking.tools import KnowledgeTools
+from deedbench.benchmarks.tau2.banking.user_tools import KnowledgeUserTools
 
 __all__ = [
     "ALL_RETRIEVAL_VARIANTS",

@@ -19,6 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 from deedbench.benchmarks.servicedesk.procedure import Procedure
 from deedbench.benchmarks.servicedesk.world import DeskWorld
+from deedbench.benchmarks.tau2.banking.discovery import (
+    read_log_allowlist,
+    set_read_log_allowlist,
+)
 from deedbench.benchmarks.tau2.banking.retrieval import (
     DEFAULT_RETRIEVAL_VARIANT,
     RETRIEVAL_VARIANTS,
@@ -28,12 +32,8 @@ from deedbench.benchmarks.tau2.banking.retrieval import (
     RetrievalVariant,
     retrieval_variant,
 )
-from deedbench.benchmarks.tau2.banking.tools import (
-    KnowledgeTools,
-    KnowledgeUserTools,
-    read_log_allowlist,
-    set_read_log_allowlist,
-)
+from deedbench.benchmarks.tau2.banking.tools import KnowledgeTools
+from deedbench.benchmarks.tau2.banking.user_tools import KnowledgeUserTools
 from deedbench.benchmarks.tau2.domain import Tau2Domain
 
 if TYPE_CHECKING:
@@ -56,17 +56,25 @@ __all__ = [
 class KnowledgeToolsPlain(KnowledgeTools):
     """The banking tools and no search tool (no_knowledge, full_kb, golden_retrieval)."""
 
+    tau2_module = "tau2.domains.banking_knowledge.retrieval_toolkits"
+
 
 class KnowledgeToolsWithKBSearch(KBSearchMixin, KnowledgeTools):
     """The banking tools with ``KB_search`` (bm25)."""
+
+    tau2_module = "tau2.domains.banking_knowledge.retrieval_toolkits"
 
 
 class KnowledgeToolsWithGrep(GrepMixin, KnowledgeTools):
     """The banking tools with ``grep`` (grep_only)."""
 
+    tau2_module = "tau2.domains.banking_knowledge.retrieval_toolkits"
+
 
 class KnowledgeToolsWithKBSearchAndGrep(KBSearchMixin, GrepMixin, KnowledgeTools):
     """The banking tools with ``KB_search`` and ``grep`` (bm25_grep)."""
+
+    tau2_module = "tau2.domains.banking_knowledge.retrieval_toolkits"
 
 
 _COMPOSED: dict[tuple[bool, bool], type[KnowledgeTools]] = {

@@ -33,6 +33,7 @@ def _is_gift_card(method: Record) -> bool:
 class RetailTools(Toolkit):
     """The retail desk's tools: look-ups, and changes to pending and delivered orders."""
 
+    tau2_module = "tau2.domains.retail.tools"
     schema = RetailDB
     tables = frozenset({"products", "users", "orders"})
 
@@ -460,6 +461,6 @@ class RetailTools(Toolkit):
         they ask for one, or when the policy and these tools cannot solve it.
 
         Args:
-            summary: A summary of the user's issue.
+            summary: What the customer needs, in short.
         """
         return "Transfer successful"

@@ -35,6 +35,7 @@ class TelecomTools(Toolkit):
     """What a telecom agent can do: find customers, read lines and bills, suspend and
     resume lines, request payments, refuel data, switch roaming, hand over."""
 
+    tau2_module = "tau2.domains.telecom.tools"
     schema = TelecomDB
     tables = frozenset()
 
@@ -168,8 +169,8 @@ class TelecomTools(Toolkit):
         """Suspend an active line of a customer (at most 6 months; a monthly holding fee applies).
 
         Args:
-            customer_id: The id of the customer who owns the line.
-            line_id: The id of the line to suspend.
+            customer_id: The line's owner (a customer id).
+            line_id: Which line to suspend.
             reason: Why the line is suspended.
         """
         line = self._get_target_line(customer_id, line_id)
@@ -188,8 +189,8 @@ class TelecomTools(Toolkit):
         """Resume a customer's suspended (or pending activation) line.
 
         Args:
-            customer_id: The id of the customer who owns the line.
-            line_id: The id of the line to resume.
+            customer_id: The line's owner (a customer id).
+            line_id: Which line to resume.
         """
         line = self._get_target_line(customer_id, line_id)
         if line["status"] not in [LineStatus.SUSPENDED, LineStatus.PENDING_ACTIVATION]:
@@ -220,7 +221,7 @@ class TelecomTools(Toolkit):
         It does not check whether the bill is already paid: check its status first.
 
         Args:
-            customer_id: The id of the customer who owns the bill.
+            customer_id: The bill's owner (a customer id).
             bill_id: The id of the bill to request payment for.
         """
         customer = self._customer(customer_id)
@@ -295,7 +296,7 @@ class TelecomTools(Toolkit):
         """A line's data use this billing cycle: used, plan limit, refuelled, cycle end.
 
         Args:
-            customer_id: The id of the customer who owns the line.
+            customer_id: The line's owner (a customer id).
             line_id: The id of the line.
         """
         line = self._get_target_line(customer_id, line_id)
@@ -321,7 +322,7 @@ class TelecomTools(Toolkit):
         """Turn international roaming on for a line.
 
         Args:
-            customer_id: The id of the customer who owns the line.
+            customer_id: The line's owner (a customer id).
             line_id: The id of the line.
         """
         line = self._get_target_line(customer_id, line_id)
@@ -336,7 +337,7 @@ class TelecomTools(Toolkit):
         """Turn international roaming off for a line.
 
         Args:
-            customer_id: The id of the customer who owns the line.
+            customer_id: The line's owner (a customer id).
             line_id: The id of the line.
         """
         line = self._get_target_line(customer_id, line_id)
@@ -361,7 +362,7 @@ class TelecomTools(Toolkit):
         """Add data to a customer's line, charged to their bill at the plan's refuelling rate.
 
         Args:
-            customer_id: The id of the customer who owns the line.
+            customer_id: The line's owner (a customer id).
             line_id: The id of the line.
             gb_amount: How many gigabytes to add.
         """
