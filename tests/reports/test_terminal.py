@@ -16,7 +16,8 @@ from deedbench.benchmarks.tau2.rescore import VERDICT_RULES
 from deedbench.records import EpisodeRecord, MetricSpec, ReportSpec, RunConfig, Usage
 from deedbench.reports import RunSummary, render_summary, summarize
 from deedbench.reports.format import chance_p_text, data_label
-from deedbench.reports.terminal import CHECK_EVIDENCE, say, split_evidence
+from deedbench.reports.tables import say
+from deedbench.reports.terminal import CHECK_EVIDENCE, split_evidence
 
 from ._support import run_tac
 

@@ -184,7 +184,7 @@ class _Printable:
 
 
 # The terminal's width; piped output (CI logs, files) is $COLUMNS wide, else 80 columns
-# (read at each print, so tables reflow to it: reports.terminal.print_table).
+# (read at each print, so tables reflow to it: reports.tables.print_table).
 console = SafeConsole()
 errors = SafeConsole(stderr=True)
 

@@ -185,7 +185,7 @@ def _render_users(
 ) -> None:
     from deedbench.audit import USER_RUBRIC_VERSION
     from deedbench.reports.format import interval
-    from deedbench.reports.terminal import TablePrinter, new_table, say
+    from deedbench.reports.tables import TablePrinter, new_table, say
 
     title = "Simulated users, most faithful first"
     if judge is not None:
@@ -376,7 +376,7 @@ def _render(
     fits 80 columns, and quotes; every piece of data is shown as it is (never markup)."""
     from deedbench.audit import RUBRIC_VERSION, SCANNER_VERSION
     from deedbench.reports.format import interval
-    from deedbench.reports.terminal import new_table, print_table, say
+    from deedbench.reports.tables import new_table, print_table, say
 
     judge = next((s.judge_spec for s in summaries if s.judge_spec), None)
     method = f"scanner v{SCANNER_VERSION}"

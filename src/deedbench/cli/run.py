@@ -57,7 +57,7 @@ def list_command(wide: WideOption = False) -> None:
 
     from deedbench.agents import agent_kinds
     from deedbench.benchmarks import benchmark_class, benchmarks
-    from deedbench.reports.terminal import TablePrinter
+    from deedbench.reports.tables import TablePrinter
 
     printer = TablePrinter(console, wide=wide)
 
@@ -199,7 +199,7 @@ def run(
     from deedbench.engine import plan_run, resume_run
     from deedbench.records import GenerationParams
     from deedbench.reports import render_summary
-    from deedbench.reports.terminal import print_command
+    from deedbench.reports.tables import print_command
 
     if ray_address is not None and kind.name != "ray":
         raise fail("--ray-address needs --executor ray")

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 __all__ = ["WideOption", "primary_rates", "run_cost", "runs"]
 
 # Every command that prints tables takes it: at a narrow terminal a table shows the columns
-# that fit, most important first (reports.terminal.TablePrinter); --wide shows them all.
+# that fit, most important first (reports.tables.TablePrinter); --wide shows them all.
 WideOption = Annotated[
     bool,
     typer.Option(
@@ -183,7 +183,7 @@ def _render(rows: list[dict[str, Any]], *, wide: bool, command: str) -> None:
     """The runs' table (state and primary rate first), what each primary rate is, and the
     commands that read a run. Where benchmark and agent do not fit in columns of their
     own, they go under the run's id."""
-    from deedbench.reports.terminal import TablePrinter, print_command, say
+    from deedbench.reports.tables import TablePrinter, print_command, say
 
     tables = TablePrinter(console, wide=wide)
     table, rank = _table(rows, stacked=False)
@@ -206,7 +206,7 @@ def _table(rows: list[dict[str, Any]], *, stacked: bool) -> tuple[Table, list[in
     episodes, errors, cost, created, epochs); `stacked`: benchmark and agent on a line
     under the run's id."""
     from deedbench.reports.format import interval
-    from deedbench.reports.terminal import new_table
+    from deedbench.reports.tables import new_table
     from deedbench.stats import Rate
 
     table = new_table("Runs, newest first")

@@ -161,7 +161,7 @@ def _print_plan(
 ) -> None:
     from rich.table import Table
 
-    from deedbench.reports.terminal import TablePrinter
+    from deedbench.reports.tables import TablePrinter
     from deedbench.study import estimate_runs
 
     estimates = estimate_runs(plan.runs, runs, plan.prices)
