@@ -37,11 +37,8 @@ from deedbench.benchmarks.tau2.reward import NLAssertionCheck
 from deedbench.benchmarks.tau2.scorer import TAU2_TERMINATIONS
 from deedbench.cli.main import app
 from deedbench.engine import RunStore
-from deedbench.interop.tau2_export import (
-    SubmissionDetails,
-    export_submission,
-    tau2_figures,
-)
+from deedbench.interop.tau2_export import SubmissionDetails, export_submission
+from deedbench.interop.tau2_figures import tau2_figures
 from deedbench.records import AgentSettings, EpisodeRecord, GenerationParams, ModelUser, Usage
 from deedbench.reports.cost import PriceTable
 
