@@ -42,7 +42,8 @@ from deedbench.benchmarks.tau2.results import (
 from deedbench.benchmarks.tau2.scorer import TAU2_TERMINATIONS
 from deedbench.engine import RunStore
 from deedbench.errors import OutputError, UsageError
-from deedbench.interop.tau2_figures import DomainFigures, tau2_figures
+from deedbench.interop.tau2_figures import DomainFigures as _DomainFigures
+from deedbench.interop.tau2_figures import tau2_figures as _tau2_figures
 from deedbench.interop.tau2_parties import agent_party, is_model, model_name, user_party, who
 from deedbench.interop.tau2_rules import (
     check_episodes,
@@ -71,7 +72,12 @@ TRAJECTORIES_DIR = "trajectories"
 _DOMAIN_ORDER = ("retail", "airline", "telecom", "banking_knowledge")  # τ²'s DOMAINS
 _ORGANIZATIONS = {"openai": "OpenAI", "anthropic": "Anthropic"}
 _NAMESPACE = uuid.UUID("6f1f6f36-5d5e-4d55-9c0e-7461752d6578")  # simulation ids
-_MOVED = {"LEADERBOARD_BENCHMARKS": "tau2_rules", "MIN_TRIALS": "tau2_rules"}
+_MOVED = {
+    "DomainFigures": "tau2_figures",
+    "LEADERBOARD_BENCHMARKS": "tau2_rules",
+    "MIN_TRIALS": "tau2_rules",
+    "tau2_figures": "tau2_figures",
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -110,7 +116,7 @@ class ExportedDomain:
     domain: str
     run_id: str
     path: Path
-    figures: DomainFigures
+    figures: _DomainFigures
 
 
 @dataclass
@@ -285,7 +291,7 @@ def export_submission(
                     domain=domain,
                     run_id=config.run_id,
                     path=folder / TRAJECTORIES_DIR / name,
-                    figures=tau2_figures(results),
+                    figures=_tau2_figures(results),
                 )
             )
         submission = _submission(

@@ -40,7 +40,10 @@ from deedbench.reports.format import (
     pct,
 )
 from deedbench.reports.summary import ConditionSummary, GroupSummary, RunSummary
-from deedbench.reports.tables import KEEP, TablePrinter, new_table, say
+from deedbench.reports.tables import KEEP as _KEEP
+from deedbench.reports.tables import TablePrinter as _TablePrinter
+from deedbench.reports.tables import new_table as _new_table
+from deedbench.reports.tables import say as _say
 from deedbench.stats import ChanceTest, ClusterChanceTest, PassK
 
 __all__ = [
@@ -95,7 +98,7 @@ class _Layout:
     terminal that cannot show them all."""
 
     def __init__(self, title: str) -> None:
-        self.table = new_table(title)
+        self.table = _new_table(title)
         self._importance: list[float] = []
 
     def label(self, header: str) -> None:
@@ -122,7 +125,7 @@ class _Layout:
 
 
 def _curve(points: list[PassK]) -> str:
-    return "  ".join(f"k={p.k}:{KEEP}{100 * p.value:.1f}%" for p in points)
+    return "  ".join(f"k={p.k}:{_KEEP}{100 * p.value:.1f}%" for p in points)
 
 
 def _table(
@@ -263,18 +266,18 @@ def render_summary(
     `command` prints every column (default: deedbench report RUN), for the closing line.
     """
     run = summary.run
-    tables = TablePrinter(console, wide=wide)
-    say(
+    tables = _TablePrinter(console, wide=wide)
+    _say(
         console,
         Text.assemble(
-            (f"run{KEEP}{printable(run.run_id)}", "bold"),
-            f"  benchmark{KEEP}{printable(run.benchmark)}  agent{KEEP}{printable(run.agent)}  "
-            f"epochs{KEEP}{run.epochs}  seed{KEEP}{run.seed}  "
-            f"data{KEEP}{printable(data_label(run.data_hash))}",
+            (f"run{_KEEP}{printable(run.run_id)}", "bold"),
+            f"  benchmark{_KEEP}{printable(run.benchmark)}  agent{_KEEP}{printable(run.agent)}  "
+            f"epochs{_KEEP}{run.epochs}  seed{_KEEP}{run.seed}  "
+            f"data{_KEEP}{printable(data_label(run.data_hash))}",
         ),
     )
     if purpose:
-        say(console, f"{run.agent}: {purpose}")
+        _say(console, f"{run.agent}: {purpose}")
     episodes = (
         f"episodes: {summary.scored} scored, {summary.errors} errors (excluded from rates), "
         f"{summary.missing} not run, of {summary.planned} planned"
@@ -283,10 +286,10 @@ def render_summary(
         episodes += f"; running ({executor}): the figures count the episodes stored so far"
     elif summary.missing:
         episodes += "; stopped before the end"
-    say(console, episodes)
+    _say(console, episodes)
     for kind in summary.error_kinds[:_ERROR_KINDS_SHOWN]:
         count = f"{kind.count} episode" + ("s" if kind.count > 1 else "")
-        say(
+        _say(
             console,
             Text.assemble(("error", "red"), f" ({count}): {printable(kind.message)}"),
             indent=2,
@@ -294,9 +297,9 @@ def render_summary(
     hidden = summary.error_kinds[_ERROR_KINDS_SHOWN:]
     if hidden:
         more = sum(k.count for k in hidden)
-        say(console, f"... and {more} errors of {len(hidden)} other kinds", indent=2)
+        _say(console, f"... and {more} errors of {len(hidden)} other kinds", indent=2)
     if summary.timeouts:
-        say(
+        _say(
             console,
             Text.assemble(
                 (f"{summary.timeouts} model calls timed out", "yellow"),
@@ -311,7 +314,7 @@ def render_summary(
             if cost.cost_usd is None
             else f"${cost.cost_usd:.4f}"
         )
-        say(
+        _say(
             console,
             f"{cost.role} {cost.model}: {u.calls} calls ({u.cache_hits} from cache), "
             f"{u.input_tokens:,} input tokens ({u.cached_input_tokens:,} cached), "
@@ -319,39 +322,39 @@ def render_summary(
             f"cost {money}" + (f" at prices of {cost.price_as_of}" if cost.price_as_of else ""),
         )
     if not summary.costs:
-        say(console, f"cost: none (no model calls were recorded: {agent_kind(run.agent)})")
+        _say(console, f"cost: none (no model calls were recorded: {agent_kind(run.agent)})")
     overall = [c.overall.model_copy(update={"group": c.condition}) for c in summary.conditions]
     errors = [c.errors for c in summary.conditions]
     first = _table("Overall", "condition", overall, summary, errors)
     tables.print(first.table, rank=first.rank())
     if not quiet:
         for line in legend(summary):
-            say(console, line, indent=2, style="dim")
+            _say(console, line, indent=2, style="dim")
     for group, condition in zip(overall, summary.conditions, strict=True):
         name = group.group
-        say(console, f"{name} outcomes: {_counts(dict(sorted(group.outcomes.items())))}", indent=2)
-        say(console, f"{name} ended: {_counts(condition.terminations)}", indent=2)
+        _say(console, f"{name} outcomes: {_counts(dict(sorted(group.outcomes.items())))}", indent=2)
+        _say(console, f"{name} ended: {_counts(condition.terminations)}", indent=2)
         if run.report.show_rules:
             rules, checks = split_evidence(group.evidence_rules, run.report)
-            say(console, f"{name} rules broken: {_counts(rules)}", indent=2)
-            say(console, f"{name} evidence cited: {_counts(checks)}", indent=2)
+            _say(console, f"{name} rules broken: {_counts(rules)}", indent=2)
+            _say(console, f"{name} evidence cited: {_counts(checks)}", indent=2)
         if group.failures:
             failed = sum(group.failures.values())
-            say(
+            _say(
                 console,
                 f"{name} whose failure ({failed} not passing): {_counts(group.failures)}",
                 indent=2,
             )
         if group.fault_kinds:
             blamed = {k: v for k, v in group.fault_kinds.items() if not k.startswith("agent.")}
-            say(console, f"{name} user and task faults (episodes): {_counts(blamed)}", indent=2)
+            _say(console, f"{name} user and task faults (episodes): {_counts(blamed)}", indent=2)
     for condition in summary.conditions:
         for metric, points in condition.pass_hat_k.items():
-            say(console, f"{condition.condition} pass^k of {metric}: {_curve(points)}", indent=2)
+            _say(console, f"{condition.condition} pass^k of {metric}: {_curve(points)}", indent=2)
         if condition.versus_first is not None:
-            say(console, "condition " + contrast_text(condition.versus_first), indent=2)
+            _say(console, "condition " + contrast_text(condition.versus_first), indent=2)
         if condition.covariate is not None:
-            say(console, covariate_text(condition), indent=2)
+            _say(console, covariate_text(condition), indent=2)
     if summary.audits:
         audit = _audit_table(summary.audits, with_run=False)
         tables.print(audit.table, labels=2, rank=audit.rank())
@@ -475,12 +478,12 @@ def render_comparison(
     runs. Where run and condition do not fit side by side with every figure (and not
     `wide`), each run's rows go under a line naming it, with the columns that fit;
     `command` shows every column (default: deedbench compare RUN...)."""
-    tables = TablePrinter(console, wide=wide)
+    tables = _TablePrinter(console, wide=wide)
     full = _comparison_table(comparison, by_run=True)
     if wide or tables.fits(full.table, labels=2):
         agents = {row.run_id: row.agent for row in comparison.rows}
         for run_id, agent in agents.items():
-            say(console, f"{run_id}: agent {agent}")
+            _say(console, f"{run_id}: agent {agent}")
         tables.print(full.table, labels=2, rank=full.rank())
     else:
         by_condition = _comparison_table(comparison, by_run=False)
@@ -492,24 +495,24 @@ def render_comparison(
         for row in comparison.rows:
             if row.versus_first_condition is not None:
                 text = f"{row.run_id}: condition {contrast_text(row.versus_first_condition)}"
-                say(console, text, indent=2)
+                _say(console, text, indent=2)
     audits = [a for row in comparison.rows for a in row.audits]
     if audits:
         audit = _audit_table(audits, with_run=True)
         tables.print(audit.table, labels=3, rank=audit.rank())
     for row in comparison.rows:
         for metric, points in row.pass_hat_k.items():
-            say(
+            _say(
                 console,
                 f"{row.run_id}/{row.condition} pass^k of {metric}: {_curve(points)}",
                 indent=2,
             )
     for versus in comparison.versus_first_run:
-        say(console, contrast_text(versus), indent=2)
+        _say(console, contrast_text(versus), indent=2)
     for versus in comparison.versus_first_run_agent:
         line = contrast_text(versus).replace(" rate:", " rate, user and task faults set aside:", 1)
-        say(console, line, indent=2)
+        _say(console, line, indent=2)
     for reason in comparison.unpaired:
-        say(console, f"not paired: {reason}", indent=2)
+        _say(console, f"not paired: {reason}", indent=2)
     run_ids = dict.fromkeys(row.run_id for row in comparison.rows)
     tables.close(command or "deedbench compare " + " ".join(run_ids))

@@ -74,7 +74,8 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from deedbench.benchmarks.airline.compensation import COMPENSATION, check_compensation
+from deedbench.benchmarks.airline.compensation import COMPENSATION as _COMPENSATION
+from deedbench.benchmarks.airline.compensation import check_compensation
 from deedbench.benchmarks.airline.evidence import (
     RuleContext,
     first_match,
@@ -127,7 +128,7 @@ AIRLINE_RULES: tuple[str, ...] = (
     PAYMENT_LIMITS,
     BAGS_ONLY_ADDED,
     NO_INSURANCE_AFTER_BOOKING,
-    COMPENSATION,
+    _COMPENSATION,
 )
 
 AIRLINE_NOW = datetime(2024, 5, 15, 15, 0, 0)
@@ -143,7 +144,7 @@ _COVERED_REASON = re.compile(
     r"|flood\w*|tornado\w*|typhoon\w*)\b",
     re.IGNORECASE,
 )
-_MOVED = ("CANCELLED_FLIGHT_PER_PASSENGER", "DELAYED_FLIGHT_PER_PASSENGER")
+_MOVED = ("CANCELLED_FLIGHT_PER_PASSENGER", "COMPENSATION", "DELAYED_FLIGHT_PER_PASSENGER")
 
 
 def __getattr__(name: str) -> Any:
@@ -385,7 +386,7 @@ _CHECKS = {
     PAYMENT_LIMITS: _check_payment_limits,
     BAGS_ONLY_ADDED: _check_bags,
     NO_INSURANCE_AFTER_BOOKING: _check_insurance,
-    COMPENSATION: check_compensation,
+    _COMPENSATION: check_compensation,
 }
 
 
