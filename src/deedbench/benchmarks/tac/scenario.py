@@ -33,7 +33,7 @@ from pydantic import (
 )
 
 from deedbench.errors import BenchmarkError
-from deedbench.files import read_bytes
+from deedbench.files import parse_json, read_bytes
 
 __all__ = [
     "BUILTIN_DIR",
@@ -229,11 +229,11 @@ def _load_file(file: Path, raw: bytes) -> list[Scenario]:
             "save it as UTF-8"
         ) from None
     try:
-        data = json.loads(text)
+        data = parse_json(text)
     except json.JSONDecodeError as exc:
         raise BenchmarkError(f"{file}: not valid JSON: {exc}") from None
-    except RecursionError:
-        raise BenchmarkError(f"{file}: not a scenario file: JSON nested too deeply") from None
+    except ValueError as exc:  # nested too deeply, an integer too long
+        raise BenchmarkError(f"{file}: not a scenario file: {exc}") from None
     if isinstance(data, dict) and "scenarios" in data:
         unknown = sorted(set(data) - set(FILE_FIELDS))
         if unknown:
