@@ -13,6 +13,7 @@ from typing import IO, TYPE_CHECKING, Annotated
 import typer
 
 from deedbench.cli.app import (
+    AllowImportOption,
     PricesOption,
     QuietOption,
     StoreOption,
@@ -61,7 +62,7 @@ def _load(store: Path | None, run_ids: list[str]) -> list[Loaded]:
     from deedbench.reports.summary import RunTally
 
     loaded = []
-    with open_store(existing_store(store)) as runs:
+    with open_store(existing_store(store), reading=True) as runs:
         for run_id in run_ids:
             config = require_run(runs, run_id)
             tally = RunTally.of(config, runs.summaries(run_id))
@@ -167,7 +168,7 @@ def report(
     elif as_csv:
         write_csv((row for s in summaries for row in summary_rows(s)), sys.stdout)
     elif html is None:
-        with open_store(existing_store(store)) as runs:
+        with open_store(existing_store(store), reading=True) as runs:
             live = executing(runs)
         where = "" if store is None else f" --store {store}"
         for summary in summaries:
@@ -176,7 +177,7 @@ def report(
                 summary,
                 console,
                 quiet=quiet,
-                purpose=agent_purpose(summary.run.benchmark, summary.run.agent),
+                purpose=agent_purpose(summary.run),
                 wide=wide,
                 executor=live.get(run_id),
                 command=f"deedbench report {run_id}{where}",
@@ -195,7 +196,7 @@ def _write_html(
     from deedbench.reports.export import atomic_write
     from deedbench.reports.html import render_html
 
-    with open_store(existing_store(store)) as runs:
+    with open_store(existing_store(store), reading=True) as runs:
         records = {config.run_id: html_transcripts(runs, config) for config, _, _ in loaded}
     page = render_html(
         summaries,
@@ -258,7 +259,7 @@ def show(
     """One transcript: messages, tool calls, and the evidence its score rests on."""
     from deedbench.reports.transcript import render_episode
 
-    with open_store(existing_store(store)) as runs:  # one episode read, not the run
+    with open_store(existing_store(store), reading=True) as runs:  # one episode read, not the run
         config = require_run(runs, run_id)
         chosen = condition or config.conditions[0]
         record = runs.episode(run_id, sample, chosen, epoch)
@@ -316,6 +317,7 @@ def export(
         str | None, typer.Option(help="tau2-submission: the contact's name.")
     ] = None,
     prices: PricesOption = None,
+    allow_import: AllowImportOption = False,
     store: StoreOption = None,
 ) -> None:
     """Write a run's episodes: JSONL (whole records), CSV (a row per episode), or Inspect
@@ -364,10 +366,10 @@ def export(
             "takes several)"
         )
     run_id = run_ids[0]
-    with open_store(existing_store(store)) as runs:  # records streamed, one at a time
+    with open_store(existing_store(store), reading=True) as runs:  # records streamed, one at a time
         config = require_run(runs, run_id)
         if format == "inspect":
-            _export_inspect(config, runs.episodes(run_id), output or Path("logs"))
+            _export_inspect(config, runs.episodes(run_id), output or Path("logs"), allow_import)
             return
 
         def write(out: IO[str]) -> int:
@@ -401,7 +403,7 @@ def _export_tau2(
     if folder is None:
         raise fail("--format tau2-submission needs -o DIR, the submission folder to write")
     table = load_prices(prices)
-    with open_store(existing_store(store)) as runs:
+    with open_store(existing_store(store), reading=True) as runs:
         for run_id in run_ids:
             require_run(runs, run_id)  # its keys registered as secrets before it is read
         done = export_submission(runs, run_ids, folder, details, table)
@@ -422,14 +424,16 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}%"
 
 
-def _export_inspect(config: RunConfig, records: Iterable[EpisodeRecord], folder: Path) -> None:
+def _export_inspect(
+    config: RunConfig, records: Iterable[EpisodeRecord], folder: Path, allow_import: bool
+) -> None:
     from deedbench.interop import require_inspect
 
     require_inspect()
     from deedbench.interop.write_log import write_inspect_logs
 
     try:
-        paths = write_inspect_logs(config, records, folder)  # OutputError: exit 2
+        paths = write_inspect_logs(config, records, folder, allow_import=allow_import)
     except OSError as exc:  # the folder cannot be made (a file by that name, no access)
         raise fail(f"cannot write Inspect logs into {folder}: {exc.strerror or exc}") from None
     for path in paths:

@@ -311,7 +311,7 @@ def run(
         console,
         groupings=groupings,
         quiet=quiet,
-        purpose=agent_purpose(config.benchmark, config.agent),
+        purpose=agent_purpose(config),
     )
     console.print(f"run id: {config.run_id}", highlight=False, markup=False)
     where = "" if store is None else f" --store {shlex.quote(str(store))}"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import sys
 from difflib import get_close_matches
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -23,8 +24,11 @@ from deedbench.cli.app import (
     app,
     console,
     existing_store,
+    fail,
     load_prices,
     open_store,
+    require_run,
+    warn,
 )
 from deedbench.engine.store import executing
 from deedbench.printable import safe
@@ -62,12 +66,37 @@ def runs(
     ] = None,
     prices: PricesOption = None,
     wide: WideOption = False,
+    delete: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--delete",
+            help="Delete this run (repeat for more) with its episodes, audits and figures, "
+            "instead of listing; a run a live process is executing is refused.",
+            show_default=False,
+        ),
+    ] = None,
+    yes: Annotated[
+        bool, typer.Option("--yes", help="Delete without asking (needed off a terminal).")
+    ] = False,
+    figures_cache: Annotated[
+        Path | None,
+        typer.Option(
+            "--figures-cache",
+            help="With --delete: the viewer's file of figures, if `view` was given one "
+            "[default: $XDG_CACHE_HOME or ~/.cache, deedbench/view-summaries.db].",
+            show_default=False,
+        ),
+    ] = None,
     store: StoreOption = None,
 ) -> None:
-    """List the store's runs, newest first: state, primary rate, agent, episodes and cost."""
+    """List the store's runs, newest first: state, primary rate, agent, episodes and cost;
+    or delete runs (--delete)."""
+    if delete:
+        _delete(delete, yes=yes, figures_cache=figures_cache, store=store)
+        return
     table = load_prices(prices)
     path = existing_store(store)
-    with open_store(path) as stored:
+    with open_store(path, reading=True) as stored:
         counts = stored.counts()
         usage = stored.call_usage()
         every = list(stored.configs())
@@ -113,6 +142,40 @@ def runs(
     command += [f"--agent {agent}"] if agent else []
     command += [f"--store {store}"] if store else []
     _render(rows, wide=wide, command=" ".join(command))
+
+
+def _delete(
+    run_ids: list[str], *, yes: bool, figures_cache: Path | None, store: Path | None
+) -> None:
+    """Delete runs whole (`engine.whole_runs.delete_run`), after saying what goes, and the
+    figures the viewer keeps of them."""
+    from deedbench.engine.whole_runs import delete_run
+    from deedbench.view.summaries import SummaryCache, default_cache
+
+    path = existing_store(store)
+    run_ids = list(dict.fromkeys(run_ids))
+    with open_store(path) as stored:
+        for run_id in run_ids:
+            require_run(stored, run_id)  # a typo names the nearest run
+        counts = stored.counts()
+        what = "; ".join(
+            f"{run_id} ({sum(counts.get(run_id, {}).values()):,} episodes)" for run_id in run_ids
+        )
+        if not yes:
+            if not (sys.stdin.isatty() and console.is_terminal):
+                raise fail(f"--delete would delete {what} from {path}: add --yes to do it")
+            if not typer.confirm(f"Delete {what} from {path}? This cannot be undone"):
+                raise fail("nothing deleted")
+        for run_id in run_ids:
+            done = delete_run(stored, run_id)  # StoreError (being executed): exit 2
+            SummaryCache(figures_cache or default_cache(), on_problem=warn).forget(path, run_id)
+            console.print(
+                f"deleted run {done.run_id} from {path}: {done.episodes:,} episodes, "
+                f"{done.audits:,} audits",
+                highlight=False,
+                markup=False,
+                soft_wrap=True,
+            )
 
 
 def primary_rates(runs: RunStore, configs: list[RunConfig]) -> dict[str, dict[str, Rate]]:

@@ -146,7 +146,7 @@ def _store_for(path: Path) -> Iterator[RunStore]:
         with tempfile.TemporaryDirectory() as folder, open_store(Path(folder) / "empty.db") as runs:
             yield runs
         return
-    with open_store(path) as runs:
+    with open_store(path, reading=True) as runs:
         yield runs
 
 

@@ -62,7 +62,7 @@ def new_run_config(
         epochs=epochs,
         seed=seed,
         sample_ids=[s.id for s in samples],
-        report=benchmark.report,
+        report=benchmark.recorded_report(),
         scorer=benchmark.scorer_spec(),
         deedbench_version=__version__,
         python_version=platform.python_version(),

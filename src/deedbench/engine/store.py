@@ -201,6 +201,7 @@ class RunStore:
         batch_seconds: float = 0.5,
         on_corrupt: Callable[[str], None] | None = None,
         on_progress: Callable[[str], None] | None = None,
+        read_only: bool = False,
     ):
         self.path = Path(path)
         self._on_corrupt = on_corrupt or _warn
@@ -212,6 +213,9 @@ class RunStore:
         self._locks: dict[str, int] = {}  # runs this store holds locked, and how often
         if self.path.is_dir():
             raise StoreError(f"{self.path} is a folder, not a run store (give a file name)")
+        if read_only:
+            self._open_read_only()
+            return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -236,6 +240,30 @@ class RunStore:
                 self._migrate()
                 self._db.executescript(_INDEXES)
                 self._probe_writable()
+        except StoreError:
+            self._db.close()
+            raise
+
+    def _open_read_only(self) -> None:
+        """For `read_only`: a connection that never writes, locks or migrates (the viewer's,
+        `read_only_store.read_only_uri`), so a reading command reads a store it may not
+        write, and beside an import's transaction. StoreFormatError for a store of another
+        format: an older one is migrated by a store opened to write."""
+        if not self.path.exists():
+            raise StoreError(f"no run store at {self.path}")
+        # A store this user may write is opened as usual, `query_only`, so that closing it
+        # checkpoints the log and leaves no -wal beside it; any other read-only.
+        self._db = _reader(self.path)
+        try:
+            with self._guard():
+                self._db.execute("PRAGMA busy_timeout=10000")
+                self._db.execute("PRAGMA query_only = ON")
+                self._refuse_newer()
+                if self._format() < FORMAT or not self._has("runs"):
+                    raise StoreFormatError(
+                        f"{self.path} is in format {self._format() or 1}; reading it takes "
+                        f"format {FORMAT}, which opening it to write makes"
+                    )
         except StoreError:
             self._db.close()
             raise
@@ -745,6 +773,33 @@ class RunStore:
         if "readonly" in text:
             return f"the run store {path} is read-only ({text})"
         return f"cannot use the run store {path}: {text}"
+
+
+def _reader(path: Path) -> sqlite3.Connection:
+    """A connection for `RunStore(read_only=True)`: the usual one where this process may
+    write the file and its folder (root too: an immutable file refuses it), else SQLite's
+    read-only one (`read_only_uri`), which makes no file beside a store it cannot write."""
+    from deedbench.engine.read_only_store import read_only_uri
+
+    try:
+        os.close(os.open(path, os.O_RDWR))
+        mine = os.access(path.parent, os.W_OK)
+    except OSError:
+        mine = False
+    if mine:
+        db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        try:
+            db.execute("PRAGMA query_only = ON")
+            db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+            return db
+        except sqlite3.Error:  # a folder that takes no -wal after all (immutable, for root)
+            db.close()
+    try:
+        return sqlite3.connect(
+            read_only_uri(path), uri=True, isolation_level=None, check_same_thread=False
+        )
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot open the run store {path}: {exc}") from None
 
 
 def _stale(pid: int, host: str, since: str, heartbeat_at: float) -> bool:
