@@ -251,7 +251,7 @@ def _render(rows: list[dict[str, Any]], *, wide: bool, command: str) -> None:
     tables = TablePrinter(console, wide=wide)
     table, rank = _table(rows, stacked=False)
     if not (wide or tables.fits(table)):
-        table, rank = _table(rows, stacked=True)
+        table, rank = _table(rows, stacked=True, width=console.width)
     tables.print(table, rank=rank)
     primaries: dict[str, dict[str, None]] = {}  # metric: the benchmarks it heads
     for row in rows:
@@ -264,10 +264,11 @@ def _render(rows: list[dict[str, Any]], *, wide: bool, command: str) -> None:
     tables.close(command)
 
 
-def _table(rows: list[dict[str, Any]], *, stacked: bool) -> tuple[Table, list[int]]:
+def _table(rows: list[dict[str, Any]], *, stacked: bool, width: int = 0) -> tuple[Table, list[int]]:
     """The runs' table and its columns' rank (state, primary rate, agent, benchmark,
     episodes, errors, cost, created, epochs); `stacked`: benchmark and agent on a line
-    under the run's id."""
+    under the run's id, folded where a long agent spec would leave no room at `width`
+    columns for the state and the primary rate (which come first, as the README says)."""
     from deedbench.reports.format import interval
     from deedbench.reports.tables import new_table
     from deedbench.stats import Rate
@@ -288,9 +289,16 @@ def _table(rows: list[dict[str, Any]], *, stacked: bool) -> tuple[Table, list[in
     ]
     named = max((len(c) for found in rates for c in found), default=0)
     figures = max((len(r) for found in rates for r in found.values()), default=0)
+    states = max((len(row["state"]) for row in rows), default=0)
+    # what the first column may take beside state and rate (two spaces between columns)
+    room = max(width - states - (named + 2 + figures) - 4, 20)
     for row, found in zip(rows, rates, strict=True):
         cost = row["cost_usd"]
-        run = [row["run_id"] + (f"\n  {row['benchmark']} {row['agent']}" if stacked else "")]
+        under = f"{row['benchmark']} {row['agent']}"
+        lines = _folded(under, max(room - 2, len(row["run_id"]) - 2, 16))
+        run = [
+            row["run_id"] + "".join(f"\n  {line}" for line in lines) if stacked else row["run_id"]
+        ]
         cells = run if stacked else [*run, row["benchmark"], row["agent"]]
         cells += [
             row["state"],
@@ -304,3 +312,15 @@ def _table(rows: list[dict[str, Any]], *, stacked: bool) -> tuple[Table, list[in
         table.add_row(*map(safe, cells))
     rank = [1, 2, 3, 4, 7, 6, 5] if stacked else [3, 4, 2, 1, 5, 6, 9, 8, 7]
     return table, rank
+
+
+def _folded(text: str, width: int) -> list[str]:
+    """`text` in lines of at most `width` characters, broken after a space, a slash or a
+    dash where it can be (an agent spec: ``openai-compatible/Qwen/Qwen2.5-72B``)."""
+    lines = []
+    while len(text) > width:
+        cut = max(text.rfind(sep, 0, width) for sep in (" ", "/", "-"))
+        cut = cut + 1 if cut > 0 else width
+        lines.append(text[:cut].rstrip())
+        text = text[cut:]
+    return [*lines, text]

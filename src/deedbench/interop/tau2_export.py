@@ -251,8 +251,9 @@ def export_submission(
 ) -> SubmissionExport:
     """Write `folder` (which must be new or empty) as τ²'s leaderboard asks, from one run
     per τ² domain; `UsageError` naming the run and the rule when the runs do not meet
-    the leaderboard's rules, `OutputError` when the folder cannot be written. Nothing is
-    left in `folder` unless all of it was written."""
+    the leaderboard's rules, `OutputError` when the folder cannot be written (an empty
+    folder that cannot be written to is refused, never replaced). Nothing is left in
+    `folder` unless all of it was written."""
     details = details or SubmissionDetails()
     if not run_ids:
         raise UsageError("give one run per τ² domain")
@@ -279,7 +280,8 @@ def export_submission(
         zip(configs, benches, strict=True),
         key=lambda pair: _DOMAIN_ORDER.index(pair[1].domain.tau2_name),
     )
-    building = _scratch(folder)
+    existed = folder.is_dir()
+    building = _scratch(folder, existed)
     try:
         for config, bench in runs:
             domain = bench.domain.tau2_name
@@ -299,7 +301,10 @@ def export_submission(
         )
         text = json.dumps(submission, indent=2, ensure_ascii=False) + "\n"
         (building / SUBMISSION_FILE).write_text(text, encoding="utf-8")
-        os.rename(building, folder)  # onto a missing or empty folder: all of it, at once
+        if existed:
+            _move_into(building, folder)
+        else:
+            os.rename(building, folder)  # a new folder: all of it, at once
     except OSError as exc:
         shutil.rmtree(building, ignore_errors=True)
         raise OutputError(f"cannot write the submission into {folder}: {exc}") from None
@@ -321,16 +326,36 @@ def _check_folder(folder: Path) -> None:
         )
 
 
-def _scratch(folder: Path) -> Path:
-    """A folder beside `folder` to build the submission in, as a new folder's mode."""
+def _scratch(folder: Path, existed: bool) -> Path:
+    """A hidden folder to build the submission in: inside `folder` when it exists (so an
+    empty folder it cannot write is refused here, before anything is written, and the
+    folder the user made stays theirs), else beside it, as a new folder's mode."""
+    where = folder if existed else folder.parent
     try:
-        building = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}."))
+        building = Path(tempfile.mkdtemp(dir=where, prefix=f".{folder.name}."))
         mask = os.umask(0)
         os.umask(mask)
         building.chmod(0o777 & ~mask)
     except OSError as exc:
-        raise OutputError(f"cannot write the submission into {folder}: {exc}") from None
+        reason = "it cannot be written to" if existed else str(exc)
+        raise OutputError(f"cannot write the submission into {folder}: {reason}") from None
     return building
+
+
+def _move_into(building: Path, folder: Path) -> None:
+    """The built files moved into the existing `folder`, the trajectories first and the
+    submission last (what τ²'s validator starts from), each by one rename; on a failure,
+    those moved are taken out again."""
+    moved: list[Path] = []
+    try:
+        for name in (TRAJECTORIES_DIR, SUBMISSION_FILE):
+            os.rename(building / name, folder / name)
+            moved.append(folder / name)
+        building.rmdir()
+    except OSError:
+        for path in moved:
+            os.rename(path, building / path.name)
+        raise
 
 
 def _warnings(
