@@ -253,7 +253,10 @@ def show(
     condition: Annotated[
         str | None, typer.Option(help="Which condition (default: the run's first).")
     ] = None,
-    full: Annotated[bool, typer.Option("--full", help="Do not shorten tool outputs.")] = False,
+    full: Annotated[
+        bool,
+        typer.Option("--full", help="Do not shorten tool outputs or a long system prompt."),
+    ] = False,
     store: StoreOption = None,
 ) -> None:
     """One transcript: messages, tool calls, and the evidence its score rests on."""
@@ -264,7 +267,7 @@ def show(
         chosen = condition or config.conditions[0]
         record = runs.episode(run_id, sample, chosen, epoch)
     if record is not None:
-        render_episode(record, console, full_tools=full)
+        render_episode(record, console, full_tools=full, full_system=full)
         return
     if sample not in config.sample_ids:
         close = [s for s in config.sample_ids if sample in s][:10] or config.sample_ids[:10]
