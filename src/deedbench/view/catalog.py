@@ -34,7 +34,7 @@ from deedbench.records import EpisodeKey, EpisodeRecord, RunConfig
 from deedbench.reports.contrast import Contrast, contrast
 from deedbench.reports.cost import PriceTable
 from deedbench.reports.html import ERROR, SCORED, episode_data
-from deedbench.reports.summary import EpisodeFigures, RunTally, cluster_of
+from deedbench.reports.summary import EpisodeFigures, RunTally, cluster_of, group_order
 from deedbench.secrets import register_secret
 from deedbench.view.source import Activity, StoreReader
 from deedbench.view.summaries import Summarized, Summarizer, SummaryCache
@@ -257,7 +257,7 @@ class Catalog:
             return {
                 "conditions": sorted(run.conditions),
                 "groups": {
-                    key: sorted({values[i] for values in run.groups.values()})
+                    key: sorted({values[i] for values in run.groups.values()}, key=group_order)
                     for i, key in enumerate(group_by)
                 },
                 "outcomes": sorted(run.outcomes),
