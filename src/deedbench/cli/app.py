@@ -234,7 +234,10 @@ AllowImportOption = Annotated[
     ),
 ]
 QuietOption = Annotated[
-    bool, typer.Option("--quiet", "-q", help="Leave out the legend under the first table.")
+    bool,
+    typer.Option(
+        "--quiet", "-q", help="Leave out the legend: the lines saying what the columns mean."
+    ),
 ]
 
 

@@ -223,12 +223,13 @@ def compare(
     run_ids: RunsArgument,
     as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")] = False,
     prices: PricesOption = None,
+    quiet: QuietOption = False,
     wide: WideOption = False,
     store: StoreOption = None,
 ) -> None:
     """Runs side by side (agent x condition), with paired tests between conditions and runs."""
     from deedbench.reports.compare import compare_runs
-    from deedbench.reports.terminal import render_comparison
+    from deedbench.reports.terminal import legend, render_comparison
 
     loaded = _load(store, run_ids)
     table = load_prices(prices)
@@ -242,7 +243,8 @@ def compare(
     else:
         where = "" if store is None else f" --store {store}"
         command = f"deedbench compare {' '.join(run_ids)}{where}"
-        render_comparison(comparison, console, wide=wide, command=command)
+        lines = [] if quiet else legend(summaries[0])
+        render_comparison(comparison, console, wide=wide, command=command, legend=lines)
 
 
 @app.command()

@@ -20,6 +20,7 @@ import typer
 
 from deedbench.cli.app import (
     PricesOption,
+    QuietOption,
     StoreOption,
     app,
     console,
@@ -65,6 +66,7 @@ def runs(
         str | None, typer.Option(help="Only runs of this agent (e.g. baseline/random).")
     ] = None,
     prices: PricesOption = None,
+    quiet: QuietOption = False,
     wide: WideOption = False,
     delete: Annotated[
         list[str] | None,
@@ -141,7 +143,7 @@ def runs(
     command += [f"--benchmark {benchmark}"] if benchmark else []
     command += [f"--agent {agent}"] if agent else []
     command += [f"--store {store}"] if store else []
-    _render(rows, wide=wide, command=" ".join(command))
+    _render(rows, wide=wide, quiet=quiet, command=" ".join(command))
 
 
 def _delete(
@@ -242,10 +244,10 @@ def _row(
     }
 
 
-def _render(rows: list[dict[str, Any]], *, wide: bool, command: str) -> None:
-    """The runs' table (state and primary rate first), what each primary rate is, and the
-    commands that read a run. Where benchmark and agent do not fit in columns of their
-    own, they go under the run's id."""
+def _render(rows: list[dict[str, Any]], *, wide: bool, quiet: bool, command: str) -> None:
+    """The runs' table (state and primary rate first), then (unless `quiet`) its legend:
+    what each primary rate is and the commands that read a run. Where benchmark and agent
+    do not fit in columns of their own, they go under the run's id."""
     from deedbench.reports.tables import TablePrinter, print_command, say
 
     tables = TablePrinter(console, wide=wide)
@@ -253,6 +255,9 @@ def _render(rows: list[dict[str, Any]], *, wide: bool, command: str) -> None:
     if not (wide or tables.fits(table)):
         table, rank = _table(rows, stacked=True, width=console.width)
     tables.print(table, rank=rank)
+    if quiet:
+        tables.close(command)
+        return
     primaries: dict[str, dict[str, None]] = {}  # metric: the benchmarks it heads
     for row in rows:
         primaries.setdefault(row["primary"], {})[row["benchmark"]] = None

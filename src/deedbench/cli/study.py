@@ -17,6 +17,7 @@ import typer
 from deedbench.cli.app import (
     NoCacheOption,
     PricesOption,
+    QuietOption,
     StoreOption,
     Tally,
     app,
@@ -79,6 +80,7 @@ def study(
     ] = None,
     prices: PricesOption = None,
     no_cache: NoCacheOption = False,
+    quiet: QuietOption = False,
     wide: WideOption = False,
     store: StoreOption = None,
 ) -> None:
@@ -121,7 +123,9 @@ def study(
         raise fail(str(exc)) from None
     with open_store(store_path) as runs:
         outcomes = _launch(plan, runs, store_path, kind, placement, cache=not no_cache)
-        failed = _report(plan, runs, outcomes, price_table=plan.prices, html=html, wide=wide)
+        failed = _report(
+            plan, runs, outcomes, price_table=plan.prices, html=html, wide=wide, quiet=quiet
+        )
     if failed:
         raise typer.Exit(1)
 
@@ -340,13 +344,14 @@ def _report(
     price_table: PriceTable,
     html: Path | None,
     wide: bool,
+    quiet: bool = False,
 ) -> bool:
     """The comparison table of each benchmark's runs (agents x conditions), the HTML
     report of all of them, and what failed; True when something did."""
     from deedbench.audit import load_audits
     from deedbench.reports.compare import compare_runs
     from deedbench.reports.summary import RunTally
-    from deedbench.reports.terminal import render_comparison
+    from deedbench.reports.terminal import legend, render_comparison
 
     summaries, figures, audits = [], {}, {}
     for entry, planned in plan.by_benchmark():
@@ -362,7 +367,10 @@ def _report(
         console.print(f"\n[bold]{safe(entry.key)}[/bold]", highlight=False)
         ids = " ".join(_quoted(Path(run.run_id)) for run in planned)
         command = f"deedbench compare {ids} --store {_quoted(runs.path)}"
-        render_comparison(compare_runs(group, figures), console, wide=wide, command=command)
+        lines = [] if quiet else legend(group[0])
+        render_comparison(
+            compare_runs(group, figures), console, wide=wide, command=command, legend=lines
+        )
     if html is not None:
         from deedbench.cli.report import html_transcripts
         from deedbench.reports.export import OutputError, atomic_write

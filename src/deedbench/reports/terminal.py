@@ -472,12 +472,18 @@ def _run_sections(comparison: Comparison) -> list[tuple[Text, int]]:
 
 
 def render_comparison(
-    comparison: Comparison, console: Console, *, wide: bool = False, command: str | None = None
+    comparison: Comparison,
+    console: Console,
+    *,
+    wide: bool = False,
+    command: str | None = None,
+    legend: Sequence[str] = (),
 ) -> None:
     """One table with a row per run and condition, then the paired contrasts between
     runs. Where run and condition do not fit side by side with every figure (and not
     `wide`), each run's rows go under a line naming it, with the columns that fit;
-    `command` shows every column (default: deedbench compare RUN...)."""
+    `command` shows every column (default: deedbench compare RUN...); `legend`: lines
+    under the table saying what its columns mean (`legend`; none with -q)."""
     tables = _TablePrinter(console, wide=wide)
     full = _comparison_table(comparison, by_run=True)
     if wide or tables.fits(full.table, labels=2):
@@ -496,6 +502,8 @@ def render_comparison(
             if row.versus_first_condition is not None:
                 text = f"{row.run_id}: condition {contrast_text(row.versus_first_condition)}"
                 _say(console, text, indent=2)
+    for line in legend:
+        _say(console, line, indent=2, style="dim")
     audits = [a for row in comparison.rows for a in row.audits]
     if audits:
         audit = _audit_table(audits, with_run=True)
