@@ -42,7 +42,7 @@ from deedbench.engine.store import SUMMARY_JSON
 from deedbench.errors import StoreError
 from deedbench.records import EpisodeKey, EpisodeRecord, RunConfig
 
-__all__ = ["ListedEpisode", "ReadOnlyStore", "Selection", "read_only_uri"]
+__all__ = ["ListedEpisode", "ReadOnlyStore", "Selection", "read_only_uri", "reading_connection"]
 
 # What a list shows of an episode, from its summary's JSON (`l.j`).
 _OUTCOME = "l.j ->> '$.score.outcome'"
@@ -391,6 +391,33 @@ def read_only_uri(path: Path) -> str:
     if os.path.exists(f"{file}-wal"):
         return uri
     return uri + "&immutable=1"
+
+
+def reading_connection(path: Path) -> sqlite3.Connection:
+    """One long-lived connection that only reads, for `RunStore(read_only=True)` (what
+    reading commands open): the usual one, `query_only`, where this process may write the
+    file and its folder (root too: an immutable file refuses it), so that closing it
+    checkpoints the log and leaves no -wal beside the store; else SQLite's read-only one
+    (`read_only_uri`), which makes no file beside a store it cannot write."""
+    try:
+        os.close(os.open(path, os.O_RDWR))
+        mine = os.access(path.parent, os.W_OK)
+    except OSError:
+        mine = False
+    if mine:
+        db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        try:
+            db.execute("PRAGMA query_only = ON")
+            db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+            return db
+        except sqlite3.Error:  # a folder that takes no -wal after all (immutable, for root)
+            db.close()
+    try:
+        return sqlite3.connect(
+            read_only_uri(path), uri=True, isolation_level=None, check_same_thread=False
+        )
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot open the run store {path}: {exc}") from None
 
 
 def _writable(file: Path) -> bool:

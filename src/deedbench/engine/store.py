@@ -190,7 +190,8 @@ class RunStore:
     """Reads and writes runs, their episodes and cached answers in one SQLite file.
 
     `on_corrupt` receives a message for each stored record that no longer parses (readers
-    skip it); by default it is a Python warning.
+    skip it); by default it is a Python warning. `read_only`: for a command that only
+    reads, a connection that never writes, locks or migrates (`_open_read_only`).
     """
 
     def __init__(
@@ -251,9 +252,9 @@ class RunStore:
         format: an older one is migrated by a store opened to write."""
         if not self.path.exists():
             raise StoreError(f"no run store at {self.path}")
-        # A store this user may write is opened as usual, `query_only`, so that closing it
-        # checkpoints the log and leaves no -wal beside it; any other read-only.
-        self._db = _reader(self.path)
+        from deedbench.engine.read_only_store import reading_connection
+
+        self._db = reading_connection(self.path)
         try:
             with self._guard():
                 self._db.execute("PRAGMA busy_timeout=10000")
@@ -773,33 +774,6 @@ class RunStore:
         if "readonly" in text:
             return f"the run store {path} is read-only ({text})"
         return f"cannot use the run store {path}: {text}"
-
-
-def _reader(path: Path) -> sqlite3.Connection:
-    """A connection for `RunStore(read_only=True)`: the usual one where this process may
-    write the file and its folder (root too: an immutable file refuses it), else SQLite's
-    read-only one (`read_only_uri`), which makes no file beside a store it cannot write."""
-    from deedbench.engine.read_only_store import read_only_uri
-
-    try:
-        os.close(os.open(path, os.O_RDWR))
-        mine = os.access(path.parent, os.W_OK)
-    except OSError:
-        mine = False
-    if mine:
-        db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        try:
-            db.execute("PRAGMA query_only = ON")
-            db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
-            return db
-        except sqlite3.Error:  # a folder that takes no -wal after all (immutable, for root)
-            db.close()
-    try:
-        return sqlite3.connect(
-            read_only_uri(path), uri=True, isolation_level=None, check_same_thread=False
-        )
-    except sqlite3.Error as exc:
-        raise StoreError(f"cannot open the run store {path}: {exc}") from None
 
 
 def _stale(pid: int, host: str, since: str, heartbeat_at: float) -> bool:
