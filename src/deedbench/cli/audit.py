@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from deedbench.cli.app import (
+    AllowImportOption,
     ApiKeyEnvOption,
     BaseUrlOption,
     NoCacheOption,
@@ -88,6 +89,7 @@ def audit(
         bool, typer.Option("--json", help="Print summaries and results as JSON.")
     ] = False,
     prices: PricesOption = None,
+    allow_import: AllowImportOption = False,
     store: StoreOption = None,
 ) -> None:
     """Audit a run for evaluation awareness: a lexical scan, and an LLM judge with --judge;
@@ -111,7 +113,10 @@ def audit(
         settings = (base_url, api_key_env, temperature, providers)
         if users:
             user_judge = None if judge is None else _resolve_user_judge(judge, *settings)
-            _audit_users(runs, configs, user_judge, providers, concurrency, price_table, as_json)
+            _audit_users(
+                runs, configs, user_judge, providers, concurrency, price_table, as_json,
+                allow_import=allow_import,
+            )  # fmt: skip
             return
         [config] = configs
         run_id = config.run_id
@@ -146,6 +151,8 @@ def _audit_users(
     concurrency: int,
     prices: PriceTable,
     as_json: bool,
+    *,
+    allow_import: bool = False,
 ) -> None:
     """The user audit of the runs, per user model (`audit.user_audit`); with a judge,
     each failed episode judged first and the verdicts stored with its run."""
@@ -154,7 +161,7 @@ def _audit_users(
     judgments = []
     if judge is not None:
         judgments = _judge_users_with_progress(
-            runs, configs, judge, providers, concurrency, prices, as_json
+            runs, configs, judge, providers, concurrency, prices, as_json, allow_import
         )
     judged = {(j.run_id, j.key): j for j in judgments} if judge is not None else None
     audits = user_audit(((c, runs.summaries(c.run_id)) for c in configs), judged)
@@ -233,12 +240,13 @@ def _judge_users_with_progress(
     concurrency: int,
     prices: PriceTable,
     as_json: bool,
+    allow_import: bool = False,
 ) -> list[UserJudgment]:
     """Judge the runs' failed episodes, run by run, with a progress bar and running cost;
     each run's verdicts are stored as soon as it is done."""
     from deedbench.audit import failed, judge_users, save_user_judgments
 
-    benchmarks = [_rebuilt(config) for config in configs]
+    benchmarks = [_rebuilt(config, allow_import) for config in configs]
     total = sum(sum(map(failed, runs.summaries(c.run_id))) for c in configs)
     tally = Tally(total, noun="failed episodes judged", lines=not as_json)
     with progress_bar() as progress:
@@ -276,14 +284,16 @@ def _judge_users_with_progress(
     return judgments
 
 
-def _rebuilt(config: RunConfig) -> Benchmark[Any]:
+def _rebuilt(config: RunConfig, allow_import: bool = False) -> Benchmark[Any]:
     """The run's benchmark built again from its recorded name and options, on the data it
-    ran on (the user's instructions are read from it)."""
-    from deedbench.benchmarks import load_benchmark
+    ran on (the user's instructions are read from it); one that is code (python/, another
+    package's) only with --allow-import, as every reader of a store."""
+    from deedbench.benchmarks import reading_class
     from deedbench.errors import BenchmarkError
 
     try:
-        benchmark = load_benchmark(config.benchmark, config.benchmark_options)
+        cls = reading_class(config.benchmark, allow_import=allow_import)
+        benchmark = cls(config.benchmark_options)
     except BenchmarkError as exc:
         raise fail(f"run {config.run_id!r}: its benchmark cannot be built here: {exc}") from None
     if benchmark.data_hash() != config.data_hash:
