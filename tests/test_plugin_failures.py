@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
+import deedbench.agents.providers as providers
 from deedbench.cli.main import app
 
 PACKAGE = Path(__file__).parent / "fixtures" / "brokenplugin"
@@ -47,7 +48,9 @@ def broken(
     the path when asked for)."""
     site = install(PACKAGE, tmp_path_factory.mktemp("broken-site"))
     monkeypatch.syspath_prepend(str(site))
+    providers._installed.cache_clear()  # the providers' entry points are read once a process
     yield
+    providers._installed.cache_clear()
 
 
 def invoke(*args: str) -> Result:
