@@ -58,6 +58,7 @@ def invoke(*args: str) -> Result:
 
 
 def test_list_says_which_plugin_cannot_be_loaded_and_lists_the_rest(broken: None) -> None:
+    # about 1.5 s of CPU: `list` loads every benchmark's class, the τ² ones with their schemas
     listed = invoke("list", "--wide")
     assert listed.exit_code == 0, listed.output
     text = " ".join(listed.output.split())

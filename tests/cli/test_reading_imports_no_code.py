@@ -77,6 +77,8 @@ def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 
 
 def test_no_reading_command_imports_the_code_a_run_names(folder: Path) -> None:
+    # every reading command once; the Inspect export imports inspect_ai (seconds, the first
+    # time in a process), which is what export --format inspect does
     store = ["--store", str(folder / "runs.db")]
     sample = "budapest_animal_circus_base"
     commands = [

@@ -119,6 +119,8 @@ def test_the_data_is_here() -> None:
 
 
 def test_a_killed_import_shows_nothing_leaves_nothing_and_imports_again(tmp_path: Path) -> None:
+    # 2 to 3 s of CPU: a kill needs a process of its own (deedbench's start and τ²'s data
+    # load), then the same import again in this one
     data = results_file(tmp_path / "results.json")
     store = tmp_path / "runs.db"
     with RunStore(store):
