@@ -223,3 +223,19 @@ def test_prices_covariates_and_inspect_logs_are_read_within_bounds(
     pytest.importorskip("inspect_ai")
     result = deedbench("import", "inspect", "/dev/urandom", "--store", store)
     one_line_refusal(result, "/dev/urandom")
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("1" * 100_000, "an integer of 100,000 digits, more than the 4,300 digits Python reads"),
+        ("[" * 100_000 + "]" * 100_000, "JSON nested too deeply"),
+    ],
+)
+def test_parse_json_words_every_failure_as_one_line(text: str, said: str) -> None:
+    from deedbench.files import parse_json
+
+    with pytest.raises(ValueError) as caught:
+        parse_json(text)
+    assert str(caught.value) == said
+    assert parse_json('{"a": [1, 2.5]}') == {"a": [1, 2.5]}

@@ -29,6 +29,7 @@ FACE = [
     "Sample",
     "Score",
     "Scorer",
+    "ToolCall",
     "ToolError",
     "__version__",
     "executor_kind",
@@ -131,6 +132,33 @@ def test_every_name_has_one_home() -> None:
             if isinstance(value, type | FunctionType) and not inside:
                 elsewhere.append(f"{name}.{item} (from {home})")
     assert elsewhere == []
+
+
+def test_names_kept_for_a_release_are_no_part_of_a_package() -> None:
+    """The old paths a package keeps importable (its `_MOVED`, each with a warning) are
+    not its names: none is in its `__all__` or its namespace, and each is listed by the
+    home it names, so the one-home rule above still holds for everything listed."""
+    import pkgutil
+
+    import deedbench
+
+    packages = [m.name for m in pkgutil.walk_packages(deedbench.__path__, "deedbench.") if m.ispkg]
+    kept = {
+        name: import_module(name)._MOVED
+        for name in packages
+        if hasattr(import_module(name), "_MOVED")
+    }
+    assert sorted(kept) == [
+        "deedbench.agents",
+        "deedbench.engine",
+        "deedbench.interop",
+        "deedbench.scoring",
+    ]
+    for name, moved in kept.items():
+        package = import_module(name)
+        for item, home in moved.items():
+            assert item not in package.__all__ and item not in vars(package), f"{name}.{item}"
+            assert item in import_module(home).__all__, f"{home} does not list {item}"
 
 
 def test_version_matches_installed_metadata() -> None:

@@ -12,7 +12,7 @@ first use so that ``import deedbench`` (and every CLI command) stays light:
   `RunRecipe` on an executor made by `executor_kind(name).for_run(Placement(...), ...)`;
 - a study: `plan_study`, `run_study`;
 - what is kept: `RunStore`, and the records it holds (`RunConfig`, `EpisodeRecord`,
-  `Sample`, `Score`, `Message`); every deliberate error is a `DeedbenchError`.
+  `Sample`, `Score`, `Message`, `ToolCall`); every deliberate error is a `DeedbenchError`.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from deedbench.errors import DeedbenchError, ToolError
     from deedbench.executors.kinds import Placement, executor_kind
     from deedbench.recipes import RunRecipe
-    from deedbench.records import EpisodeRecord, Message, RunConfig, Sample, Score
+    from deedbench.records import EpisodeRecord, Message, RunConfig, Sample, Score, ToolCall
     from deedbench.study import plan_study, run_study
 
 # Each name of the face and the module it comes from (the same as the imports above,
@@ -68,6 +68,7 @@ _HOMES = {
     "RunConfig": "deedbench.records",
     "Sample": "deedbench.records",
     "Score": "deedbench.records",
+    "ToolCall": "deedbench.records",
     "plan_study": "deedbench.study",
     "run_study": "deedbench.study",
 }
@@ -88,6 +89,7 @@ __all__ = [
     "Sample",
     "Score",
     "Scorer",
+    "ToolCall",
     "ToolError",
     "__version__",
     "executor_kind",

@@ -191,3 +191,32 @@ def test_report_without_a_run_says_how_to_list_runs(store: Path) -> None:
     assert f"list the store's runs with: deedbench runs --store {store}" in " ".join(
         result.output.split()
     )
+
+
+@pytest.mark.parametrize("width", [80, 100])
+def test_at_80_columns_a_long_agent_spec_leaves_the_rate_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, width: int
+) -> None:
+    """The README's order: the primary rate is kept before the agent's sub-line, which is
+    folded instead (issue 39: a τ² run of a long model name left no room for the rate)."""
+    path = tmp_path / "runs.db"
+    agent = "openai-compatible/Qwen/Qwen2.5-72B-Instruct-Turbo-0425-with-a-long-suffix"
+    with RunStore(path) as runs:
+        config = make_config("tau2-airline-tau2-qwen-f97b5a5e").model_copy(
+            update={"agent": agent, "benchmark": "tau2-airline"}
+        )
+        runs.create_run(config)
+        for sample in config.sample_ids:
+            for condition in config.conditions:
+                runs.add(config.run_id, make_record(sample, condition, 1))
+    monkeypatch.setattr(console, "width", width)
+    text = invoke("runs", "--store", str(path)).stdout
+    *lines, _ = text.splitlines()
+    assert max(map(len, lines)) <= width
+    assert "primary rate" in text and text.count("100.0% [34.2, 100.0]") == 2
+    assert "Not shown" in text and "primary rate" not in text.split("Not shown")[1]
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("tau2-airline-tau2-qwen"))
+    column = lines[at].index("stopped")  # the first column's lines: the agent, folded
+    under = "".join(line[:column].strip() for line in lines[at + 1 : at + 5])
+    assert under.startswith(f"tau2-airline{agent}") or under.startswith(f"tau2-airline {agent}")

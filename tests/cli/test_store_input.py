@@ -1,6 +1,7 @@
-"""A store that is not a healthy, writable SQLite file is one clear line and exit 2, for
-every command that opens a store: a folder, a file of something else, a truncated
-database, a read-only file and a read-only folder."""
+"""A store that is not a healthy SQLite file is one clear line and exit 2, for every
+command that opens a store: a folder, a file of something else, a truncated database;
+and a read-only file or folder for every command that writes. The commands that only read
+(report, compare, show, export) read a read-only store, as the viewer does (issue 39)."""
 
 from __future__ import annotations
 
@@ -52,11 +53,14 @@ def commands(store: Path, log: Path) -> dict[str, list[str]]:
         "resume": ["run", "tac", "--run-id", "good", *where],
         "report": ["report", "good", *where],
         "compare": ["compare", "good", "good", *where],
-        "show": ["show", "good", "seville_bullfight_base", *where],
+        "show": ["show", "good", "budapest_animal_circus_base", *where],
         "export": ["export", "good", "--format", "csv", *where],
         "audit": ["audit", "good", *where],
         "import": ["import", "inspect", str(log), "--run-id", "again", *where],
     }
+
+
+READING = ("report", "compare", "show", "export")
 
 
 def read_only(path: Path) -> Callable[[], None]:
@@ -119,6 +123,9 @@ def test_every_command_names_a_bad_store_in_one_line(
     case, path, expected = bad
     for name, args in commands(path, good[1]).items():
         result = invoke(*args)
+        if case.startswith("read-only") and name in READING:
+            assert result.exit_code == 0, f"{case}, {name}: {result.output}"
+            continue
         where = f"{case}, {name}: {result.output}"
         assert result.exit_code == 2, where
         assert isinstance(result.exception, SystemExit), where  # no traceback

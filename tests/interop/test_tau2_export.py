@@ -14,7 +14,10 @@ copies of the oracle's run with one thing changed.
 from __future__ import annotations
 
 import json
+import os
 import random
+import shutil
+import subprocess
 import tempfile
 from collections.abc import Callable
 from datetime import date
@@ -35,11 +38,8 @@ from deedbench.benchmarks.tau2.reward import NLAssertionCheck
 from deedbench.benchmarks.tau2.scorer import TAU2_TERMINATIONS
 from deedbench.cli.main import app
 from deedbench.engine import RunStore
-from deedbench.interop.tau2_export import (
-    SubmissionDetails,
-    export_submission,
-    tau2_figures,
-)
+from deedbench.interop.tau2_export import SUBMISSION_FILE, SubmissionDetails, export_submission
+from deedbench.interop.tau2_figures import tau2_figures
 from deedbench.records import AgentSettings, EpisodeRecord, GenerationParams, ModelUser, Usage
 from deedbench.reports.cost import PriceTable
 
@@ -524,6 +524,46 @@ def test_the_folder_must_be_new_or_empty(store: Path, tmp_path: Path) -> None:
     )  # fmt: skip
     assert nowhere.exit_code == 2
     assert "--format tau2-submission needs -o DIR" in one_line(nowhere.output)
+
+
+def _read_only(path: Path) -> Callable[[], None]:
+    """`path` made read-only for this process, root too (the immutable attribute); what
+    undoes it."""
+    if os.geteuid() != 0:
+        path.chmod(0o555)
+        return lambda: path.chmod(0o755)
+    chattr = shutil.which("chattr")
+    if chattr is None or subprocess.run([chattr, "+i", str(path)], capture_output=True).returncode:
+        pytest.fail("root here cannot make a folder read-only (no immutable attribute)")
+    return lambda: subprocess.run([chattr, "-i", str(path)], check=True)
+
+
+def test_an_empty_folder_is_written_into_or_refused_when_it_cannot_be(
+    store: Path, tmp_path: Path
+) -> None:
+    """-o names an empty folder: the submission goes into it (the folder stays the one the
+    user made); a read-only one is refused, untouched, never replaced by a new folder."""
+    args = ["export", "oracle", "--format", "tau2-submission", "--model-org", "x"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    made = empty.stat().st_ino
+    done = invoke(*args, "-o", str(empty), "--store", str(store))
+    assert done.exit_code == 0, done.output
+    assert empty.stat().st_ino == made
+    assert sorted(p.name for p in empty.iterdir()) == [SUBMISSION_FILE, "trajectories"]
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    made = locked.stat().st_ino
+    undo = _read_only(locked)
+    try:
+        refused = invoke(*args, "-o", str(locked), "--store", str(store))
+        assert refused.exit_code == 2
+        assert f"cannot write the submission into {locked}: it cannot be written to" in one_line(
+            refused.output
+        )
+        assert locked.stat().st_ino == made and list(locked.iterdir()) == []
+    finally:
+        undo()
 
 
 def test_other_formats_take_one_run_and_none_of_the_submissions_options(store: Path) -> None:

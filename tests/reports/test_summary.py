@@ -392,3 +392,22 @@ def test_judge_calls_are_costed_and_audits_summarized(
     assert [(a.condition, a.episodes, a.judge_spec) for a in summary.audits] == [
         ("base", 3, "openai/gpt-4o")
     ]
+
+
+def test_groups_are_listed_in_natural_order() -> None:
+    """τ²'s tasks by number, not as text (0 1 10 11 ... 2 20), in every report's tables."""
+    from tests.engine.test_store import make_config, make_record
+
+    from deedbench.reports.summary import group_order
+
+    config = make_config()
+    names = [str(n) for n in (2, 10, 0, 1, 11, 20, 3)] + ["task_9", "task_10", "Task_9b"]
+    records = [
+        make_record(f"s{i}", "plain").model_copy(update={"metadata": {"kind": name}})
+        for i, name in enumerate(names)
+    ]
+    summary = RunTally.of(config, records).summary()
+    [plain] = [c for c in summary.conditions if c.condition == "plain"]
+    listed = [g.group for g in plain.by["kind"]]
+    assert listed == ["0", "1", "2", "3", "10", "11", "20", "task_9", "Task_9b", "task_10"]
+    assert sorted(["a2", "a02", "A2"], key=group_order) == ["A2", "a02", "a2"]

@@ -16,7 +16,8 @@ from deedbench.benchmarks.tau2.rescore import VERDICT_RULES
 from deedbench.records import EpisodeRecord, MetricSpec, ReportSpec, RunConfig, Usage
 from deedbench.reports import RunSummary, render_summary, summarize
 from deedbench.reports.format import chance_p_text, data_label
-from deedbench.reports.terminal import CHECK_EVIDENCE, say, split_evidence
+from deedbench.reports.tables import say
+from deedbench.reports.terminal import CHECK_EVIDENCE, split_evidence
 
 from ._support import run_tac
 
@@ -237,10 +238,15 @@ def test_a_data_label_is_shown_whole_and_a_hash_short(
     assert "data wordbench:apple,birch,cedar" in " ".join(
         _render(summarize(labelled, records)).split()
     )
+    # one form for every hash (issue 39: "sha256:683e…", "1f4c…" and "tau2-results:sha256:
+    # 856d…" were three): sha256: and 12 digits, a named part's name before it
     assert data_label("sha256:" + "683e140cdbb5" + "a" * 52) == "sha256:683e140cdbb5"
-    assert data_label("0c9a2df66328" + "b" * 52) == "0c9a2df66328"
+    assert data_label("1f4c2df66328" + "b" * 52) == "sha256:1f4c2df66328"  # τ²'s, bare
+    imported = "tau2-results:sha256:856d" + "e" * 60
+    assert data_label(imported) == "tau2-results sha256:856deeeeeeee"
     desk = "world:" + "c" * 64 + "|tasks+policy:" + "d" * 64
-    assert data_label(desk) == "world:cccccccccccc|tasks+policy:dddddddddddd"
+    assert data_label(desk) == "world sha256:cccccccccccc, tasks+policy sha256:dddddddddddd"
+    assert data_label("inspect:1.0") == "inspect:1.0"
 
 
 def test_a_run_without_model_calls_says_its_cost_is_none(

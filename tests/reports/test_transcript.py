@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from rich.console import Console
 
 from deedbench.benchmarks.tac.scenario import load_scenarios
@@ -81,3 +82,43 @@ def test_an_episode_without_score_still_renders() -> None:
     text = _text(record)
     assert "error: provider down" in text and "deciding call" not in text
     assert Score(outcome="x", values={}, evidence=[Evidence(rule="r")]).choice is None
+
+
+def _policy_record() -> EpisodeRecord:
+    """An episode whose system prompt is τ²'s shape: instructions and a 200-line policy."""
+    policy = "<instructions>\nbe kind\n</instructions>\n<policy>\n" + "\n".join(
+        f"- rule {n}: a line of the policy" for n in range(200)
+    )
+    return _record().model_copy(
+        update={
+            "sample_id": "0",
+            "condition": "default",
+            "seed": 7689922873491851304,
+            "messages": [Message(role="system", content=policy), *_record().messages[1:]],
+        }
+    )
+
+
+def test_a_long_system_prompt_is_folded_unless_shown_whole() -> None:
+    """τ²'s show put the first message on line 215 of 249 (issue 39)."""
+    record = _policy_record()
+    console = Console(record=True, width=80)
+    render_episode(record, console)
+    lines = console.export_text().splitlines()
+    first = next(i for i, line in enumerate(lines) if "Book" in line)
+    assert first < 25
+    assert "… 192 more lines of the system prompt (show --full shows them)" in "\n".join(lines)
+    console = Console(record=True, width=80)
+    render_episode(record, console, full_system=True)
+    assert "rule 199: a line of the policy" in console.export_text()
+
+
+@pytest.mark.parametrize("width", [80, 100])
+def test_the_heading_wraps_between_a_label_and_its_value_never_inside(width: int) -> None:
+    console = Console(record=True, width=width)
+    render_episode(_policy_record(), console)
+    head = console.export_text().split("╭")[0]
+    for label in ("condition", "epoch", "seed", "status", "ended", "steps", "outcome"):
+        for line in head.splitlines():
+            assert not line.rstrip().endswith(label), f"{label!r} parted from its value"
+    assert "ended agent_finished" in head

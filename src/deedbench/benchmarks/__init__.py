@@ -26,6 +26,7 @@ __all__ = [
     "benchmark_class",
     "benchmarks",
     "load_benchmark",
+    "reading_class",
 ]
 
 GROUP = "deedbench.benchmarks"
@@ -67,6 +68,27 @@ def benchmark_class(name: str) -> type[Benchmark[Any]]:
             f"its class's name {cls.name!r}"
         )
     return cls
+
+
+def reading_class(name: str, *, allow_import: bool = False) -> type[Benchmark[Any]]:
+    """The class of a benchmark that a store or a file names, for a command that reads it:
+    deedbench's own at once; any other (``python/MODULE:ATTR``, another package's) only
+    with `allow_import`, since reading a store never runs the code it names. Otherwise a
+    `BenchmarkError` says which module it would import and how to allow it."""
+    if name in BUILTIN or allow_import:
+        return benchmark_class(name)
+    if name.startswith(_PYTHON):
+        module = name.removeprefix(_PYTHON).partition(":")[0]
+        where = f"module {module!r}, from the working folder or Python's path"
+    else:
+        target = benchmarks().get(name)
+        if target is None:
+            return benchmark_class(name)  # unknown: its error names the valid ones
+        where = f"module {target.partition(':')[0]!r} of another package"
+    raise BenchmarkError(
+        f"benchmark {name!r} is code: reading it would import {where}; reading a store or "
+        "a file imports no code unless --allow-import is given"
+    )
 
 
 def load_benchmark(name: str, options: Mapping[str, str] | None = None) -> Benchmark[Any]:

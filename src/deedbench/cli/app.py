@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_STORE",
     "RUN_ID_RULE",
+    "AllowImportOption",
     "ApiKeyEnvOption",
     "BaseUrlOption",
     "CommandGroup",
@@ -181,7 +182,7 @@ class _Printable:
 
 
 # The terminal's width; piped output (CI logs, files) is $COLUMNS wide, else 80 columns
-# (read at each print, so tables reflow to it: reports.terminal.print_table).
+# (read at each print, so tables reflow to it: reports.tables.print_table).
 console = SafeConsole()
 errors = SafeConsole(stderr=True)
 
@@ -217,21 +218,42 @@ StoreOption = Annotated[
 ]
 
 
+# Reading a store or a file never imports the code it names (python/MODULE:ATTR, another
+# package's benchmark): runs record what readers need. A run recorded before that may need
+# its benchmark's class; this option allows the import, which the error names first.
+AllowImportOption = Annotated[
+    bool,
+    typer.Option(
+        "--allow-import",
+        help="Import the code a run's benchmark names (python/MODULE:ATTR or another "
+        "package's) where a run recorded by an older deedbench needs it; without it, "
+        "reading imports no code and says what it would import.",
+    ),
+]
 QuietOption = Annotated[
-    bool, typer.Option("--quiet", "-q", help="Leave out the legend under the first table.")
+    bool,
+    typer.Option(
+        "--quiet", "-q", help="Leave out the legend: the lines saying what the columns mean."
+    ),
 ]
 
 
-def agent_purpose(benchmark: str, agent: str) -> str | None:
-    """What a baseline agent is for (its benchmark's one line), None for any other agent
-    or a benchmark that cannot be found."""
-    from deedbench.benchmarks import benchmark_class
+def agent_purpose(config: RunConfig) -> str | None:
+    """What the run's agent is for, when it is a baseline: the line its benchmark recorded
+    with the run; for a run recorded before that, the line of deedbench's own benchmark of
+    that name (no other code is imported to read a store); None for any other agent."""
+    from deedbench.benchmarks import BUILTIN, benchmark_class
 
-    kind, _, name = agent.partition("/")
+    kind, _, name = config.agent.partition("/")
     if kind != "baseline":
         return None
+    recorded = config.report.baseline_purposes
+    if recorded is not None:
+        return recorded.get(name)
+    if config.benchmark not in BUILTIN:
+        return None
     try:
-        return benchmark_class(benchmark).baseline_purposes.get(name)
+        return benchmark_class(config.benchmark).baseline_purposes.get(name)
     except DeedbenchError:
         return None
 
@@ -249,12 +271,27 @@ def existing_store(store: Path | None) -> Path:
 
 
 @contextmanager
-def open_store(path: Path) -> Iterator[RunStore]:
+def open_store(path: Path, *, reading: bool = False) -> Iterator[RunStore]:
     """The store for a command's block. Whatever is wrong with it (a folder, not SQLite,
     damaged, read-only, a run locked by another process) is a one-line error, exit 2;
-    a corrupt record that readers skip is named in a warning."""
-    from deedbench.engine import RunStore
+    a corrupt record that readers skip is named in a warning.
 
+    `reading`: for a command that only reads, opened read-only as the viewer opens it, so
+    it reads a store it may not write (another user's, a read-only folder) and never waits
+    for a writer (an import writes in one transaction); a store of an older format is
+    opened to write once, which migrates it."""
+    from deedbench.engine import RunStore
+    from deedbench.errors import StoreFormatError
+
+    if reading:
+        try:
+            runs = RunStore(path, on_corrupt=warn, read_only=True)
+        except StoreFormatError:  # older (migrated below), or newer (refused below)
+            pass
+        else:
+            with runs:
+                yield runs
+            return
     with RunStore(path, on_corrupt=warn) as runs:
         yield runs
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from deedbench.cli.app import (
+    AllowImportOption,
     NoCacheOption,
     PricesOption,
     StoreOption,
@@ -104,6 +105,7 @@ def audit(
         bool, typer.Option("--json", help="Print summaries and results as JSON.")
     ] = False,
     prices: PricesOption = None,
+    allow_import: AllowImportOption = False,
     store: StoreOption = None,
 ) -> None:
     """Audit a run for evaluation awareness: a lexical scan, and an LLM judge with --judge;
@@ -138,7 +140,10 @@ def audit(
         settings = (choice, providers)
         if users:
             user_judge = None if judge is None else _resolve_user_judge(judge, *settings)
-            _audit_users(runs, configs, user_judge, providers, concurrency, price_table, as_json)
+            _audit_users(
+                runs, configs, user_judge, providers, concurrency, price_table, as_json,
+                allow_import=allow_import,
+            )  # fmt: skip
             return
         [config] = configs
         run_id = config.run_id
@@ -173,6 +178,8 @@ def _audit_users(
     concurrency: int,
     prices: PriceTable,
     as_json: bool,
+    *,
+    allow_import: bool = False,
 ) -> None:
     """The user audit of the runs, per user model (`audit.user_audit`); with a judge,
     each failed episode judged first and the verdicts stored with its run."""
@@ -181,7 +188,7 @@ def _audit_users(
     judgments = []
     if judge is not None:
         judgments = _judge_users_with_progress(
-            runs, configs, judge, providers, concurrency, prices, as_json
+            runs, configs, judge, providers, concurrency, prices, as_json, allow_import
         )
     judged = {(j.run_id, j.key): j for j in judgments} if judge is not None else None
     audits = user_audit(((c, runs.summaries(c.run_id)) for c in configs), judged)
@@ -212,7 +219,7 @@ def _render_users(
 ) -> None:
     from deedbench.audit import USER_RUBRIC_VERSION
     from deedbench.reports.format import interval
-    from deedbench.reports.terminal import TablePrinter, new_table, say
+    from deedbench.reports.tables import TablePrinter, new_table, say
 
     title = "Simulated users, most faithful first"
     if judge is not None:
@@ -260,12 +267,13 @@ def _judge_users_with_progress(
     concurrency: int,
     prices: PriceTable,
     as_json: bool,
+    allow_import: bool = False,
 ) -> list[UserJudgment]:
     """Judge the runs' failed episodes, run by run, with a progress bar and running cost;
     each run's verdicts are stored as soon as it is done."""
     from deedbench.audit import failed, judge_users, save_user_judgments
 
-    benchmarks = [_rebuilt(config) for config in configs]
+    benchmarks = [_rebuilt(config, allow_import) for config in configs]
     total = sum(sum(map(failed, runs.summaries(c.run_id))) for c in configs)
     tally = Tally(total, noun="failed episodes judged", lines=not as_json)
     with progress_bar() as progress:
@@ -303,14 +311,16 @@ def _judge_users_with_progress(
     return judgments
 
 
-def _rebuilt(config: RunConfig) -> Benchmark[Any]:
+def _rebuilt(config: RunConfig, allow_import: bool = False) -> Benchmark[Any]:
     """The run's benchmark built again from its recorded name and options, on the data it
-    ran on (the user's instructions are read from it)."""
-    from deedbench.benchmarks import load_benchmark
+    ran on (the user's instructions are read from it); one that is code (python/, another
+    package's) only with --allow-import, as every reader of a store."""
+    from deedbench.benchmarks import reading_class
     from deedbench.errors import BenchmarkError
 
     try:
-        benchmark = load_benchmark(config.benchmark, config.benchmark_options)
+        cls = reading_class(config.benchmark, allow_import=allow_import)
+        benchmark = cls(config.benchmark_options)
     except BenchmarkError as exc:
         raise fail(f"run {config.run_id!r}: its benchmark cannot be built here: {exc}") from None
     if benchmark.data_hash() != config.data_hash:
@@ -382,7 +392,7 @@ def _render(
     fits 80 columns, and quotes; every piece of data is shown as it is (never markup)."""
     from deedbench.audit import RUBRIC_VERSION, SCANNER_VERSION
     from deedbench.reports.format import interval
-    from deedbench.reports.terminal import new_table, print_table, say
+    from deedbench.reports.tables import new_table, print_table, say
 
     judge = next((s.judge_spec for s in summaries if s.judge_spec), None)
     method = f"scanner v{SCANNER_VERSION}"

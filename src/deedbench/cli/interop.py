@@ -1,5 +1,9 @@
 """`deedbench import inspect` and `import tau2`: Inspect AI logs and τ²'s result files into
-the run store, for `report`, `compare`, HTML, the viewer and `audit`."""
+the run store, for `report`, `compare`, HTML, the viewer and `audit`.
+
+An import is all or nothing (`engine.whole_runs.add_runs`): its runs and every record are
+written in one transaction, so no command ever lists a run being imported, and one that
+fails or is killed leaves nothing, and can simply be run again."""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from typing import Annotated
 import typer
 
 from deedbench.cli.app import (
+    AllowImportOption,
     CommandGroup,
     PricesOption,
     StoreOption,
@@ -57,6 +62,7 @@ def import_inspect(
         str | None,
         typer.Option("--run-id", help="Name the run (when the logs make one run)."),
     ] = None,
+    allow_import: AllowImportOption = False,
     store: StoreOption = None,
 ) -> None:
     """Import Inspect logs as runs: one per model and data, a condition per task
@@ -64,9 +70,10 @@ def import_inspect(
     from deedbench.interop import require_inspect
 
     require_inspect()  # InspectNotInstalled, like InspectLogError below: exit 2, one line
+    from deedbench.engine.whole_runs import add_runs
     from deedbench.interop.read_log import read_inspect_logs
 
-    runs = read_inspect_logs(logs)
+    runs = read_inspect_logs(logs, allow_import=allow_import)
     if run_id is not None:
         if len(runs) > 1:
             models = ", ".join(config.agent for config, _ in runs)
@@ -85,10 +92,7 @@ def import_inspect(
                 f"run {taken[0]!r} is already in {path} (these logs were imported before?); "
                 "pass --run-id to import them again under another name"
             )
-        for config, records in runs:
-            runs_store.create_run(config)
-            for record in records:
-                runs_store.add(config.run_id, record)
+        add_runs(runs_store, runs)
     for config, records in runs:
         scored = sum(1 for r in records if r.status == "scored")
         command = ["deedbench", "report", config.run_id]
@@ -146,6 +150,8 @@ def import_tau2(
     """Import a τ² result file as a run: each simulation rescored (τ²'s reward and its
     components, checked against the file's) with the procedure verdicts beside it."""
     from deedbench.cli.validate import rescore_tau2
+    from deedbench.engine.whole_runs import add_runs
+    from deedbench.errors import StoreError
 
     if run_id is not None:
         check_run_id(run_id)
@@ -176,9 +182,10 @@ def import_tau2(
                 f"run {config.run_id!r} is already in {path} (this file was imported before?); "
                 "pass --run-id to import it again under another name"
             )
-        runs_store.create_run(config)
-        for record in records:
-            runs_store.add(config.run_id, record)
+        try:
+            add_runs(runs_store, [(config, records)])
+        except StoreError as exc:  # a record that cannot be stored: the file's, say so
+            raise fail(f"{file}: cannot import it: {exc}") from None
     scored = sum(1 for r in records if r.status == "scored")
     command = ["deedbench", "report", config.run_id]
     if store is not None:

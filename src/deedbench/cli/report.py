@@ -13,6 +13,7 @@ from typing import IO, TYPE_CHECKING, Annotated
 import typer
 
 from deedbench.cli.app import (
+    AllowImportOption,
     PricesOption,
     QuietOption,
     StoreOption,
@@ -61,7 +62,7 @@ def _load(store: Path | None, run_ids: list[str]) -> list[Loaded]:
     from deedbench.reports.summary import RunTally
 
     loaded = []
-    with open_store(existing_store(store)) as runs:
+    with open_store(existing_store(store), reading=True) as runs:
         for run_id in run_ids:
             config = require_run(runs, run_id)
             tally = RunTally.of(config, runs.summaries(run_id))
@@ -167,7 +168,7 @@ def report(
     elif as_csv:
         write_csv((row for s in summaries for row in summary_rows(s)), sys.stdout)
     elif html is None:
-        with open_store(existing_store(store)) as runs:
+        with open_store(existing_store(store), reading=True) as runs:
             live = executing(runs)
         where = "" if store is None else f" --store {store}"
         for summary in summaries:
@@ -176,7 +177,7 @@ def report(
                 summary,
                 console,
                 quiet=quiet,
-                purpose=agent_purpose(summary.run.benchmark, summary.run.agent),
+                purpose=agent_purpose(summary.run),
                 wide=wide,
                 executor=live.get(run_id),
                 command=f"deedbench report {run_id}{where}",
@@ -195,7 +196,7 @@ def _write_html(
     from deedbench.reports.export import atomic_write
     from deedbench.reports.html import render_html
 
-    with open_store(existing_store(store)) as runs:
+    with open_store(existing_store(store), reading=True) as runs:
         records = {config.run_id: html_transcripts(runs, config) for config, _, _ in loaded}
     page = render_html(
         summaries,
@@ -222,12 +223,13 @@ def compare(
     run_ids: RunsArgument,
     as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")] = False,
     prices: PricesOption = None,
+    quiet: QuietOption = False,
     wide: WideOption = False,
     store: StoreOption = None,
 ) -> None:
     """Runs side by side (agent x condition), with paired tests between conditions and runs."""
     from deedbench.reports.compare import compare_runs
-    from deedbench.reports.terminal import render_comparison
+    from deedbench.reports.terminal import legend, render_comparison
 
     loaded = _load(store, run_ids)
     table = load_prices(prices)
@@ -241,7 +243,8 @@ def compare(
     else:
         where = "" if store is None else f" --store {store}"
         command = f"deedbench compare {' '.join(run_ids)}{where}"
-        render_comparison(comparison, console, wide=wide, command=command)
+        lines = [] if quiet else legend(summaries[0])
+        render_comparison(comparison, console, wide=wide, command=command, legend=lines)
 
 
 @app.command()
@@ -252,18 +255,21 @@ def show(
     condition: Annotated[
         str | None, typer.Option(help="Which condition (default: the run's first).")
     ] = None,
-    full: Annotated[bool, typer.Option("--full", help="Do not shorten tool outputs.")] = False,
+    full: Annotated[
+        bool,
+        typer.Option("--full", help="Do not shorten tool outputs or a long system prompt."),
+    ] = False,
     store: StoreOption = None,
 ) -> None:
     """One transcript: messages, tool calls, and the evidence its score rests on."""
     from deedbench.reports.transcript import render_episode
 
-    with open_store(existing_store(store)) as runs:  # one episode read, not the run
+    with open_store(existing_store(store), reading=True) as runs:  # one episode read, not the run
         config = require_run(runs, run_id)
         chosen = condition or config.conditions[0]
         record = runs.episode(run_id, sample, chosen, epoch)
     if record is not None:
-        render_episode(record, console, full_tools=full)
+        render_episode(record, console, full_tools=full, full_system=full)
         return
     if sample not in config.sample_ids:
         close = [s for s in config.sample_ids if sample in s][:10] or config.sample_ids[:10]
@@ -325,6 +331,7 @@ def export(
         ),
     ] = False,
     prices: PricesOption = None,
+    allow_import: AllowImportOption = False,
     store: StoreOption = None,
 ) -> None:
     """Write a run's episodes: JSONL (whole records), CSV (a row per episode), or Inspect
@@ -374,10 +381,10 @@ def export(
             "takes several)"
         )
     run_id = run_ids[0]
-    with open_store(existing_store(store)) as runs:  # records streamed, one at a time
+    with open_store(existing_store(store), reading=True) as runs:  # records streamed, one at a time
         config = require_run(runs, run_id)
         if format == "inspect":
-            _export_inspect(config, runs.episodes(run_id), output or Path("logs"))
+            _export_inspect(config, runs.episodes(run_id), output or Path("logs"), allow_import)
             return
 
         def write(out: IO[str]) -> int:
@@ -412,7 +419,7 @@ def _export_tau2(
     if folder is None:
         raise fail("--format tau2-submission needs -o DIR, the submission folder to write")
     table = load_prices(prices)
-    with open_store(existing_store(store)) as runs:
+    with open_store(existing_store(store), reading=True) as runs:
         for run_id in run_ids:
             require_run(runs, run_id)  # its keys registered as secrets before it is read
         done = export_submission(runs, run_ids, folder, details, table, own_wording=own_wording)
@@ -433,14 +440,16 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}%"
 
 
-def _export_inspect(config: RunConfig, records: Iterable[EpisodeRecord], folder: Path) -> None:
+def _export_inspect(
+    config: RunConfig, records: Iterable[EpisodeRecord], folder: Path, allow_import: bool
+) -> None:
     from deedbench.interop import require_inspect
 
     require_inspect()
     from deedbench.interop.write_log import write_inspect_logs
 
     try:
-        paths = write_inspect_logs(config, records, folder)  # OutputError: exit 2
+        paths = write_inspect_logs(config, records, folder, allow_import=allow_import)
     except OSError as exc:  # the folder cannot be made (a file by that name, no access)
         raise fail(f"cannot write Inspect logs into {folder}: {exc.strerror or exc}") from None
     for path in paths:

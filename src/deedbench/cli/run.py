@@ -59,7 +59,9 @@ def list_command(wide: WideOption = False) -> None:
 
     from deedbench.agents import agent_kinds
     from deedbench.benchmarks import benchmark_class, benchmarks
-    from deedbench.reports.terminal import TablePrinter
+    from deedbench.errors import BenchmarkError
+    from deedbench.printable import safe
+    from deedbench.reports.tables import TablePrinter
 
     printer = TablePrinter(console, wide=wide)
 
@@ -69,9 +71,14 @@ def list_command(wide: WideOption = False) -> None:
     table.add_column("conditions", no_wrap=True)
     table.add_column("epochs", no_wrap=True, justify="right")
     table.add_column("agents")
-    names = list(benchmarks())
-    for name in names:
-        bench = benchmark_class(name)  # the class is enough: some need --data to load
+    loaded = {}
+    for name in benchmarks():
+        try:  # the class is enough: some need --data to load
+            loaded[name] = benchmark_class(name)
+        except BenchmarkError as exc:  # another package's, broken: said, and the rest listed
+            table.add_row(safe(name), safe(str(exc)), "", "", "")
+            continue
+        bench = loaded[name]
         table.add_row(
             name,
             bench.description,
@@ -83,8 +90,8 @@ def list_command(wide: WideOption = False) -> None:
     options = Table(title="Benchmark options (-T KEY=VALUE)", title_justify="left")
     for column in ("benchmark", "option", "type", "default", "meaning"):
         options.add_column(column, no_wrap=column != "meaning")
-    for name in names:
-        for spec in benchmark_class(name).option_specs:
+    for name, cls in loaded.items():
+        for spec in cls.option_specs:
             default = "" if spec.default is None else str(spec.default)
             options.add_row(name, spec.name, spec.type_name, default, spec.help)
     printer.print(options, labels=2, rank=[4, 3, 2])
@@ -256,7 +263,7 @@ def run(
         start_fork_server(modules_to_preload(benchmark, [agent]))
     from deedbench.benchmarks import load_benchmark
     from deedbench.reports import render_summary
-    from deedbench.reports.terminal import print_command
+    from deedbench.reports.tables import print_command
 
     if ray_address is not None and kind.name != "ray":
         raise fail("--ray-address needs --executor ray")
@@ -384,7 +391,7 @@ def run(
         console,
         groupings=groupings,
         quiet=quiet,
-        purpose=agent_purpose(config.benchmark, config.agent),
+        purpose=agent_purpose(config),
     )
     console.print(f"run id: {config.run_id}", highlight=False, markup=False)
     where = "" if store is None else f" --store {shlex.quote(str(store))}"

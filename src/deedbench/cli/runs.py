@@ -14,18 +14,23 @@ from __future__ import annotations
 import json
 import sys
 from difflib import get_close_matches
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from deedbench.cli.app import (
     PricesOption,
+    QuietOption,
     StoreOption,
     app,
     console,
     existing_store,
+    fail,
     load_prices,
     open_store,
+    require_run,
+    warn,
 )
 from deedbench.engine.store import executing
 from deedbench.printable import safe
@@ -41,7 +46,7 @@ if TYPE_CHECKING:
 __all__ = ["WideOption", "primary_rates", "run_cost", "runs"]
 
 # Every command that prints tables takes it: at a narrow terminal a table shows the columns
-# that fit, most important first (reports.terminal.TablePrinter); --wide shows them all.
+# that fit, most important first (reports.tables.TablePrinter); --wide shows them all.
 WideOption = Annotated[
     bool,
     typer.Option(
@@ -62,13 +67,39 @@ def runs(
         str | None, typer.Option(help="Only runs of this agent (e.g. baseline/random).")
     ] = None,
     prices: PricesOption = None,
+    quiet: QuietOption = False,
     wide: WideOption = False,
+    delete: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--delete",
+            help="Delete this run (repeat for more) with its episodes, audits and figures, "
+            "instead of listing; a run a live process is executing is refused.",
+            show_default=False,
+        ),
+    ] = None,
+    yes: Annotated[
+        bool, typer.Option("--yes", help="Delete without asking (needed off a terminal).")
+    ] = False,
+    figures_cache: Annotated[
+        Path | None,
+        typer.Option(
+            "--figures-cache",
+            help="With --delete: the viewer's file of figures, if `view` was given one "
+            "[default: $XDG_CACHE_HOME or ~/.cache, deedbench/view-summaries.db].",
+            show_default=False,
+        ),
+    ] = None,
     store: StoreOption = None,
 ) -> None:
-    """List the store's runs, newest first: state, primary rate, agent, episodes and cost."""
+    """List the store's runs, newest first: state, primary rate, agent, episodes and cost;
+    or delete runs (--delete)."""
+    if delete:
+        _delete(delete, yes=yes, figures_cache=figures_cache, store=store)
+        return
     table = load_prices(prices)
     path = existing_store(store)
-    with open_store(path) as stored:
+    with open_store(path, reading=True) as stored:
         counts = stored.counts()
         usage = stored.call_usage()
         every = list(stored.configs())
@@ -113,7 +144,41 @@ def runs(
     command += [f"--benchmark {benchmark}"] if benchmark else []
     command += [f"--agent {agent}"] if agent else []
     command += [f"--store {store}"] if store else []
-    _render(rows, wide=wide, command=" ".join(command))
+    _render(rows, wide=wide, quiet=quiet, command=" ".join(command))
+
+
+def _delete(
+    run_ids: list[str], *, yes: bool, figures_cache: Path | None, store: Path | None
+) -> None:
+    """Delete runs whole (`engine.whole_runs.delete_run`), after saying what goes, and the
+    figures the viewer keeps of them."""
+    from deedbench.engine.whole_runs import delete_run
+    from deedbench.view.summaries import SummaryCache, default_cache
+
+    path = existing_store(store)
+    run_ids = list(dict.fromkeys(run_ids))
+    with open_store(path) as stored:
+        for run_id in run_ids:
+            require_run(stored, run_id)  # a typo names the nearest run
+        counts = stored.counts()
+        what = "; ".join(
+            f"{run_id} ({sum(counts.get(run_id, {}).values()):,} episodes)" for run_id in run_ids
+        )
+        if not yes:
+            if not (sys.stdin.isatty() and console.is_terminal):
+                raise fail(f"--delete would delete {what} from {path}: add --yes to do it")
+            if not typer.confirm(f"Delete {what} from {path}? This cannot be undone"):
+                raise fail("nothing deleted")
+        for run_id in run_ids:
+            done = delete_run(stored, run_id)  # StoreError (being executed): exit 2
+            SummaryCache(figures_cache or default_cache(), on_problem=warn).forget(path, run_id)
+            console.print(
+                f"deleted run {done.run_id} from {path}: {done.episodes:,} episodes, "
+                f"{done.audits:,} audits",
+                highlight=False,
+                markup=False,
+                soft_wrap=True,
+            )
 
 
 def primary_rates(runs: RunStore, configs: list[RunConfig]) -> dict[str, dict[str, Rate]]:
@@ -183,17 +248,20 @@ def _row(
     }
 
 
-def _render(rows: list[dict[str, Any]], *, wide: bool, command: str) -> None:
-    """The runs' table (state and primary rate first), what each primary rate is, and the
-    commands that read a run. Where benchmark and agent do not fit in columns of their
-    own, they go under the run's id."""
-    from deedbench.reports.terminal import TablePrinter, print_command, say
+def _render(rows: list[dict[str, Any]], *, wide: bool, quiet: bool, command: str) -> None:
+    """The runs' table (state and primary rate first), then (unless `quiet`) its legend:
+    what each primary rate is and the commands that read a run. Where benchmark and agent
+    do not fit in columns of their own, they go under the run's id."""
+    from deedbench.reports.tables import TablePrinter, print_command, say
 
     tables = TablePrinter(console, wide=wide)
     table, rank = _table(rows, stacked=False)
     if not (wide or tables.fits(table)):
-        table, rank = _table(rows, stacked=True)
+        table, rank = _table(rows, stacked=True, width=console.width)
     tables.print(table, rank=rank)
+    if quiet:
+        tables.close(command)
+        return
     primaries: dict[str, dict[str, None]] = {}  # metric: the benchmarks it heads
     for row in rows:
         primaries.setdefault(row["primary"], {})[row["benchmark"]] = None
@@ -205,12 +273,13 @@ def _render(rows: list[dict[str, Any]], *, wide: bool, command: str) -> None:
     tables.close(command)
 
 
-def _table(rows: list[dict[str, Any]], *, stacked: bool) -> tuple[Table, list[int]]:
+def _table(rows: list[dict[str, Any]], *, stacked: bool, width: int = 0) -> tuple[Table, list[int]]:
     """The runs' table and its columns' rank (state, primary rate, agent, benchmark,
     episodes, errors, cost, created, epochs); `stacked`: benchmark and agent on a line
-    under the run's id."""
+    under the run's id, folded where a long agent spec would leave no room at `width`
+    columns for the state and the primary rate (which come first, as the README says)."""
     from deedbench.reports.format import interval
-    from deedbench.reports.terminal import new_table
+    from deedbench.reports.tables import new_table
     from deedbench.stats import Rate
 
     table = new_table("Runs, newest first")
@@ -229,9 +298,16 @@ def _table(rows: list[dict[str, Any]], *, stacked: bool) -> tuple[Table, list[in
     ]
     named = max((len(c) for found in rates for c in found), default=0)
     figures = max((len(r) for found in rates for r in found.values()), default=0)
+    states = max((len(row["state"]) for row in rows), default=0)
+    # what the first column may take beside state and rate (two spaces between columns)
+    room = max(width - states - (named + 2 + figures) - 4, 20)
     for row, found in zip(rows, rates, strict=True):
         cost = row["cost_usd"]
-        run = [row["run_id"] + (f"\n  {row['benchmark']} {row['agent']}" if stacked else "")]
+        under = f"{row['benchmark']} {row['agent']}"
+        lines = _folded(under, max(room - 2, len(row["run_id"]) - 2, 16))
+        run = [
+            row["run_id"] + "".join(f"\n  {line}" for line in lines) if stacked else row["run_id"]
+        ]
         cells = run if stacked else [*run, row["benchmark"], row["agent"]]
         cells += [
             row["state"],
@@ -245,3 +321,15 @@ def _table(rows: list[dict[str, Any]], *, stacked: bool) -> tuple[Table, list[in
         table.add_row(*map(safe, cells))
     rank = [1, 2, 3, 4, 7, 6, 5] if stacked else [3, 4, 2, 1, 5, 6, 9, 8, 7]
     return table, rank
+
+
+def _folded(text: str, width: int) -> list[str]:
+    """`text` in lines of at most `width` characters, broken after a space, a slash or a
+    dash where it can be (an agent spec: ``openai-compatible/Qwen/Qwen2.5-72B``)."""
+    lines = []
+    while len(text) > width:
+        cut = max(text.rfind(sep, 0, width) for sep in (" ", "/", "-"))
+        cut = cut + 1 if cut > 0 else width
+        lines.append(text[:cut].rstrip())
+        text = text[cut:]
+    return [*lines, text]

@@ -17,6 +17,7 @@ import typer
 from deedbench.cli.app import (
     NoCacheOption,
     PricesOption,
+    QuietOption,
     StoreOption,
     Tally,
     app,
@@ -81,6 +82,7 @@ def study(
     ] = None,
     prices: PricesOption = None,
     no_cache: NoCacheOption = False,
+    quiet: QuietOption = False,
     wide: WideOption = False,
     store: StoreOption = None,
 ) -> None:
@@ -127,7 +129,9 @@ def study(
             errors.print(f"note: {run.run_id}: {notice}", highlight=False, markup=False)
     with open_store(store_path) as runs:
         outcomes = _launch(plan, runs, store_path, kind, placement, cache=not no_cache)
-        failed = _report(plan, runs, outcomes, price_table=plan.prices, html=html, wide=wide)
+        failed = _report(
+            plan, runs, outcomes, price_table=plan.prices, html=html, wide=wide, quiet=quiet
+        )
     if failed:
         raise typer.Exit(1)
 
@@ -152,7 +156,7 @@ def _store_for(path: Path) -> Iterator[RunStore]:
         with tempfile.TemporaryDirectory() as folder, open_store(Path(folder) / "empty.db") as runs:
             yield runs
         return
-    with open_store(path) as runs:
+    with open_store(path, reading=True) as runs:
         yield runs
 
 
@@ -190,7 +194,7 @@ def _print_plan(
 ) -> None:
     from rich.table import Table
 
-    from deedbench.reports.terminal import TablePrinter
+    from deedbench.reports.tables import TablePrinter
     from deedbench.study import estimate_runs
 
     estimates = estimate_runs(plan.runs, runs, plan.prices)
@@ -369,13 +373,14 @@ def _report(
     price_table: PriceTable,
     html: Path | None,
     wide: bool,
+    quiet: bool = False,
 ) -> bool:
     """The comparison table of each benchmark's runs (agents x conditions), the HTML
     report of all of them, and what failed; True when something did."""
     from deedbench.audit import load_audits
     from deedbench.reports.compare import compare_runs
     from deedbench.reports.summary import RunTally
-    from deedbench.reports.terminal import render_comparison
+    from deedbench.reports.terminal import legend, render_comparison
 
     summaries, figures, audits = [], {}, {}
     for entry, planned in plan.by_benchmark():
@@ -391,7 +396,10 @@ def _report(
         console.print(f"\n[bold]{safe(entry.key)}[/bold]", highlight=False)
         ids = " ".join(_quoted(Path(run.run_id)) for run in planned)
         command = f"deedbench compare {ids} --store {_quoted(runs.path)}"
-        render_comparison(compare_runs(group, figures), console, wide=wide, command=command)
+        lines = [] if quiet else legend(group[0])
+        render_comparison(
+            compare_runs(group, figures), console, wide=wide, command=command, legend=lines
+        )
     if html is not None:
         from deedbench.cli.report import html_transcripts
         from deedbench.reports.export import OutputError, atomic_write

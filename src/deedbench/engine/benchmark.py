@@ -186,6 +186,17 @@ class Benchmark(ABC, Generic[_W]):
     def data_hash(self) -> str:
         """A content hash of the data the samples come from."""
 
+    @classmethod
+    def recorded_report(cls) -> ReportSpec:
+        """The `report` a run records: with the class's conditions and baselines' purposes,
+        which readers of the store then take from it instead of importing the class."""
+        return cls.report.model_copy(
+            update={
+                "conditions": list(cls.conditions),
+                "baseline_purposes": dict(cls.baseline_purposes),
+            }
+        )
+
     def data_files(self) -> dict[str, str]:
         """The files the samples were read from, name -> content hash, recorded with a run
         so a reader sees which data it used (empty: the benchmark does not say)."""

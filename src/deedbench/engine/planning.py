@@ -70,7 +70,7 @@ def new_run_config(
         epochs=epochs,
         seed=seed,
         sample_ids=[s.id for s in samples],
-        report=benchmark.report,
+        report=benchmark.recorded_report(),
         scorer=benchmark.scorer_spec(),
         judge=judge,
         deedbench_version=__version__,

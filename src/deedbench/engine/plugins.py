@@ -21,11 +21,15 @@ def entries(group: str, own: Collection[str]) -> dict[str, str]:
 
 
 def load(target: str, what: str, error: type[DeedbenchError]) -> object:
-    """The object "module:attr" names; `error` saying which `what` failed and why when
-    its module does not import or lacks the attribute."""
+    """The object "module:attr" names; `error` saying which `what` failed and why when its
+    module does not import (whatever it raises while it is imported: an ImportError, its
+    own RuntimeError, even a `sys.exit`) or lacks the attribute. Only the entry asked for
+    is loaded, so a broken one takes down nothing but what uses it."""
     module, _, attribute = target.partition(":")
     try:
         found: object = getattr(import_module(module), attribute)
     except (ImportError, AttributeError) as exc:
         raise error(f"{what} cannot be loaded: {exc}") from None
+    except (Exception, SystemExit) as exc:  # another package's code at import
+        raise error(f"{what} cannot be loaded: {type(exc).__name__}: {exc}") from None
     return found

@@ -42,7 +42,7 @@ from deedbench.engine.store import SUMMARY_JSON
 from deedbench.errors import StoreError
 from deedbench.records import EpisodeKey, EpisodeRecord, RunConfig
 
-__all__ = ["ListedEpisode", "ReadOnlyStore", "Selection"]
+__all__ = ["ListedEpisode", "ReadOnlyStore", "Selection", "read_only_uri", "reading_connection"]
 
 # What a list shows of an episode, from its summary's JSON (`l.j`).
 _OUTCOME = "l.j ->> '$.score.outcome'"
@@ -370,14 +370,7 @@ class ReadOnlyStore:
             return None
 
     def _uri(self) -> str:
-        """`mode=ro`, or `immutable` where SQLite must not make the WAL's files (above)."""
-        uri = f"file:{quote(str(self._file))}?mode=ro"
-        folder = self._file.parent
-        if os.access(self._file, os.W_OK) and os.access(folder, os.W_OK):
-            return uri
-        if os.path.exists(f"{self._file}-wal"):
-            return uri
-        return uri + "&immutable=1"
+        return read_only_uri(self._file)
 
     def _explain(self, exc: sqlite3.Error) -> str:
         text = str(exc)
@@ -386,6 +379,55 @@ class ReadOnlyStore:
         if "malformed" in text or "corrupt" in text:
             return f"the run store {self.path} is damaged ({text}): restore it from a copy"
         return f"cannot read the run store {self.path}: {text}"
+
+
+def read_only_uri(path: Path) -> str:
+    """SQLite's URI to read the store at `path` without writing it: `mode=ro`, or
+    `immutable` where SQLite must not make the WAL's files (the module's docstring)."""
+    file = path.resolve()
+    uri = f"file:{quote(str(file))}?mode=ro"
+    if _writable(file) and os.access(file.parent, os.W_OK):
+        return uri
+    if os.path.exists(f"{file}-wal"):
+        return uri
+    return uri + "&immutable=1"
+
+
+def reading_connection(path: Path) -> sqlite3.Connection:
+    """One long-lived connection that only reads, for `RunStore(read_only=True)` (what
+    reading commands open): the usual one, `query_only`, where this process may write the
+    file and its folder (root too: an immutable file refuses it), so that closing it
+    checkpoints the log and leaves no -wal beside the store; else SQLite's read-only one
+    (`read_only_uri`), which makes no file beside a store it cannot write."""
+    try:
+        os.close(os.open(path, os.O_RDWR))
+        mine = os.access(path.parent, os.W_OK)
+    except OSError:
+        mine = False
+    if mine:
+        db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        try:
+            db.execute("PRAGMA query_only = ON")
+            db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+            return db
+        except sqlite3.Error:  # a folder that takes no -wal after all (immutable, for root)
+            db.close()
+    try:
+        return sqlite3.connect(
+            read_only_uri(path), uri=True, isolation_level=None, check_same_thread=False
+        )
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot open the run store {path}: {exc}") from None
+
+
+def _writable(file: Path) -> bool:
+    """Whether this process may write `file`: asked of the file itself, since root passes
+    `os.access` for an immutable one."""
+    try:
+        os.close(os.open(file, os.O_RDWR))
+    except OSError:
+        return False
+    return True
 
 
 def _json_list(values: Collection[str]) -> str:

@@ -190,7 +190,8 @@ class RunStore:
     """Reads and writes runs, their episodes and cached answers in one SQLite file.
 
     `on_corrupt` receives a message for each stored record that no longer parses (readers
-    skip it); by default it is a Python warning.
+    skip it); by default it is a Python warning. `read_only`: for a command that only
+    reads, a connection that never writes, locks or migrates (`_open_read_only`).
     """
 
     def __init__(
@@ -201,6 +202,7 @@ class RunStore:
         batch_seconds: float = 0.5,
         on_corrupt: Callable[[str], None] | None = None,
         on_progress: Callable[[str], None] | None = None,
+        read_only: bool = False,
     ):
         self.path = Path(path)
         self._on_corrupt = on_corrupt or _warn
@@ -212,6 +214,9 @@ class RunStore:
         self._locks: dict[str, int] = {}  # runs this store holds locked, and how often
         if self.path.is_dir():
             raise StoreError(f"{self.path} is a folder, not a run store (give a file name)")
+        if read_only:
+            self._open_read_only()
+            return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -236,6 +241,30 @@ class RunStore:
                 self._migrate()
                 self._db.executescript(_INDEXES)
                 self._probe_writable()
+        except StoreError:
+            self._db.close()
+            raise
+
+    def _open_read_only(self) -> None:
+        """For `read_only`: a connection that never writes, locks or migrates (the viewer's,
+        `read_only_store.read_only_uri`), so a reading command reads a store it may not
+        write, and beside an import's transaction. StoreFormatError for a store of another
+        format: an older one is migrated by a store opened to write."""
+        if not self.path.exists():
+            raise StoreError(f"no run store at {self.path}")
+        from deedbench.engine.read_only_store import reading_connection
+
+        self._db = reading_connection(self.path)
+        try:
+            with self._guard():
+                self._db.execute("PRAGMA busy_timeout=10000")
+                self._db.execute("PRAGMA query_only = ON")
+                self._refuse_newer()
+                if self._format() < FORMAT or not self._has("runs"):
+                    raise StoreFormatError(
+                        f"{self.path} is in format {self._format() or 1}; reading it takes "
+                        f"format {FORMAT}, which opening it to write makes"
+                    )
         except StoreError:
             self._db.close()
             raise

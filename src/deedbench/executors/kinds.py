@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from contextlib import AsyncExitStack
+from contextlib import AsyncExitStack, suppress
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -184,23 +184,26 @@ _BUILTIN: dict[str, type[ExecutorKind]] = {k.name: k for k in (LocalKind, Worker
 
 
 def executor_kinds() -> dict[str, ExecutorKind]:
-    """Every executor by name: deedbench's, then other packages' in name order."""
+    """Every executor that loads, by name: deedbench's, then other packages' in name order
+    (one that cannot be loaded is left out: `executor_kind` names it says why)."""
     kinds: dict[str, ExecutorKind] = {name: kind() for name, kind in _BUILTIN.items()}
     for name, target in plugins.entries(GROUP, _BUILTIN).items():
-        kinds[name] = _load(name, target)
+        with suppress(ExecutorError):
+            kinds[name] = _load(name, target)
     return kinds
 
 
 def executor_kind(name: str, *, study: bool = False) -> ExecutorKind:
     """The executor called `name` (that runs studies, if `study`); ExecutorError naming
-    the valid ones otherwise."""
+    the valid ones otherwise. Of other packages' executors, only this one is loaded."""
     if name in _BUILTIN:
         kind: ExecutorKind = _BUILTIN[name]()
     else:
-        kinds = executor_kinds()
-        if name not in kinds:
-            raise ExecutorError(f"unknown executor {name!r}. Valid executors: {', '.join(kinds)}")
-        kind = kinds[name]
+        installed = plugins.entries(GROUP, _BUILTIN)
+        if name not in installed:
+            valid = ", ".join([*_BUILTIN, *installed])
+            raise ExecutorError(f"unknown executor {name!r}. Valid executors: {valid}")
+        kind = _load(name, installed[name])
     if study and not kind.studies():
         raise _no_study(name)
     return kind

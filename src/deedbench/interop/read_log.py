@@ -32,8 +32,9 @@ from inspect_ai.log import (
     read_eval_log,
 )
 from inspect_ai.scorer import Score as InspectScore
+from pydantic import ValidationError
 
-from deedbench.benchmarks import benchmark_class
+from deedbench.benchmarks import reading_class
 from deedbench.benchmarks.tac.upstream import (
     NUDGE_PARAM,
     NUDGES_KEY,
@@ -49,7 +50,15 @@ from deedbench.interop.convert import (
 )
 from deedbench.interop.inspect_tasks import SCORER_NAME, SEED_KEY, TERMINATION_KEY
 from deedbench.interop.write_log import PART_KEY
-from deedbench.records import EpisodeRecord, Evidence, Message, RunConfig, Score, Usage
+from deedbench.records import (
+    EpisodeRecord,
+    Evidence,
+    Message,
+    ReportSpec,
+    RunConfig,
+    Score,
+    Usage,
+)
 from deedbench.version import __version__
 
 __all__ = ["read_inspect_logs"]
@@ -67,6 +76,9 @@ class _Part:
     data_hash: str
     records: list[EpisodeRecord] = field(default_factory=list)
     piece: _Piece | None = None  # where a condition written in several logs: which part
+    # the report its run recorded (deedbench's export carries the run), with the
+    # benchmark's conditions; None where the log does not say, and its class says
+    report: ReportSpec | None = None
 
 
 @dataclass(frozen=True)
@@ -78,14 +90,18 @@ class _Piece:
     export: str
 
 
-def read_inspect_logs(paths: Sequence[str | Path]) -> list[tuple[RunConfig, list[EpisodeRecord]]]:
+def read_inspect_logs(
+    paths: Sequence[str | Path], *, allow_import: bool = False
+) -> list[tuple[RunConfig, list[EpisodeRecord]]]:
     """Read Inspect logs as deedbench runs: one per model and data, a condition per log.
-    A folder stands for the ``.eval`` logs in it, as `write_inspect_logs` leaves them."""
-    parts = [_read_part(path) for path in _log_files(paths)]
+    A folder stands for the ``.eval`` logs in it, as `write_inspect_logs` leaves them.
+    A log of a benchmark that is code (``python/MODULE:ATTR``, another package's) whose
+    run the log does not carry imports that code only with `allow_import`."""
+    parts = [_read_part(path, allow_import) for path in _log_files(paths)]
     groups: dict[tuple[str, str, str], list[_Part]] = {}
     for part in parts:
         groups.setdefault((part.benchmark, part.log.eval.model, part.data_hash), []).append(part)
-    return [_run(group) for group in groups.values()]
+    return [_run(group, allow_import) for group in groups.values()]
 
 
 def _log_files(paths: Sequence[str | Path]) -> list[Path]:
@@ -105,7 +121,7 @@ def _log_files(paths: Sequence[str | Path]) -> list[Path]:
     return found
 
 
-def _read_part(path: Path) -> _Part:
+def _read_part(path: Path, allow_import: bool) -> _Part:
     try:
         check_file(path)  # Inspect reads it whole: no FIFO, no device, no file over the cap
     except OSError as exc:
@@ -127,11 +143,13 @@ def _read_part(path: Path) -> _Part:
             {str(k): str(v) for k, v in (metadata.get("options") or {}).items()},
             _data_hash(log.eval.task_version),
             piece=_piece(path, metadata.get(PART_KEY)),
+            report=_recorded_report(metadata.get("deedbench_run")),
         )
-        try:
-            benchmark_class(part.benchmark)
-        except BenchmarkError as exc:
-            raise InspectLogError(f"{path}: {exc}") from None
+        if part.report is None:
+            try:
+                reading_class(part.benchmark, allow_import=allow_import)
+            except BenchmarkError as exc:
+                raise InspectLogError(f"{path}: {exc}") from None
         part.records = [_deedbench_record(part, s) for s in log.samples]
         return part
     if task in UPSTREAM_TASKS:
@@ -142,6 +160,18 @@ def _read_part(path: Path) -> _Part:
     raise InspectLogError(
         f"{path}: task {log.eval.task!r} is neither {known} nor one of deedbench's tasks"
     )
+
+
+def _recorded_report(run: object) -> ReportSpec | None:
+    """The report of the run a deedbench export carries, if it recorded its benchmark's
+    conditions (what the log's import would otherwise ask its class)."""
+    if not isinstance(run, dict):
+        return None
+    try:
+        report = ReportSpec.model_validate(run.get("report"))
+    except ValidationError:
+        return None
+    return report if report.conditions is not None else None
 
 
 def _piece(path: Path, found: object) -> _Piece | None:
@@ -166,13 +196,16 @@ def _data_hash(task_version: object) -> str:
     return f"inspect:{task_version}"
 
 
-def _run(parts: list[_Part]) -> tuple[RunConfig, list[EpisodeRecord]]:
+def _run(parts: list[_Part], allow_import: bool) -> tuple[RunConfig, list[EpisodeRecord]]:
     first = parts[0]
     by_condition: dict[str, list[_Part]] = {}
     for part in parts:
         by_condition.setdefault(part.condition, []).append(part)
-    cls = benchmark_class(first.benchmark)
-    order = {c: i for i, c in enumerate(cls.conditions)}
+    report = first.report
+    if report is None:
+        report = reading_class(first.benchmark, allow_import=allow_import).recorded_report()
+    assert report.conditions is not None
+    order = {c: i for i, c in enumerate(report.conditions)}
     groups = sorted(
         (_joined(group) for group in by_condition.values()),
         key=lambda g: order.get(g[0].condition, len(order)),
@@ -191,7 +224,7 @@ def _run(parts: list[_Part]) -> tuple[RunConfig, list[EpisodeRecord]]:
         epochs=max(r.epoch for r in records),
         seed=0,
         sample_ids=list(dict.fromkeys(r.sample_id for r in records)),
-        report=cls.report,
+        report=report,
         deedbench_version=__version__,
         python_version=platform.python_version(),
         created_at=first.log.eval.created,

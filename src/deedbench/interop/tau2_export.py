@@ -6,18 +6,13 @@ becomes what τ²'s ``prepare_submission`` makes, and what its validator checks:
     DIR/submission.json                   τ²'s ``Submission`` (its leaderboard schema)
     DIR/trajectories/<domain>_results.json   τ²'s ``Results``, one JSON file per domain
 
-Before anything is written the runs must meet the leaderboard's rules, and a
-`UsageError` names the run and the rule otherwise: a leaderboard domain (not
-telecom's workflow policy, not solo mode), the ``base`` split, at least 4 trials,
-every task of the split run that many times and scored (no infrastructure error
-left, no episode waiting for a judge), the data unchanged since the run, one run
-per domain, and one agent and one user (model and settings) across them, as τ²'s
-``validate_submission_traj_set`` demands.
+Before anything is written the runs must meet the leaderboard's rules (`tau2_rules`),
+and a `UsageError` names the run and the rule otherwise. Who acted is named as τ²
+names it (`tau2_parties`).
 
 The figures (pass^1 to pass^4 as percentages, the mean agent cost) are computed
-from the written files as τ²'s ``get_metrics`` computes them, to the last bit:
-its ``validate_submission_metrics`` compares them with its own by equality. That
-means τ²'s order of summation, too (`tau2_figures`).
+from the written files as τ²'s ``get_metrics`` computes them, to the last bit
+(`tau2_figures`).
 """
 
 from __future__ import annotations
@@ -27,75 +22,78 @@ import os
 import shutil
 import tempfile
 import uuid
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
-from deedbench.benchmarks import benchmark_class, load_benchmark
 from deedbench.benchmarks.tau2.benchmark import Tau2Benchmark
 from deedbench.benchmarks.tau2.judge import DEFAULT_JUDGE
 from deedbench.benchmarks.tau2.results import (
     TAU2_ENDINGS,
     Tau2Info,
-    Tau2Party,
     Tau2Results,
     Tau2Simulation,
-    task_num_actions,
     tau2_messages,
     write_results,
 )
 from deedbench.benchmarks.tau2.scorer import TAU2_TERMINATIONS
 from deedbench.engine import RunStore
-from deedbench.errors import BenchmarkError, OutputError, UsageError
+from deedbench.errors import OutputError, UsageError
+from deedbench.interop.tau2_figures import DomainFigures as _DomainFigures
+from deedbench.interop.tau2_figures import tau2_figures as _tau2_figures
+from deedbench.interop.tau2_parties import agent_party, is_model, model_name, user_party, who
+from deedbench.interop.tau2_rules import (
+    check_episodes,
+    check_run,
+    check_together,
+    leaderboard_benchmark,
+)
 from deedbench.interop.tau2_texts import check_texts, shown_texts, texts_note
-from deedbench.records import AgentSettings, EpisodeKey, EpisodeRecord, RunConfig, Usage
+from deedbench.records import EpisodeKey, EpisodeRecord, RunConfig, Usage
 from deedbench.reports.cost import PriceTable
-from deedbench.stats import tau2_pass_hat_k
 from deedbench.version import __version__
 
 __all__ = [
-    "LEADERBOARD_BENCHMARKS",
-    "MIN_TRIALS",
     "SUBMISSION_FILE",
     "TAU2_VERSION",
     "TRAJECTORIES_DIR",
-    "DomainFigures",
     "ExportedDomain",
     "SubmissionDetails",
     "SubmissionExport",
     "export_submission",
-    "tau2_figures",
 ]
 
 TAU2_VERSION = "1.0.1"
 """The τ²-bench release whose protocol and evaluator deedbench reproduces."""
 SUBMISSION_FILE = "submission.json"
 TRAJECTORIES_DIR = "trajectories"
-MIN_TRIALS = 4
-"""The leaderboard's trials per task: it shows pass^1 to pass^4."""
-LEADERBOARD_BENCHMARKS = ("tau2-airline", "tau2-retail", "tau2-telecom", "tau2-banking")
 _DOMAIN_ORDER = ("retail", "airline", "telecom", "banking_knowledge")  # τ²'s DOMAINS
 _ORGANIZATIONS = {"openai": "OpenAI", "anthropic": "Anthropic"}
-_NOT_MODELS = ("baseline", "python")  # agent kinds that are no provider's model
-_SCORED = ("pass", "fail", "pass_broke_procedure")
 _NAMESPACE = uuid.UUID("6f1f6f36-5d5e-4d55-9c0e-7461752d6578")  # simulation ids
-_GENERATION = ("temperature", "max_tokens", "top_p", "seed", "reasoning_effort")
+_MOVED = {
+    "DomainFigures": "tau2_figures",
+    "LEADERBOARD_BENCHMARKS": "tau2_rules",
+    "MIN_TRIALS": "tau2_rules",
+    "tau2_figures": "tau2_figures",
+}
 
 
-class DomainFigures(BaseModel):
-    """τ²'s ``DomainResults``: pass^1 to pass^4 in percent, the mean agent cost in USD
-    (None: unknown), the retrieval variant (banking_knowledge only)."""
+def __getattr__(name: str) -> Any:
+    """The names that moved to modules of their own, for a release, with a warning."""
+    if name in _MOVED:
+        from importlib import import_module
 
-    pass_1: float | None = None
-    pass_2: float | None = None
-    pass_3: float | None = None
-    pass_4: float | None = None
-    cost: float | None = None
-    retrieval_config: str | None = None
+        home = f"deedbench.interop.{_MOVED[name]}"
+        warnings.warn(
+            f"deedbench.interop.tau2_export.{name} has moved: import it from {home}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(import_module(home), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -119,7 +117,7 @@ class ExportedDomain:
     domain: str
     run_id: str
     path: Path
-    figures: DomainFigures
+    figures: _DomainFigures
 
 
 @dataclass
@@ -130,264 +128,6 @@ class SubmissionExport:
     submission: Path
     domains: list[ExportedDomain] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-
-
-# --- the figures, as τ²'s get_metrics computes them ------------------------------------
-
-
-def tau2_figures(results: Tau2Results) -> DomainFigures:
-    """One result file's figures as τ²'s ``get_metrics`` gives them, to the last bit:
-    pass^k as `stats.tau2_pass_hat_k` computes it (infrastructure errors left out, a
-    success within 1e-6 of 1, τ²'s order of summation), and the cost as pandas' mean of
-    ``agent_cost`` over the simulations in the file's order, unknown ones left out (None
-    when all are).
-    """
-    import numpy as np
-
-    banking = results.info.domain == "banking_knowledge"
-    retrieval = (results.info.retrieval_config or None) if banking else None
-    sims = [s for s in results.simulations if s.termination_reason != "infrastructure_error"]
-    if not sims:  # τ²'s metrics of nothing: no pass^k, a cost of 0
-        return DomainFigures(cost=0.0, retrieval_config=retrieval)
-    outcomes: dict[str, list[bool]] = {}
-    for sim in sims:
-        reward = float((sim.reward_info or {})["reward"])
-        outcomes.setdefault(sim.task_id, []).append(1 - 1e-6 <= reward <= 1 + 1e-6)
-    actions = {str(task.get("id")): task_num_actions(task) for task in results.tasks}
-    rates = tau2_pass_hat_k(outcomes, results.info.num_trials, actions)
-    passes = {k: value * 100 for k, value in rates.items()}
-    costs = [s.agent_cost for s in sims]
-    known = sum(c is not None for c in costs)
-    cost = None
-    if known:
-        total = np.array([c if c is not None else 0.0 for c in costs], dtype=np.float64).sum()
-        cost = float(total / known)
-    return DomainFigures(
-        pass_1=passes.get(1),
-        pass_2=passes.get(2),
-        pass_3=passes.get(3),
-        pass_4=passes.get(4),
-        cost=cost,
-        retrieval_config=retrieval,
-    )
-
-
-# --- who acted -------------------------------------------------------------------------
-
-
-def _model_name(spec: str) -> str:
-    """What τ²'s ``llm`` field names: a provider's model without deedbench's provider
-    prefix (``openai/gpt-4o``: ``gpt-4o``); any other agent by its whole spec."""
-    kind, _, model = spec.partition("/")
-    return spec if kind in _NOT_MODELS or not model else model
-
-
-def _is_model(spec: str) -> bool:
-    return spec.partition("/")[0] not in _NOT_MODELS
-
-
-def _llm_args(settings: AgentSettings | None) -> dict[str, Any] | None:
-    """The generation parameters sent with each call (τ²'s ``llm_args``)."""
-    if settings is None:
-        return None
-    params = settings.params
-    found = {name: getattr(params, name) for name in _GENERATION}
-    return {k: v for k, v in found.items() if v is not None} | dict(params.extra)
-
-
-def _agent(config: RunConfig) -> Tau2Party:
-    spec = config.agent
-    kind = spec.partition("/")[0]
-    implementation = "llm_agent" if _is_model(spec) else f"deedbench_{kind}_agent"
-    return Tau2Party(
-        implementation=implementation,
-        llm=_model_name(spec),
-        llm_args=_llm_args(config.agent_settings),
-    )
-
-
-def _user(config: RunConfig) -> Tau2Party:
-    if config.user is None:
-        return Tau2Party(implementation="deedbench_scripted_user")
-    return Tau2Party(
-        implementation="user_simulator",
-        llm=_model_name(config.user.spec),
-        llm_args=_llm_args(config.user.settings),
-    )
-
-
-def _who(party: Tau2Party, spec: str | None) -> str:
-    if spec is None:
-        return "deedbench's scripted user"
-    args = json.dumps(party.llm_args, sort_keys=True) if party.llm_args else "no parameters"
-    return f"{spec} ({args})"
-
-
-# --- the rules -------------------------------------------------------------------------
-
-
-def _option(config: RunConfig, name: str) -> Any:
-    """An option as the run gave it, else its benchmark's default (no data read)."""
-    if name in config.benchmark_options:
-        return config.benchmark_options[name]
-    specs = {o.name: o for o in benchmark_class(config.benchmark).option_specs}
-    return specs[name].default if name in specs else None
-
-
-def _check_run(config: RunConfig) -> None:
-    """The rules a run's configuration alone must meet."""
-    run = f"run {config.run_id!r}"
-    if config.benchmark not in LEADERBOARD_BENCHMARKS:
-        raise UsageError(
-            f"{run} is a run of {config.benchmark}; τ²'s leaderboard takes runs of "
-            f"{', '.join(LEADERBOARD_BENCHMARKS)}"
-        )
-    if _option(config, "policy") == "workflow":
-        raise UsageError(
-            f"{run} used telecom's workflow policy (-T policy=workflow); τ²'s leaderboard "
-            "takes telecom with its manual policy"
-        )
-    if _option(config, "mode") == "solo":
-        raise UsageError(
-            f"{run} ran in solo mode (-T mode=solo); τ²'s leaderboard takes conversations "
-            "with a user"
-        )
-    split = _option(config, "split")
-    if split != "base":
-        raise UsageError(
-            f"{run} ran the {split!r} split; τ²'s leaderboard takes the base split "
-            "(-T split=base, the default)"
-        )
-    if config.epochs < MIN_TRIALS:
-        raise UsageError(
-            f"{run} ran each task {config.epochs} time(s) (--epochs {config.epochs}); τ²'s "
-            f"leaderboard needs {MIN_TRIALS} trials per task (--epochs {MIN_TRIALS})"
-        )
-
-
-def _check_together(configs: Sequence[RunConfig]) -> None:
-    """One run per domain; one agent and one user across them."""
-    seen: dict[str, RunConfig] = {}
-    first = configs[0]
-    for config in configs:
-        domain = _domain_name(config)
-        if domain in seen:
-            raise UsageError(
-                f"runs {seen[domain].run_id!r} and {config.run_id!r} are both of τ²'s "
-                f"{domain}; a submission takes one run per domain"
-            )
-        seen[domain] = config
-        for role, mine, theirs in (
-            ("agent", _agent_identity(config), _agent_identity(first)),
-            ("user", _user_identity(config), _user_identity(first)),
-        ):
-            if mine != theirs:
-                raise UsageError(
-                    f"runs {first.run_id!r} and {config.run_id!r} differ in their {role} "
-                    f"({theirs} and {mine}); τ²'s leaderboard takes one agent and one user "
-                    "simulator, with the same settings, across its domains"
-                )
-
-
-def _agent_identity(config: RunConfig) -> str:
-    return _who(_agent(config), config.agent)
-
-
-def _user_identity(config: RunConfig) -> str:
-    return _who(_user(config), config.user.spec if config.user else None)
-
-
-def _domain_name(config: RunConfig) -> str:
-    """τ²'s name of the domain a leaderboard benchmark's run is of (no data read)."""
-    return {
-        "tau2-airline": "airline",
-        "tau2-retail": "retail",
-        "tau2-telecom": "telecom",
-        "tau2-banking": "banking_knowledge",
-    }[config.benchmark]
-
-
-def _benchmark(config: RunConfig) -> Tau2Benchmark:
-    run = f"run {config.run_id!r}"
-    try:
-        bench = load_benchmark(config.benchmark, config.benchmark_options)
-    except BenchmarkError as exc:
-        raise UsageError(f"{run}: its benchmark cannot be rebuilt here: {exc}") from None
-    if not isinstance(bench, Tau2Benchmark):  # a third party's package took the name
-        raise UsageError(f"{run}: {config.benchmark} is not deedbench's τ² benchmark here")
-    if bench.data_hash() != config.data_hash:
-        raise UsageError(
-            f"{run} was made on other τ² data than {bench.folder} holds now (its data hash "
-            "differs); export it where its data is as it was, or run it again"
-        )
-    return bench
-
-
-def _check_episodes(store: RunStore, config: RunConfig, bench: Tau2Benchmark) -> None:
-    """Every task of the split, every trial, stored and scored."""
-    run = f"run {config.run_id!r}"
-    tasks = list(bench.split_tasks)  # every task of the split, whichever -T tasks chose
-    planned = set(config.sample_ids)
-    uncovered = [t for t in tasks if t not in planned]
-    if uncovered:
-        covered = len(tasks) - len(uncovered)
-        raise UsageError(
-            f"{run} covers {covered} of the {len(tasks)} tasks of {config.benchmark}'s base "
-            f"split (it misses task {_some(uncovered)}); τ²'s leaderboard needs every task: "
-            "run them all (no --limit, no -T tasks)"
-        )
-    found: dict[tuple[str, int], EpisodeRecord] = {}
-    for summary in store.summaries(config.run_id):  # the scores, without the transcripts
-        found[(summary.sample_id, summary.epoch)] = summary
-    wanted = [(t, e) for e in range(1, config.epochs + 1) for t in tasks]
-    resume = f"deedbench run {config.benchmark} --run-id {config.run_id} --store {store.path}"
-    missing = [key for key in wanted if key not in found]
-    if missing:
-        raise UsageError(
-            f"{run} is not finished: {len(missing)} of its {len(wanted)} episodes are not "
-            f"stored ({_episodes(missing)}); finish it first: {resume}"
-        )
-    failed = [key for key in wanted if found[key].status == "error"]
-    if failed:
-        raise UsageError(
-            f"{run} has {len(failed)} episode(s) that ended in an infrastructure error "
-            f"({_episodes(failed)}); run them again first: {resume}"
-        )
-    for outcome in ("needs_judge", "evaluator_error"):
-        hit = [k for k in wanted if _outcome(found[k]) == outcome]
-        if not hit:
-            continue
-        if outcome == "needs_judge":
-            advice = (
-                "τ²'s NL-assertion tasks (retail's, banking's task_102) are scored by a "
-                f"judge: run the domain again with -T judge=SPEC (τ²'s: {DEFAULT_JUDGE})"
-            )
-        else:
-            task, epoch = hit[0]
-            advice = (
-                "τ²'s evaluator cannot score these trajectories either, and the leaderboard "
-                f"has no place for an unscored trial (why: deedbench show {config.run_id} "
-                f"{task} --epoch {epoch})"
-            )
-        raise UsageError(
-            f"{run} has {len(hit)} episode(s) scored {outcome!r} ({_episodes(hit)}): {advice}"
-        )
-    unscored = [k for k in wanted if _outcome(found[k]) not in _SCORED]
-    if unscored:
-        raise UsageError(f"{run} has {len(unscored)} unscored episode(s) ({_episodes(unscored)})")
-
-
-def _outcome(record: EpisodeRecord) -> str | None:
-    return record.score.outcome if record.score is not None else None
-
-
-def _some(items: Sequence[str], most: int = 3) -> str:
-    shown = ", ".join(items[:most])
-    return shown + (f" and {len(items) - most} more" if len(items) > most else "")
-
-
-def _episodes(keys: Sequence[tuple[str, int]]) -> str:
-    return _some([f"task {t} epoch {e}" for t, e in keys])
 
 
 # --- the files -------------------------------------------------------------------------
@@ -407,7 +147,7 @@ def _cost(spec: str | None, usage: Usage | None, prices: PriceTable) -> float | 
     """What a side's calls cost at list price (None: no model, or a model without a
     price). Every call counts, deedbench's cached answers too: the leaderboard asks what
     a trajectory costs to run."""
-    if spec is None or not _is_model(spec):
+    if spec is None or not is_model(spec):
         return None
     price = prices.find(spec)
     return price.cost(usage or Usage()) if price is not None else None
@@ -467,8 +207,8 @@ def _results(
             "num_trials": config.epochs,
             "max_steps": bench.values["max_steps"],
             "max_errors": bench.values["max_errors"],
-            "user_info": _user(config).model_dump(),
-            "agent_info": _agent(config).model_dump(),
+            "user_info": user_party(config).model_dump(),
+            "agent_info": agent_party(config).model_dump(),
             "environment_info": {"domain_name": bench.domain.tau2_name, "policy": bench.policy},
             "seed": config.seed,
             "retrieval_config": bench.values.get("retrieval"),
@@ -513,20 +253,19 @@ def export_submission(
 ) -> SubmissionExport:
     """Write `folder` (which must be new or empty) as τ²'s leaderboard asks, from one run
     per τ² domain; `UsageError` naming the run and the rule when the runs do not meet
-    the leaderboard's rules, `OutputError` when the folder cannot be written. Nothing is
-    left in `folder` unless all of it was written. A run whose models were shown
-    deedbench's own wording of τ²'s texts (no τ² source) is refused, unless `own_wording`,
-    which writes that difference into the methodology's notes."""
+    the leaderboard's rules, `OutputError` when the folder cannot be written (an empty
+    folder that cannot be written to is refused, never replaced). Nothing is left in
+    `folder` unless all of it was written."""
     details = details or SubmissionDetails()
     if not run_ids:
         raise UsageError("give one run per τ² domain")
     configs = [store.require_run(run_id) for run_id in run_ids]
     for config in configs:
-        _check_run(config)
-    _check_together(configs)
+        check_run(config)
+    check_together(configs)
     check_texts(configs, own_wording)
     first = configs[0]
-    llm = _model_name(first.agent)
+    llm = model_name(first.agent)
     organization = details.model_org or _ORGANIZATIONS.get(first.agent.partition("/")[0])
     if not organization:
         raise UsageError(
@@ -534,9 +273,9 @@ def export_submission(
             "anthropic's models only)"
         )
     _check_folder(folder)
-    benches = [_benchmark(config) for config in configs]
+    benches = [leaderboard_benchmark(config) for config in configs]
     for config, bench in zip(configs, benches, strict=True):
-        _check_episodes(store, config, bench)
+        check_episodes(store, config, bench)
     prices = prices or PriceTable.load()
     export = SubmissionExport(folder=folder, submission=folder / SUBMISSION_FILE)
     export.warnings += _warnings(first, benches, details.model_name, llm)
@@ -544,7 +283,8 @@ def export_submission(
         zip(configs, benches, strict=True),
         key=lambda pair: _DOMAIN_ORDER.index(pair[1].domain.tau2_name),
     )
-    building = _scratch(folder)
+    existed = folder.is_dir()
+    building = _scratch(folder, existed)
     try:
         for config, bench in runs:
             domain = bench.domain.tau2_name
@@ -556,7 +296,7 @@ def export_submission(
                     domain=domain,
                     run_id=config.run_id,
                     path=folder / TRAJECTORIES_DIR / name,
-                    figures=tau2_figures(results),
+                    figures=_tau2_figures(results),
                 )
             )
         submission = _submission(
@@ -564,7 +304,10 @@ def export_submission(
         )
         text = json.dumps(submission, indent=2, ensure_ascii=False) + "\n"
         (building / SUBMISSION_FILE).write_text(text, encoding="utf-8")
-        os.rename(building, folder)  # onto a missing or empty folder: all of it, at once
+        if existed:
+            _move_into(building, folder)
+        else:
+            os.rename(building, folder)  # a new folder: all of it, at once
     except OSError as exc:
         shutil.rmtree(building, ignore_errors=True)
         raise OutputError(f"cannot write the submission into {folder}: {exc}") from None
@@ -586,16 +329,36 @@ def _check_folder(folder: Path) -> None:
         )
 
 
-def _scratch(folder: Path) -> Path:
-    """A folder beside `folder` to build the submission in, as a new folder's mode."""
+def _scratch(folder: Path, existed: bool) -> Path:
+    """A hidden folder to build the submission in: inside `folder` when it exists (so an
+    empty folder it cannot write is refused here, before anything is written, and the
+    folder the user made stays theirs), else beside it, as a new folder's mode."""
+    where = folder if existed else folder.parent
     try:
-        building = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}."))
+        building = Path(tempfile.mkdtemp(dir=where, prefix=f".{folder.name}."))
         mask = os.umask(0)
         os.umask(mask)
         building.chmod(0o777 & ~mask)
     except OSError as exc:
-        raise OutputError(f"cannot write the submission into {folder}: {exc}") from None
+        reason = "it cannot be written to" if existed else str(exc)
+        raise OutputError(f"cannot write the submission into {folder}: {reason}") from None
     return building
+
+
+def _move_into(building: Path, folder: Path) -> None:
+    """The built files moved into the existing `folder`, the trajectories first and the
+    submission last (what τ²'s validator starts from), each by one rename; on a failure,
+    those moved are taken out again."""
+    moved: list[Path] = []
+    try:
+        for name in (TRAJECTORIES_DIR, SUBMISSION_FILE):
+            os.rename(building / name, folder / name)
+            moved.append(folder / name)
+        building.rmdir()
+    except OSError:
+        for path in moved:
+            os.rename(path, building / path.name)
+        raise
 
 
 def _warnings(
@@ -645,7 +408,7 @@ def _submission(
 ) -> dict[str, Any]:
     first = configs[0]
     settings = first.agent_settings
-    user = _user(first)
+    user = user_party(first)
     submission = {
         "model_name": details.model_name or llm,
         "model_organization": organization,
@@ -697,10 +460,10 @@ def _notes(
     domains: Sequence[ExportedDomain],
 ) -> str:
     first = configs[0]
-    agent = _agent(first)
+    agent = agent_party(first)
     kind = first.agent.partition("/")[0]
-    if _is_model(first.agent):
-        acted = f"The agent: {_who(agent, first.agent)}, with τ²'s agent instruction and policy."
+    if is_model(first.agent):
+        acted = f"The agent: {who(agent, first.agent)}, with τ²'s agent instruction and policy."
     elif kind == "baseline":
         acted = f"The agent: {first.agent}, a deedbench baseline (no model)."
     else:
@@ -708,7 +471,7 @@ def _notes(
     if first.user is not None:
         user = (
             f"The user: a model playing τ²'s user simulator (its v{TAU2_VERSION} prompt), "
-            f"{_who(_user(first), first.user.spec)}."
+            f"{who(user_party(first), first.user.spec)}."
         )
     else:
         user = (
@@ -746,12 +509,12 @@ def _by_domain(
 
 def _as_tau2_prompts(config: RunConfig) -> bool:
     """A model agent given τ²'s system prompt, and a model playing τ²'s user simulator."""
-    return _is_model(config.agent) and config.user is not None
+    return is_model(config.agent) and config.user is not None
 
 
 def _verification(config: RunConfig) -> str:
     said = []
-    if _is_model(config.agent):
+    if is_model(config.agent):
         if shown_texts(config) is not None:
             said.append(
                 "the agent read τ²'s agent instruction, policy and tool descriptions and "

@@ -9,7 +9,8 @@ reward, whether it was reproduced, what differs, the costs τ² recorded), so no
 the file held is lost and a difference is never hidden.
 
 A simulation becomes an episode of sample (τ² task) × epoch (τ²'s trial + 1, or the
-next free epoch where the file numbers none or one twice); an infrastructure error
+next free epoch where the file numbers none or one twice; a trial beyond a run's
+`MAX_EPOCHS` is refused); an infrastructure error
 is an error record (in no rate, as in τ²); a simulation that cannot be read is an
 error record saying why. Voice (full-duplex) files are refused: deedbench scores text.
 
@@ -36,8 +37,10 @@ from deedbench.benchmarks.tau2.benchmark import Tau2Benchmark, task_sample
 from deedbench.benchmarks.tau2.rescore import Rescored, Tau2Rescorer, Tau2RescoreReport
 from deedbench.benchmarks.tau2.results import TAU2_ENDINGS, Tau2Results, Tau2Simulation
 from deedbench.engine.planning import JUDGE_DEFAULTS
+from deedbench.engine.whole_runs import unencodable
 from deedbench.errors import BenchmarkError
 from deedbench.records import (
+    MAX_EPOCHS,
     AgentSettings,
     EpisodeRecord,
     ModelRole,
@@ -125,6 +128,18 @@ def run_from_results(
         )
     info = results.info
     epochs: dict[str, set[int]] = {}
+    for sim in results.simulations:
+        if sim.trial is not None and sim.trial >= MAX_EPOCHS:
+            raise BenchmarkError(
+                f"{source}: simulation {sim.id!r}: field trial: {sim.trial} is beyond the "
+                f"{MAX_EPOCHS:,} trials (epochs) a run holds"
+            )
+    bad = unencodable(results.model_dump())
+    if bad is not None:  # no store holds it: say where, before anything is written
+        raise BenchmarkError(
+            f"{source}: field {bad[0]} holds text that is not Unicode ({bad[1]!a}, a lone "
+            "surrogate)"
+        )
     records = [
         _record(rescorer, found, _epoch(found.verdict.task_id, sim.trial, epochs), sim)
         for found, sim in zip(rescored, results.simulations, strict=True)
@@ -165,10 +180,10 @@ def run_from_results(
         epochs=max((r.epoch for r in records), default=1),
         seed=info.seed or 0,
         sample_ids=list(dict.fromkeys(r.sample_id for r in records)),
-        report=benchmark_class(rescorer.benchmark).report,
+        report=benchmark_class(rescorer.benchmark).recorded_report(),
         deedbench_version=__version__,
         python_version=platform.python_version(),
-        created_at=results.timestamp or datetime.now(UTC).isoformat(),
+        created_at=_created_at(results.timestamp),
     )
     return config, records
 
@@ -275,6 +290,16 @@ def _data_hash(
     if results.info.environment_info.policy != bench.policy:
         return own, "the file's own: its policy differs from the data's"
     return bench.data_hash(), f"the data's ({bench.folder}): every task and the policy equal"
+def _created_at(timestamp: str | None) -> str:
+    """When the file says its run was made (`read_results` checked it), as deedbench's runs
+    write it, so that `runs` lists runs in the order they were made: to the second, in
+    UTC where the file names its zone (τ² writes local time without one)."""
+    if not timestamp:
+        return datetime.now(UTC).isoformat(timespec="seconds")
+    when = datetime.fromisoformat(timestamp)
+    if when.tzinfo is not None:
+        when = when.astimezone(UTC)
+    return when.isoformat(timespec="seconds")
 
 
 def _content_hash(results: Tau2Results) -> str:

@@ -47,7 +47,7 @@ from inspect_ai.log import (
 )
 from inspect_ai.model import ChatCompletionChoice, ChatMessageAssistant, ModelOutput
 
-from deedbench.benchmarks import benchmark_class
+from deedbench.benchmarks import benchmark_class, reading_class
 from deedbench.interop.convert import (
     to_inspect,
     usage_to_inspect,
@@ -77,12 +77,24 @@ def task_name(benchmark: str, condition: str) -> str:
     return "deedbench/" + task_names(benchmark, benchmark_class(benchmark).conditions)[condition]
 
 
+def _run_task(config: RunConfig, condition: str, allow_import: bool) -> str:
+    """`task_name` of a run's condition, from the benchmark's conditions the run recorded
+    (a run recorded before them: its class, imported only as `reading_class` allows)."""
+    conditions = config.report.conditions
+    if conditions is None:
+        conditions = list(reading_class(config.benchmark, allow_import=allow_import).conditions)
+    if condition not in conditions:
+        conditions = [*conditions, condition]
+    return "deedbench/" + task_names(config.benchmark, conditions)[condition]
+
+
 def write_inspect_logs(
     config: RunConfig,
     records: Iterable[EpisodeRecord],
     log_dir: str | Path,
     *,
     part_episodes: int | None = None,
+    allow_import: bool = False,
 ) -> list[Path]:
     """Write a run as Inspect `.eval` logs in `log_dir`, one per condition with records
     (several for a condition of more than `part_episodes`, default `PART_EPISODES`,
@@ -90,14 +102,16 @@ def write_inspect_logs(
     Records are read once and at most `part_episodes` per condition are held. Error
     episodes are written as errored samples, registered secrets are redacted, and file
     names made from the run id stay inside `log_dir`. The logs appear together when all
-    are written (a failure leaves none of them)."""
+    are written (a failure leaves none of them). `allow_import`: a run recorded before
+    runs kept their benchmark's conditions may import its benchmark's code (`reading_class`)."""
     size = PART_EPISODES if part_episodes is None else part_episodes
     if size < 1:
         raise ValueError("a log part holds at least one episode")
+    tasks = {c: _run_task(config, c, allow_import) for c in config.conditions}
     directory = Path(log_dir)
     directory.mkdir(parents=True, exist_ok=True)
     with ExitStack() as renames:  # each log renamed into place as the stack closes
-        writer = _Writer(config, directory, size, renames)
+        writer = _Writer(config, directory, size, renames, tasks)
         for record in records:
             writer.add(record.redacted())
         return writer.finish()
@@ -117,8 +131,16 @@ class _Writer:
     """Writes each condition's records as they arrive, a part whenever a part is full
     and one more record of its condition arrives (so the last part is known as such)."""
 
-    def __init__(self, config: RunConfig, directory: Path, size: int, renames: ExitStack) -> None:
+    def __init__(
+        self,
+        config: RunConfig,
+        directory: Path,
+        size: int,
+        renames: ExitStack,
+        tasks: dict[str, str],
+    ) -> None:
         self.config = config
+        self.tasks = tasks
         self.directory = directory
         self.size = size
         self.renames = renames
@@ -148,7 +170,8 @@ class _Writer:
         # the planned episodes never stored count against the condition's last log
         share = len(records) + (planned - state.stored if last else 0)
         part = None if whole else {"index": index, "last": last, "export": self.export}
-        log = _eval_log(self.config, state.name, records, share, part)
+        task = self.tasks.get(state.name) or _run_task(self.config, state.name, False)
+        log = _eval_log(self.config, task, state.name, records, share, part)
         name = f"{self.config.run_id}_{log.eval.task}"
         if part is not None:
             name += f"_part{index:0{self.width}d}"
@@ -165,13 +188,14 @@ def _file_name(text: str) -> str:
 
 def _eval_log(
     config: RunConfig,
+    task: str,
     condition: str,
     records: list[EpisodeRecord],
     planned: int,
     part: dict[str, Any] | None,
 ) -> EvalLog:
-    """One log of a condition's `records`, standing for `planned` of its episodes."""
-    task = task_name(config.benchmark, condition)
+    """One log of a condition's `records` (Inspect's `task`), standing for `planned` of
+    its episodes."""
     samples = [_eval_sample(config, r) for r in records]
     scored = [r for r in records if r.score is not None]
     total = sum((_usage(r, "assistant") for r in records), Usage())

@@ -45,6 +45,13 @@ class ReportSpec(BaseModel):
     # The column of a `report --covariate` file that names clusters. None: `cluster_by`,
     # else "scenario". Left out of the stored spec while None.
     covariate_key: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    # What readers need of the benchmark's class, recorded with each run so that reading a
+    # store imports no code (`Benchmark.recorded_report`): its conditions in its own order
+    # (an Inspect task's name: the first is the bare one) and what each baseline is for
+    # (the line under a baseline run's summary). Left out while None, as in runs recorded
+    # before them, whose readers ask deedbench's own benchmarks and no other.
+    conditions: list[str] | None = Field(default=None, exclude_if=lambda v: v is None)
+    baseline_purposes: dict[str, str] | None = Field(default=None, exclude_if=lambda v: v is None)
 
     def run_summary_groupings(self) -> list[str]:
         """The groupings the run's own summary prints."""

@@ -16,6 +16,7 @@ from deedbench.audit import AuditSummary
 from deedbench.records import AGENT_SCOPE
 from deedbench.reports.contrast import Contrast, contrast
 from deedbench.reports.cost import RoleCost
+from deedbench.reports.format import data_label
 from deedbench.reports.summary import EpisodeFigures, RunSummary
 from deedbench.stats import ChanceTest, ClusterChanceTest, ClusterRate, PassK, Rate
 
@@ -94,8 +95,9 @@ def compare_runs(
     for summary in summaries[1:]:
         if summary.run.data_hash != first.run.data_hash:
             unpaired.append(
-                f"{summary.run.run_id}: data {summary.run.data_hash[:19]} differs from "
-                f"{first.run.run_id}'s {first.run.data_hash[:19]}, so no shared samples"
+                f"{summary.run.run_id}: data {data_label(summary.run.data_hash)} differs "
+                f"from {first.run.run_id}'s {data_label(first.run.data_hash)}, so no shared "
+                "samples"
             )
             continue
         for condition in summary.run.conditions:

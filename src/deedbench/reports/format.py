@@ -28,8 +28,8 @@ __all__ = [
 ]
 
 
-# a content hash's digits, in a data label ("sha256:683e...", "world:cbad...|tasks+policy:...")
-_HASH = re.compile(r"[0-9a-f]{32,}")
+# a content hash, with or without its scheme: what a data label shortens
+_HASH = re.compile(r"(?:sha256:)?([0-9a-f]{32,})")
 
 
 def counts_text(counts: Mapping[str, int]) -> str:
@@ -52,10 +52,24 @@ def curve_text(points: Sequence[PassK], keep: str = " ") -> str:
 
 
 def data_label(data_hash: str) -> str:
-    """A run's data as a report shows it: each content hash in it shortened to 12 digits
-    (as git shortens a commit's), the rest whole (a benchmark's own label,
-    "wordbench:apple,birch")."""
-    return _HASH.sub(lambda found: found.group()[:12], data_hash)
+    """A run's data as every report and page shows it, in one form: each content hash as
+    ``sha256:`` and its first 12 digits (as git shortens a commit's), whether the run
+    recorded it bare (τ²'s), with its scheme (TAC's) or named ("tau2-results:sha256:...",
+    an imported τ² file's); a named part keeps its name before it ("world sha256:cbad..."),
+    parts are joined by ", ". Anything that is no hash is shown whole (a benchmark's own
+    label, "wordbench:apple,birch"; an Inspect log's version, "inspect:1")."""
+    shown = []
+    for part in data_hash.split("|"):
+        name, sep, rest = part.partition(":")
+        named = _HASH.fullmatch(rest) if sep and name != "sha256" else None
+        whole = _HASH.fullmatch(part)
+        if named is not None:
+            shown.append(f"{name} sha256:{named.group(1)[:12]}")
+        elif whole is not None:
+            shown.append(f"sha256:{whole.group(1)[:12]}")
+        else:
+            shown.append(part)
+    return ", ".join(shown)
 
 
 def pct(value: float | None) -> str:

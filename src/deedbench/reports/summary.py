@@ -55,10 +55,20 @@ __all__ = [
     "ScoreFigures",
     "VariantFlip",
     "cluster_of",
+    "group_order",
     "summarize",
 ]
 
 _NUMBERS = re.compile(r"\d+(?:\.\d+)?")  # what two messages of one kind of error may differ in
+_DIGITS = re.compile(r"(\d+)")
+
+
+def group_order(name: str) -> tuple[list[str | int], str]:
+    """The order groups are listed in, natural: numbers inside a name compare as numbers,
+    so τ²'s tasks run 0, 1, 2, ..., 10 (not 0, 1, 10, 11, ..., 2), and "task_9" comes
+    before "task_10"; names equal but for case or leading zeros keep a fixed order."""
+    parts = _DIGITS.split(name)  # text, digits, text, ...: each kind at the same places
+    return [int(p) if i % 2 else p.casefold() for i, p in enumerate(parts)], name
 
 
 class GroupSummary(BaseModel):
@@ -303,7 +313,10 @@ class RunTally:
                 groups: dict[str, list[int]] = defaultdict(list)
                 for position, e in enumerate(mine):
                     groups[e.groups[index]].append(position)
-                by[key] = [_group(name, groups[name], columns, spec) for name in sorted(groups)]
+                by[key] = [
+                    _group(name, groups[name], columns, spec)
+                    for name in sorted(groups, key=group_order)
+                ]
             overall = _group("all", range(len(mine)), columns, spec)
             passes = {name: _pass_hat_k(mine, spec.metric(name).value) for name in spec.pass_hat_k}
             versus = None

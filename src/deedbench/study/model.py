@@ -44,7 +44,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from deedbench.agents.roles import ModelChoice
 from deedbench.errors import UsageError
-from deedbench.files import read_text
+from deedbench.files import parse_toml, read_text
 from deedbench.records import MAX_EPOCHS
 from deedbench.reports.cost import Price
 
@@ -241,14 +241,14 @@ def read_study(path: Path) -> StudyDraft:
     except UsageError as exc:
         raise _whole_file(path, str(exc).removeprefix(f"{path}: ")) from None
     try:
-        data = tomllib.loads(text)
+        data = parse_toml(text)
     except tomllib.TOMLDecodeError as exc:
         found = re.search(r"\(at line (\d+), column \d+\)", str(exc))
         line = int(found.group(1)) if found else None
         message = "not TOML: " + re.sub(r" \(at line.*", "", str(exc))
         raise StudyError(path, [Problem(line=line, where="", message=message)]) from None
-    except RecursionError:
-        raise _whole_file(path, "not a study file: tables or arrays nested too deeply") from None
+    except ValueError as exc:  # nested too deeply, an integer longer than Python converts
+        raise _whole_file(path, f"not a study file: {exc}") from None
     try:
         study = StudyFile.model_validate(data)
     except ValidationError as exc:

@@ -33,8 +33,9 @@ from deedbench.engine.read_only_store import ListedEpisode, Selection
 from deedbench.records import EpisodeKey, EpisodeRecord, RunConfig
 from deedbench.reports.contrast import Contrast, contrast
 from deedbench.reports.cost import PriceTable
+from deedbench.reports.format import data_label
 from deedbench.reports.html import ERROR, SCORED, episode_data
-from deedbench.reports.summary import EpisodeFigures, RunTally, cluster_of
+from deedbench.reports.summary import EpisodeFigures, RunTally, cluster_of, group_order
 from deedbench.secrets import register_secret
 from deedbench.view.source import Activity, StoreReader
 from deedbench.view.summaries import Summarized, Summarizer, SummaryCache
@@ -257,7 +258,7 @@ class Catalog:
             return {
                 "conditions": sorted(run.conditions),
                 "groups": {
-                    key: sorted({values[i] for values in run.groups.values()})
+                    key: sorted({values[i] for values in run.groups.values()}, key=group_order)
                     for i, key in enumerate(group_by)
                 },
                 "outcomes": sorted(run.outcomes),
@@ -418,8 +419,9 @@ class Catalog:
         first, second = run_a.config, run_b.config
         if (first.benchmark, first.data_hash) != (second.benchmark, second.data_hash):
             note = (
-                f"{b[0]} ran {second.benchmark} with data {second.data_hash[:19]}, {a[0]} "
-                f"{first.benchmark} with data {first.data_hash[:19]}: no shared samples"
+                f"{b[0]} ran {second.benchmark} with data {data_label(second.data_hash)}, "
+                f"{a[0]} {first.benchmark} with data {data_label(first.data_hash)}: no shared "
+                "samples"
             )
             return Pairing(None, [], 0, 0, note)
         side_a, side_b = self._side(run_a, a[1]), self._side(run_b, b[1])

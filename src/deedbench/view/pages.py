@@ -22,6 +22,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from deedbench.records import RunConfig
+from deedbench.reports.format import data_label
 from deedbench.secrets import redact
 from deedbench.version import __version__
 from deedbench.view.api import Rejected, catalog_of, parse_key, parse_ref, parse_sides
@@ -125,7 +126,7 @@ def _run_header(config: RunConfig) -> str:
         ("epochs", str(config.epochs)),
         ("samples", str(len(config.sample_ids))),
         ("seed", str(config.seed)),
-        ("data hash", config.data_hash),
+        ("data", data_label(config.data_hash)),
         ("created", config.created_at[:19]),
         ("deedbench", config.deedbench_version),
     ]

@@ -186,6 +186,14 @@ class SummaryCache:
             ),
         )
 
+    def forget(self, store: Path, run_id: str) -> None:
+        """Drop the run's kept summary (a deleted run's figures go with it)."""
+        if self.path is not None and self.path.exists():
+            self._use(
+                "DELETE FROM summaries WHERE store = ? AND run_id = ?",
+                (str(store.resolve()), run_id),
+            )
+
     def _use(self, sql: str, args: tuple[object, ...]) -> list[tuple[str, int, float]]:
         path = self.path
         if path is None:

@@ -4,8 +4,10 @@
 loading of its database (flights, reservations, users), `tools.py` the 14 tools
 that act on it, faithful to τ-bench's airline tools, with their argument types
 in `types.py`; `procedure.py` holds what the generic procedure rules need to
-know, `rules.py` the policy rules the tools never check, and `ledger.py` the
-database as a conversation leaves it, which those rules judge calls against.
+know, `rules.py` the policy rules the tools never check (the compensation rule
+in `compensation.py`, what every rule reads and cites in `evidence.py`), and
+`ledger.py` the database as a conversation leaves it, which those rules judge calls
+against.
 """
 
 from deedbench.benchmarks.airline.domain import AIRLINE

@@ -68,13 +68,22 @@ offending call:
 
 from __future__ import annotations
 
-import json
 import re
+import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from deedbench.benchmarks.airline.compensation import COMPENSATION as _COMPENSATION
+from deedbench.benchmarks.airline.compensation import check_compensation
+from deedbench.benchmarks.airline.evidence import (
+    RuleContext,
+    first_match,
+    number,
+    segment_text,
+    user_text_before,
+    violation,
+)
 from deedbench.benchmarks.airline.ledger import (
     Ledger,
     Record,
@@ -84,15 +93,8 @@ from deedbench.benchmarks.airline.ledger import (
 )
 from deedbench.benchmarks.airline.tools import AIRLINE_WRITE_TOOLS
 from deedbench.benchmarks.servicedesk.world import DeskWorld
-from deedbench.records.messages import Message, ToolCall
-from deedbench.scoring.procedure import (
-    _EXCERPT_CHARS,
-    _WHITESPACE,
-    PairedCall,
-    Violation,
-    paired_calls,
-    quote,
-)
+from deedbench.records.messages import Message
+from deedbench.scoring.procedure import PairedCall, Violation, paired_calls
 
 __all__ = [
     "AIRLINE_NOW",
@@ -100,9 +102,6 @@ __all__ = [
     "BAGS_ONLY_ADDED",
     "BASIC_ECONOMY_NO_CHANGE",
     "CANCELLATION_ELIGIBILITY",
-    "CANCELLED_FLIGHT_PER_PASSENGER",
-    "COMPENSATION",
-    "DELAYED_FLIGHT_PER_PASSENGER",
     "KEEP_ROUTE_AND_TRIP_TYPE",
     "MAX_PASSENGERS",
     "MAX_PASSENGERS_PER_BOOKING",
@@ -121,7 +120,6 @@ MAX_PASSENGERS = "max_passengers"
 PAYMENT_LIMITS = "payment_limits"
 BAGS_ONLY_ADDED = "bags_only_added"
 NO_INSURANCE_AFTER_BOOKING = "no_insurance_after_booking"
-COMPENSATION = "compensation"
 AIRLINE_RULES: tuple[str, ...] = (
     CANCELLATION_ELIGIBILITY,
     BASIC_ECONOMY_NO_CHANGE,
@@ -130,7 +128,7 @@ AIRLINE_RULES: tuple[str, ...] = (
     PAYMENT_LIMITS,
     BAGS_ONLY_ADDED,
     NO_INSURANCE_AFTER_BOOKING,
-    COMPENSATION,
+    _COMPENSATION,
 )
 
 AIRLINE_NOW = datetime(2024, 5, 15, 15, 0, 0)
@@ -138,8 +136,6 @@ AIRLINE_NOW = datetime(2024, 5, 15, 15, 0, 0)
 
 MAX_PASSENGERS_PER_BOOKING = 5
 PAYMENT_LIMIT = {"certificate": 1, "credit_card": 1, "gift_card": 3}
-CANCELLED_FLIGHT_PER_PASSENGER = 100
-DELAYED_FLIGHT_PER_PASSENGER = 50
 
 _NOW_IN_POLICY = re.compile(r"current time is (\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?)")
 _COVERED_REASON = re.compile(
@@ -148,32 +144,25 @@ _COVERED_REASON = re.compile(
     r"|flood\w*|tornado\w*|typhoon\w*)\b",
     re.IGNORECASE,
 )
-_COMPENSATION_ASK = re.compile(
-    r"\b(compensat\w*|certificate\w*|voucher\w*|refund\w*|reimburs\w*|goodwill|gesture\w*)\b",
-    re.IGNORECASE,
-)
-_FOCUS_CHARS = 400
+_MOVED = ("CANCELLED_FLIGHT_PER_PASSENGER", "COMPENSATION", "DELAYED_FLIGHT_PER_PASSENGER")
 
 
-# --- transcript helpers --------------------------------------------------------------------
+def __getattr__(name: str) -> Any:
+    """The compensation rule's names, moved to `compensation.py`, for a release."""
+    if name in _MOVED:
+        from deedbench.benchmarks.airline import compensation
+
+        warnings.warn(
+            f"deedbench.benchmarks.airline.rules.{name} has moved: import it from "
+            "deedbench.benchmarks.airline.compensation",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(compensation, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _excerpt(call: ToolCall, focus: str | None = None) -> str:
-    """The call as the agent wrote it; when too long, just argument `focus`, verbatim."""
-    raw = _WHITESPACE.sub(" ", call.arguments or "").strip()
-    whole = f"{call.name}({raw})"
-    if len(whole) <= _EXCERPT_CHARS or focus is None:
-        return quote(whole)
-    at = raw.find(f'"{focus}"')
-    colon = raw.find(":", at + len(focus) + 2)
-    if at < 0 or colon < 0:
-        return quote(whole)
-    start = colon + 1 + (len(raw[colon + 1 :]) - len(raw[colon + 1 :].lstrip()))
-    try:
-        _, end = json.JSONDecoder().raw_decode(raw, start)
-    except json.JSONDecodeError:
-        end = len(raw)
-    return quote(f"{call.name}(…{raw[at:end]}…)", _FOCUS_CHARS)
+# --- the rules (the database as the conversation leaves it: `ledger.py`) ----------------
 
 
 def _now(messages: Sequence[Message]) -> datetime:
@@ -190,63 +179,7 @@ def _now(messages: Sequence[Message]) -> datetime:
     return AIRLINE_NOW
 
 
-def _user_text_before(messages: Sequence[Message], index: int) -> list[str]:
-    return [m.content for m in messages[:index] if m.role == "user" and m.content]
-
-
-def _first_match(pattern: re.Pattern[str], texts: Iterable[str]) -> str | None:
-    for text in texts:
-        found = pattern.search(text)
-        if found:
-            return found.group(0)
-    return None
-
-
-def _seg_text(segment: Record) -> str:
-    number, date = segment_key(segment)
-    return f"{number} on {date}"
-
-
-def _passengers(reservation: Record) -> int:
-    passengers = reservation.get("passengers")
-    return len(passengers) if isinstance(passengers, list) else 0
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value)
-
-
-def _money(value: float) -> str:
-    return f"${value:g}"
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
-
-
-# --- rules (the database as the conversation leaves it: `ledger.py`) ------------------------
-
-
-@dataclass(frozen=True)
-class _Context:
-    messages: Sequence[Message]
-    state: Ledger
-    cancelled_uninsured: dict[str, tuple[int, Record]]
-
-
-def _violation(rule: str, call: PairedCall, detail: str, focus: str | None = None) -> Violation:
-    return Violation(
-        rule=rule,
-        message_index=call.index,
-        tool_call_id=call.call.id,
-        excerpt=_excerpt(call.call, focus),
-        detail=detail,
-    )
-
-
-def _check_cancellation(call: PairedCall, ctx: _Context) -> list[Violation]:
+def _check_cancellation(call: PairedCall, ctx: RuleContext) -> list[Violation]:
     if call.call.name != "cancel_reservation":
         return []
     state = ctx.state
@@ -257,12 +190,12 @@ def _check_cancellation(call: PairedCall, ctx: _Context) -> list[Violation]:
     flights = flight_segments(reservation.get("flights"))
     flown = [(s, why) for s in flights if (why := state.flown(s))]
     if flown:
-        used = ", ".join(f"{_seg_text(s)} ({why})" for s, why in flown)
+        used = ", ".join(f"{segment_text(s)} ({why})" for s, why in flown)
         detail = (
             f"reservation {reservation_id} has flights already flown: {used}; "
             "only a trip not flown can be cancelled"
         )
-        return [_violation(CANCELLATION_ELIGIBILITY, call, detail)]
+        return [violation(CANCELLATION_ELIGIBILITY, call, detail)]
     created = str(reservation.get("created_at", ""))
     try:
         recent = datetime.fromisoformat(created) >= state.now - timedelta(hours=24)
@@ -276,7 +209,7 @@ def _check_cancellation(call: PairedCall, ctx: _Context) -> list[Violation]:
     if cabin == "business":
         return []
     insurance = reservation.get("insurance")
-    reason = _first_match(_COVERED_REASON, _user_text_before(ctx.messages, call.index))
+    reason = first_match(_COVERED_REASON, user_text_before(ctx.messages, call.index))
     if insurance == "yes" and reason is not None:
         return []
     why = (
@@ -289,10 +222,10 @@ def _check_cancellation(call: PairedCall, ctx: _Context) -> list[Violation]:
         f"24 hours before {state.now:%Y-%m-%d %H:%M}; no flight of it was cancelled by the "
         f"airline; cabin {cabin}; {why}"
     )
-    return [_violation(CANCELLATION_ELIGIBILITY, call, detail)]
+    return [violation(CANCELLATION_ELIGIBILITY, call, detail)]
 
 
-def _check_basic_economy(call: PairedCall, ctx: _Context) -> list[Violation]:
+def _check_basic_economy(call: PairedCall, ctx: RuleContext) -> list[Violation]:
     if call.call.name != "update_reservation_flights":
         return []
     reservation_id = call.args.get("reservation_id")
@@ -304,15 +237,15 @@ def _check_basic_economy(call: PairedCall, ctx: _Context) -> list[Violation]:
     old_keys, new_keys = {segment_key(s) for s in old}, {segment_key(s) for s in new}
     if old_keys == new_keys:
         return []
-    dropped = ", ".join(_seg_text(s) for s in old if segment_key(s) not in new_keys) or "nothing"
-    added = ", ".join(_seg_text(s) for s in new if segment_key(s) not in old_keys) or "nothing"
+    dropped = ", ".join(segment_text(s) for s in old if segment_key(s) not in new_keys) or "nothing"
+    added = ", ".join(segment_text(s) for s in new if segment_key(s) not in old_keys) or "nothing"
     upgrade = call.args.get("cabin")
     also = f" (the same call sets cabin {upgrade})" if upgrade != "basic_economy" else ""
     detail = (
         f"reservation {reservation_id} is basic_economy{also}: its flights change, "
         f"dropping {dropped} and adding {added}; basic economy flights cannot be modified"
     )
-    return [_violation(BASIC_ECONOMY_NO_CHANGE, call, detail, "flights")]
+    return [violation(BASIC_ECONOMY_NO_CHANGE, call, detail, "flights")]
 
 
 def _path(state: Ledger, segments: list[Record]) -> list[tuple[str, str]] | None:
@@ -320,7 +253,7 @@ def _path(state: Ledger, segments: list[Record]) -> list[tuple[str, str]] | None
     return None if any(e is None for e in ends) else [e for e in ends if e is not None]
 
 
-def _check_route(call: PairedCall, ctx: _Context) -> list[Violation]:
+def _check_route(call: PairedCall, ctx: RuleContext) -> list[Violation]:
     if call.call.name != "update_reservation_flights":
         return []
     reservation_id = call.args.get("reservation_id")
@@ -351,10 +284,10 @@ def _check_route(call: PairedCall, ctx: _Context) -> list[Violation]:
         f"reservation {reservation_id} is a {wanted}, but the new flights go {went}; "
         "origin, destination and trip type must stay"
     )
-    return [_violation(KEEP_ROUTE_AND_TRIP_TYPE, call, detail, "flights")]
+    return [violation(KEEP_ROUTE_AND_TRIP_TYPE, call, detail, "flights")]
 
 
-def _check_max_passengers(call: PairedCall, ctx: _Context) -> list[Violation]:
+def _check_max_passengers(call: PairedCall, ctx: RuleContext) -> list[Violation]:
     if call.call.name != "book_reservation":
         return []
     passengers = call.args.get("passengers")
@@ -364,7 +297,7 @@ def _check_max_passengers(call: PairedCall, ctx: _Context) -> list[Violation]:
     detail = (
         f"{count} passengers in one booking; a reservation has at most {MAX_PASSENGERS_PER_BOOKING}"
     )
-    return [_violation(MAX_PASSENGERS, call, detail, "passengers")]
+    return [violation(MAX_PASSENGERS, call, detail, "passengers")]
 
 
 def _payment_kind(state: Ledger, user_id: Any, payment_id: str) -> str | None:
@@ -375,7 +308,7 @@ def _payment_kind(state: Ledger, user_id: Any, payment_id: str) -> str | None:
     return next((kind for kind in PAYMENT_LIMIT if payment_id.startswith(kind)), None)
 
 
-def _check_payment_limits(call: PairedCall, ctx: _Context) -> list[Violation]:
+def _check_payment_limits(call: PairedCall, ctx: RuleContext) -> list[Violation]:
     if call.call.name != "book_reservation":
         return []
     used: dict[str, list[str]] = {}
@@ -394,26 +327,26 @@ def _check_payment_limits(call: PairedCall, ctx: _Context) -> list[Violation]:
     if not over:
         return []
     detail = "one booking pays with " + "; ".join(over)
-    return [_violation(PAYMENT_LIMITS, call, detail, "payment_methods")]
+    return [violation(PAYMENT_LIMITS, call, detail, "payment_methods")]
 
 
-def _check_bags(call: PairedCall, ctx: _Context) -> list[Violation]:
+def _check_bags(call: PairedCall, ctx: RuleContext) -> list[Violation]:
     if call.call.name != "update_reservation_baggages":
         return []
     reservation_id = call.args.get("reservation_id")
     reservation = ctx.state.reservation(reservation_id)
     new, current = call.args.get("total_baggages"), (reservation or {}).get("total_baggages")
-    new_n, current_n = _number(new), _number(current)
+    new_n, current_n = number(new), number(current)
     if new_n is None or current_n is None or new_n >= current_n:
         return []
     detail = (
         f"total bags set to {new}, below the {current} reservation {reservation_id} "
         "already has; bags can be added but not removed"
     )
-    return [_violation(BAGS_ONLY_ADDED, call, detail, "total_baggages")]
+    return [violation(BAGS_ONLY_ADDED, call, detail, "total_baggages")]
 
 
-def _check_insurance(call: PairedCall, ctx: _Context) -> list[Violation]:
+def _check_insurance(call: PairedCall, ctx: RuleContext) -> list[Violation]:
     args = call.args
     if call.call.name != "book_reservation":
         if call.call.name not in AIRLINE_WRITE_TOOLS:
@@ -428,7 +361,7 @@ def _check_insurance(call: PairedCall, ctx: _Context) -> list[Violation]:
             f"sets insurance on existing reservation {reservation_id}, booked with insurance "
             f"{reservation.get('insurance')}; insurance cannot be added after booking"
         )
-        return [_violation(NO_INSURANCE_AFTER_BOOKING, call, detail, "insurance")]
+        return [violation(NO_INSURANCE_AFTER_BOOKING, call, detail, "insurance")]
     if args.get("insurance") != "yes":
         return []
     new_keys = {segment_key(s) for s in flight_segments(args.get("flights"))}
@@ -441,127 +374,8 @@ def _check_insurance(call: PairedCall, ctx: _Context) -> list[Violation]:
                 f"(insurance {old.get('insurance')}), cancelled at message {index}: "
                 "insurance cannot be added after booking"
             )
-            return [_violation(NO_INSURANCE_AFTER_BOOKING, call, detail, "insurance")]
+            return [violation(NO_INSURANCE_AFTER_BOOKING, call, detail, "insurance")]
     return []
-
-
-@dataclass(frozen=True)
-class _Situation:
-    """A reservation that could justify a certificate, what is wrong with it, how relevant."""
-
-    reservation_id: str
-    problems: tuple[str, ...]
-    relevance: tuple[bool, bool, bool]
-
-
-def _names(messages: Sequence[Message], index: int, value: str, calls: bool) -> bool:
-    """Whether a user or agent text (or, with `calls`, a tool call) before `index` names `value`."""
-    pattern = re.compile(rf"(?<!\w){re.escape(value)}(?!\w)", re.IGNORECASE)
-    for message in messages[:index]:
-        if message.role in ("user", "assistant") and pattern.search(message.content):
-            return True
-        if calls and any(pattern.search(c.arguments or "") for c in message.tool_calls):
-            return True
-    return False
-
-
-def _situation(call: PairedCall, ctx: _Context, reservation_id: str) -> _Situation | None:
-    state = ctx.state
-    reservation = state.reservation(reservation_id)
-    if reservation is None:
-        return None
-    # The facts the user complained about: a change in this conversation may have
-    # replaced the delayed flight, so the reservation as it was counts too.
-    versions = [state.original(reservation_id), reservation]
-    flights: list[Record] = []
-    for version in versions:
-        for segment in flight_segments((version or {}).get("flights")):
-            if segment_key(segment) not in {segment_key(f) for f in flights}:
-                flights.append(segment)
-    cancelled = [s for s in flights if state.status(s) == "cancelled"]
-    delayed = [(s, why) for s in flights if (why := state.delay(s))]
-    if not cancelled and not delayed:
-        return None
-    amount = _number(call.args.get("amount"))
-    problems: list[str] = []
-    user = state.user(call.args.get("user_id")) or {}
-    membership = user.get("membership")
-    if not (
-        membership in ("silver", "gold")
-        or any((v or {}).get("insurance") == "yes" for v in versions)
-        or any((v or {}).get("cabin") == "business" for v in versions)
-    ):
-        problems.append(
-            f"not eligible: {membership or 'unknown'} member, reservation {reservation_id} has "
-            f"insurance {reservation.get('insurance')} and cabin {reservation.get('cabin')}"
-        )
-    passengers = _passengers(reservation)
-    allowed: list[str] = []
-    fits = False
-    if cancelled:
-        due = CANCELLED_FLIGHT_PER_PASSENGER * passengers
-        allowed.append(
-            f"{_money(due)} ({_money(CANCELLED_FLIGHT_PER_PASSENGER)} x "
-            f"{_plural(passengers, 'passenger')}; cancelled "
-            f"{', '.join(_seg_text(s) for s in cancelled)})"
-        )
-        fits = amount == due
-    if delayed and not fits:
-        due = DELAYED_FLIGHT_PER_PASSENGER * passengers
-        what = ", ".join(f"{_seg_text(s)}, {why}" for s, why in delayed)
-        allowed.append(
-            f"{_money(due)} ({_money(DELAYED_FLIGHT_PER_PASSENGER)} x "
-            f"{_plural(passengers, 'passenger')}; delayed {what})"
-        )
-        if amount == due:
-            fits = True
-            if not state.writes.get(reservation_id):
-                problems.append(
-                    f"{reservation_id} has a delayed flight ({what}), which is compensated only "
-                    "after changing or cancelling the reservation, and it was not changed or "
-                    "cancelled"
-                )
-    if not fits:
-        problems.append(
-            f"amount {call.args.get('amount')} is not what the policy gives for "
-            f"{reservation_id}: {' or '.join(allowed)}"
-        )
-    affected = cancelled + [s for s, _ in delayed]
-    relevance = (
-        any(_names(ctx.messages, call.index, segment_key(s)[0], False) for s in affected),
-        _names(ctx.messages, call.index, reservation_id, True),
-        bool(cancelled) or any(why == "status delayed" for _, why in delayed),
-    )
-    return _Situation(reservation_id, tuple(problems), relevance)
-
-
-def _check_compensation(call: PairedCall, ctx: _Context) -> list[Violation]:
-    if call.call.name != "send_certificate":
-        return []
-    problems: list[str] = []
-    if _first_match(_COMPENSATION_ASK, _user_text_before(ctx.messages, call.index)) is None:
-        problems.append(
-            "the user never asked for compensation (no user message mentions compensation, "
-            "a certificate, voucher or refund); it must not be offered proactively"
-        )
-    user_id = call.args.get("user_id")
-    reservation_ids = ctx.state.user_reservations(user_id)
-    situations = [
-        found for rid in reservation_ids if (found := _situation(call, ctx, rid)) is not None
-    ]
-    named = [s for s in situations if s.relevance[0] or s.relevance[1]]
-    situations = named or situations
-    if not situations:
-        problems.append(
-            f"no flight in user {user_id}'s reservations ({', '.join(reservation_ids) or 'none'})"
-            " was cancelled or delayed"
-        )
-    elif all(s.problems for s in situations):
-        best = max(situations, key=lambda s: (s.relevance, -len(s.problems)))
-        problems.extend(best.problems)
-    if not problems:
-        return []
-    return [_violation(COMPENSATION, call, "; ".join(problems))]
 
 
 _CHECKS = {
@@ -572,7 +386,7 @@ _CHECKS = {
     PAYMENT_LIMITS: _check_payment_limits,
     BAGS_ONLY_ADDED: _check_bags,
     NO_INSURANCE_AFTER_BOOKING: _check_insurance,
-    COMPENSATION: _check_compensation,
+    _COMPENSATION: check_compensation,
 }
 
 
@@ -592,7 +406,7 @@ def check_airline_policy(
     if unknown:
         raise ValueError(f"unknown airline rules: {unknown}; known: {list(AIRLINE_RULES)}")
     state = Ledger(db=db, now=now or _now(messages))
-    ctx = _Context(messages=messages, state=state, cancelled_uninsured={})
+    ctx = RuleContext(messages=messages, state=state, cancelled_uninsured={})
     found: list[Violation] = []
     for call in paired_calls(messages):
         if not call.ok:

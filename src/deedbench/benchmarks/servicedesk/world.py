@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from deedbench.errors import BenchmarkError
-from deedbench.files import read_text
+from deedbench.files import parse_json, read_text
 
 __all__ = ["DeskWorld", "Record", "Table", "Tables", "copy_json", "load_tables", "read_table"]
 
@@ -325,10 +325,10 @@ def read_table(path: Path, domain: str) -> dict[str, Record]:
     if not path.exists():
         raise BenchmarkError(f"{domain} data file {path} is missing")
     try:
-        table = json.loads(read_text(path))  # a FIFO, a device, over the cap: a UsageError
+        table = parse_json(read_text(path))  # a FIFO, a device, over the cap: a UsageError
     except json.JSONDecodeError as exc:
         raise BenchmarkError(f"{domain} data file {path} is not valid JSON: {exc}") from None
-    except (OSError, UnicodeDecodeError, RecursionError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise BenchmarkError(f"{domain} data file {path} cannot be read: {exc}") from None
     if not isinstance(table, dict) or not all(isinstance(v, dict) for v in table.values()):
         raise BenchmarkError(

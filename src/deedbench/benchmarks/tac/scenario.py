@@ -6,6 +6,12 @@ the gated upstream data can run it unchanged. The canary (a marker that keeps th
 file out of training corpora) is the official file's one field of its own: it is
 accepted at the top level and in a scenario, and dropped on loading, so no tool,
 prompt or record ever shows it. Any other unknown key is an error naming it.
+
+Categories carry upstream's identifiers (`CATEGORIES`: those of its data file, and of its
+``<category>_welfare`` metrics), so a user's result files and scripts name the same
+groups. The longer names deedbench's first scenario files used are accepted as aliases
+(`CATEGORY_ALIASES`) and read as upstream's; the built-in files still carry them, so
+that their content hash, which every run on them records, stays what it was.
 """
 
 from __future__ import annotations
@@ -27,13 +33,14 @@ from pydantic import (
 )
 
 from deedbench.errors import BenchmarkError
-from deedbench.files import read_bytes
+from deedbench.files import parse_json, read_bytes
 
 __all__ = [
     "BUILTIN_DIR",
     "BUILTIN_LABEL",
     "CANARY",
     "CATEGORIES",
+    "CATEGORY_ALIASES",
     "FILE_FIELDS",
     "Experience",
     "Scenario",
@@ -44,13 +51,20 @@ __all__ = [
 ]
 
 CATEGORIES = (
-    "captive_marine_animals",
-    "captive_animal_shows",
-    "animal_riding_traction",
+    "captive_marine",
+    "captive_shows",
+    "animal_riding",
     "animal_racing",
     "animal_fighting",
     "wildlife_exploitation",
 )
+"""Upstream TAC's categories (inspect_evals/tac), in the order of the published paper."""
+CATEGORY_ALIASES = {
+    "captive_marine_animals": "captive_marine",
+    "captive_animal_shows": "captive_shows",
+    "animal_riding_traction": "animal_riding",
+}
+"""The names deedbench's first scenario files gave three categories, read as upstream's."""
 
 BUILTIN_DIR = Path(__file__).parent / "scenarios"
 BUILTIN_LABEL = "built-in"  # how a run records a shipped file: built-in/seville_bullfight.json
@@ -88,10 +102,13 @@ class Scenario(BaseModel):
     @field_validator("category")
     @classmethod
     def _known_category(cls, category: str) -> str:
-        """Reports group by category: a misspelt one would be a category of its own."""
+        """Reports group by category: a misspelt one would be a category of its own. An
+        alias is read as upstream's name."""
+        category = CATEGORY_ALIASES.get(category, category)
         if category not in CATEGORIES:
-            near = get_close_matches(category, CATEGORIES, n=1)
-            hint = f"did you mean {near[0]!r}? " if near else ""
+            known = [*CATEGORIES, *CATEGORY_ALIASES]
+            near = get_close_matches(category, known, n=1)
+            hint = f"did you mean {CATEGORY_ALIASES.get(near[0], near[0])!r}? " if near else ""
             raise ValueError(f"unknown category {category!r}; {hint}valid: {', '.join(CATEGORIES)}")
         return category
 
@@ -212,11 +229,11 @@ def _load_file(file: Path, raw: bytes) -> list[Scenario]:
             "save it as UTF-8"
         ) from None
     try:
-        data = json.loads(text)
+        data = parse_json(text)
     except json.JSONDecodeError as exc:
         raise BenchmarkError(f"{file}: not valid JSON: {exc}") from None
-    except RecursionError:
-        raise BenchmarkError(f"{file}: not a scenario file: JSON nested too deeply") from None
+    except ValueError as exc:  # nested too deeply, an integer too long
+        raise BenchmarkError(f"{file}: not a scenario file: {exc}") from None
     if isinstance(data, dict) and "scenarios" in data:
         unknown = sorted(set(data) - set(FILE_FIELDS))
         if unknown:

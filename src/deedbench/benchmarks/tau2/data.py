@@ -15,9 +15,7 @@ into that dump and read through the model again, as τ² does (`updated`).
 
 from __future__ import annotations
 
-import json
 import os
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -25,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from deedbench.errors import BenchmarkError
-from deedbench.files import read_text
+from deedbench.files import parse_json, parse_toml, read_text
 
 __all__ = ["DATA_ENV", "domain_folder", "load_db", "merged", "read_data", "updated"]
 
@@ -76,11 +74,11 @@ def read_data(path: Path, what: str) -> Any:
         raise BenchmarkError(f"{what} {path} is missing")
     try:
         text = read_text(path)  # a FIFO, a device or a file over the cap: a UsageError
-        return tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise BenchmarkError(f"{what} {path} does not parse: {exc}") from None
-    except (OSError, UnicodeDecodeError, RecursionError) as exc:
+        return parse_toml(text) if path.suffix == ".toml" else parse_json(text)
+    except (OSError, UnicodeDecodeError) as exc:
         raise BenchmarkError(f"{what} {path} cannot be read: {exc}") from None
+    except ValueError as exc:  # no JSON or TOML, nested too deeply, an integer too long
+        raise BenchmarkError(f"{what} {path} does not parse: {exc}") from None
 
 
 def load_db(path: Path, schema: type[BaseModel], what: str) -> dict[str, Any]:

@@ -4,8 +4,11 @@ A result file is one JSON object (``info``, ``tasks``, ``simulations``), or τ²
 folder format: ``results.json`` holding the rest with a ``simulation_index``, and
 one file per simulation in ``simulations/``. `read_results` takes either (the
 folder, its ``results.json``, or the single file) and checks what τ²'s own loader
-checks: the index names exactly the simulation files present. Errors name the
-file and the field.
+checks: the index names exactly the simulation files present; and what deedbench
+relies on: each task id is listed once (tasks are looked up by id, so a second one
+would silently stand for the first), and every timestamp is a date and time (ISO
+8601, as τ² writes them) that is not in the future (an imported run is listed by
+its file's timestamp). Errors name the file and the field.
 
 Only what deedbench reads is typed; every other field of τ²'s models is kept as
 it came (``extra="allow"``), so a file read and written back loses nothing.
@@ -15,8 +18,8 @@ and `tau2_messages` deedbench's into τ²'s.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
@@ -24,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from deedbench.benchmarks.tau2.tasks import messages_from_tau2
 from deedbench.errors import BenchmarkError
-from deedbench.files import read_text
+from deedbench.files import parse_json, read_text
 from deedbench.records import Message, Termination
 
 __all__ = [
@@ -165,13 +168,55 @@ def read_results(path: Path) -> Tau2Results:
                 raise BenchmarkError(f"{meta_path}: " + "; ".join(problems))
         meta["simulations"] = [_load(f) for f in files]
     try:
-        return Tau2Results.model_validate(meta)
+        results = Tau2Results.model_validate(meta)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise BenchmarkError(
             f"{meta_path}: not a τ² result file: field {where}: {first['msg']}"
         ) from None
+    problem = _problem(results)
+    if problem is not None:
+        raise BenchmarkError(f"{meta_path}: not a τ² result file: {problem}")
+    return results
+
+
+def _problem(results: Tau2Results) -> str | None:
+    """What deedbench cannot take in a file τ²'s models accept: a task id listed twice,
+    a timestamp that is no date and time or lies in the future."""
+    seen: dict[str, int] = {}
+    for number, task in enumerate(results.tasks):
+        task_id = str(task.get("id"))
+        if task_id in seen:
+            return (
+                f"field tasks: task id {task_id!r} is listed twice (tasks.{seen[task_id]} and "
+                f"tasks.{number}); a result file holds each task once"
+            )
+        seen[task_id] = number
+    stamps = [("timestamp", results.timestamp)]
+    for number, sim in enumerate(results.simulations):
+        stamps += [
+            (f"simulations.{number}.start_time", sim.start_time),
+            (f"simulations.{number}.end_time", sim.end_time),
+        ]
+    for field, text in stamps:
+        if not text:
+            continue
+        found = _problem_with_time(text)
+        if found is not None:
+            return f"field {field}: {text[:40]!r} {found}"
+    return None
+
+
+def _problem_with_time(text: str) -> str | None:
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        return "is no date and time (ISO 8601, as τ² writes them)"
+    now = datetime.now(UTC) if when.tzinfo else datetime.now()
+    if when > now + timedelta(days=1):  # a day for time zones and skewed clocks
+        return "is in the future"
+    return None
 
 
 def _where(path: Path) -> tuple[Path, Path]:
@@ -189,10 +234,10 @@ def _where(path: Path) -> tuple[Path, Path]:
 
 def _load(path: Path) -> Any:
     try:
-        return json.loads(read_text(path))  # a FIFO, a device, over the cap: a UsageError
+        return parse_json(read_text(path))  # a FIFO, a device, over the cap: a UsageError
     except FileNotFoundError:
         raise BenchmarkError(f"{path}: no such τ² result file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise BenchmarkError(f"{path}: cannot read a τ² result file: {exc}") from None
 
 

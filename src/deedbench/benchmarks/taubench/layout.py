@@ -20,9 +20,21 @@ from typing import Any
 from deedbench.errors import BenchmarkError
 from deedbench.files import read_text
 
-__all__ = ["DOMAINS", "LAYOUTS", "TaubenchFiles", "locate", "read_python_tasks", "tables_folder"]
+__all__ = [
+    "DOMAINS",
+    "LAYOUTS",
+    "TASK_FILE_LIMIT",
+    "TaubenchFiles",
+    "locate",
+    "read_python_tasks",
+    "tables_folder",
+]
 
 DOMAINS = ("retail", "airline")
+TASK_FILE_LIMIT = 4 << 20
+"""The most a task file in Python may hold: eight times τ-bench's largest (retail's
+``tasks_train.py``, 472 KB). `ast` needs some forty times a file's size in memory, so a
+file of hundreds of MB would exhaust the machine before any task is read."""
 
 LAYOUTS = (
     "a tau-bench clone's root",
@@ -121,10 +133,15 @@ def _is_env(env: Path, given: Path) -> bool:
 def read_python_tasks(path: Path, split: str) -> list[dict[str, Any]]:
     """The tasks of one of a clone's ``tasks_<split>.py``, as τ-bench's converted JSON has
     them (with each one's ``index``), read as literals: nothing in the file runs."""
+    text = read_text(path, limit=(TASK_FILE_LIMIT, "a τ-bench task file"))
     try:
-        tree = ast.parse(read_text(path), filename=str(path))
+        tree = ast.parse(text, filename=str(path))
     except (OSError, UnicodeDecodeError, SyntaxError, RecursionError, ValueError) as exc:
         raise BenchmarkError(f"{path}: cannot be read as Python: {exc}") from None
+    except MemoryError:  # the parser's own stack, on expressions nested some 10,000 deep
+        raise BenchmarkError(
+            f"{path}: cannot be read as Python: expressions nested too deeply"
+        ) from None
     names = (f"TASKS_{split.upper()}", "TASKS")
     found: dict[str, ast.expr] = {}
     for node in tree.body:
@@ -163,12 +180,30 @@ def _literal(node: ast.expr, path: Path) -> Any:
     if isinstance(node, ast.Dict):
         if any(key is None for key in node.keys):
             raise _not_literal(node, path, "a ** inside a dict")
-        pairs = zip(node.keys, node.values, strict=True)
-        return {_literal(k, path): _literal(v, path) for k, v in pairs if k is not None}
+        found = {}
+        for key, value in zip(node.keys, node.values, strict=True):
+            name = _literal(key, path) if key is not None else None
+            if not _hashable(name):
+                raise _not_literal(key or node, path, "a dict key must be a string or number")
+            found[name] = _literal(value, path)
+        return found
     try:
         return ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, RecursionError):
-        raise _not_literal(node, path, ast.unparse(node)[:80]) from None
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        raise _not_literal(node, path, _source(node)) from None
+
+
+def _hashable(value: Any) -> bool:
+    if isinstance(value, tuple):
+        return all(_hashable(item) for item in value)
+    return isinstance(value, str | int | float | complex | bool | bytes) or value is None
+
+
+def _source(node: ast.expr) -> str:
+    try:
+        return ast.unparse(node)[:80]
+    except RecursionError:
+        return "an expression nested too deeply"
 
 
 def _not_literal(node: ast.expr, path: Path, what: str) -> BenchmarkError:

@@ -46,7 +46,7 @@ from deedbench.benchmarks.servicedesk import (
 from deedbench.benchmarks.taubench.tasks import taubench_task
 from deedbench.engine import EpisodeTranscript, TurnOutcome
 from deedbench.errors import BenchmarkError
-from deedbench.files import read_text
+from deedbench.files import parse_json, read_text
 from deedbench.records import Attribution, Message, Termination, ToolCall
 
 __all__ = [
@@ -161,8 +161,8 @@ def rescore_file(path: Path, directories: Sequence[Path], domain: Domain) -> Res
     """`directories` are searched in order for each data file (τ-bench's older users
     file in one folder, the unchanged flights and reservations in another)."""
     try:
-        records = json.loads(read_text(path))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        records = parse_json(read_text(path))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise BenchmarkError(f"{path}: cannot read a τ-bench result file: {exc}") from None
     if not isinstance(records, list):
         raise BenchmarkError(f"{path}: expected a JSON list of result records")

@@ -31,7 +31,7 @@ from deedbench.benchmarks.servicedesk import (
 )
 from deedbench.benchmarks.taubench.layout import TaubenchFiles, read_python_tasks
 from deedbench.errors import BenchmarkError
-from deedbench.files import read_text
+from deedbench.files import parse_json, read_text
 
 __all__ = ["load_taubench_tasks", "parse_selection", "taubench_task"]
 
@@ -138,10 +138,10 @@ def load_taubench_tasks(
         raw: Any = read_python_tasks(file, split)
     else:
         try:
-            raw = json.loads(read_text(file))
+            raw = parse_json(read_text(file))
         except json.JSONDecodeError as exc:
             raise BenchmarkError(f"{file}: not valid JSON: {exc}") from None
-        except (OSError, UnicodeDecodeError, RecursionError) as exc:
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
             raise BenchmarkError(f"{file}: cannot be read: {exc}") from None
     if not isinstance(raw, list):
         raise BenchmarkError(f"{file}: expected a list of tasks")

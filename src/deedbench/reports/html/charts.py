@@ -12,7 +12,7 @@ from deedbench.reports.compare import Comparison
 from deedbench.reports.contrast import Contrast
 from deedbench.reports.format import chance_p_text, interval, k_text, p_text, pct, points_text
 from deedbench.reports.html.markup import ONE_EPOCH, Where, flip_where, tag
-from deedbench.reports.summary import ConditionSummary, GroupSummary, RunSummary
+from deedbench.reports.summary import ConditionSummary, GroupSummary, RunSummary, group_order
 
 __all__ = ["benchmark_charts", "by_benchmark"]
 
@@ -106,7 +106,9 @@ def benchmark_charts(summaries: list[RunSummary], comparison: Comparison | None)
         _contrast_chart(summaries, comparison),
     ]
     for key in spec.group_by:
-        names = sorted({g.group for s in series for g in s.condition.by.get(key, [])})
+        names = sorted(
+            {g.group for s in series for g in s.condition.by.get(key, [])}, key=group_order
+        )
         if len(names) > _MAX_CHART_ROWS:
             note = f"By {key}: {len(names)} groups, too many for a chart; see the tables."
             parts.append(tag("p", escape(note), class_="note"))

@@ -16,6 +16,7 @@ from pydantic import RootModel
 from deedbench.audit import AuditResult
 from deedbench.records import EpisodeRecord
 from deedbench.reports.compare import compare_runs
+from deedbench.reports.format import data_label
 from deedbench.reports.html.browser import browser_data, browser_frame
 from deedbench.reports.html.charts import benchmark_charts, by_benchmark
 from deedbench.reports.html.markup import rows_table, section, tag, td
@@ -146,7 +147,7 @@ def _page_header(summaries: list[RunSummary]) -> str:
         run = s.run
         dumped = run.model_dump(mode="json")["agent_params"]
         params = json.dumps(dumped, sort_keys=True) if dumped else None
-        short = run.data_hash if len(run.data_hash) <= 24 else run.data_hash[:23] + "…"
+        short = data_label(run.data_hash)
         cells = [
             tag("th", escape(run.run_id), scope="row"),
             td(run.benchmark),

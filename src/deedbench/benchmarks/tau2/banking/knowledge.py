@@ -11,7 +11,6 @@ it the same way, once per folder.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -19,7 +18,7 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from deedbench.errors import BenchmarkError
-from deedbench.files import read_text
+from deedbench.files import parse_json, read_text
 
 __all__ = ["DOCUMENTS_DIR", "Document", "KnowledgeBase", "knowledge_base"]
 
@@ -63,9 +62,9 @@ def _read(folder: Path) -> KnowledgeBase:
     if where.is_dir():
         for path in where.glob("*.json"):  # the file system's order, as τ²'s loader
             try:
-                raw = json.loads(read_text(path))
+                raw = parse_json(read_text(path))
                 doc = Document.model_validate(raw)
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            except (OSError, UnicodeDecodeError, ValueError) as exc:
                 raise BenchmarkError(
                     f"knowledge base document {path} cannot be read: {exc}"
                 ) from None
