@@ -20,10 +20,24 @@ def labelled() -> list:
     return cases(tasks=6)
 
 
-def test_every_injected_fault_is_found_and_nothing_else(labelled: list) -> None:
-    wrong = [(c.name, c.task, c.injected, c.found) for c in labelled if c.found != c.injected]
+CAUSED = {"early_stop", "refused_wanted", "output_unsupported"}
+"""The injected faults that fail the oracle's episode; the others fail nothing."""
+
+
+def test_every_injected_fault_that_fails_the_episode_is_its_cause(labelled: list) -> None:
+    wrong = [
+        (c.name, c.task, c.injected, c.found)
+        for c in labelled
+        if c.found != (c.injected if c.name in CAUSED else set())
+    ]
     assert not wrong, wrong
     assert {c.name for c in labelled} >= {"early_stop", "invented_detail", "refused_wanted"}
+
+
+def test_a_fault_that_fails_nothing_is_seen_and_gives_no_party(labelled: list) -> None:
+    harmless = [c for c in labelled if c.injected and c.name not in CAUSED]
+    assert {c.name for c in harmless} == {"invented_detail", "gold_raises"}
+    assert all(c.party is None and c.injected <= c.seen for c in harmless)
 
 
 def test_clean_controls_are_never_blamed_on_the_user_or_the_task(labelled: list) -> None:
@@ -31,6 +45,7 @@ def test_clean_controls_are_never_blamed_on_the_user_or_the_task(labelled: list)
     assert controls and all(c.found == set() for c in controls)
     idle = [c for c in controls if c.name == "idle agent"]
     assert idle and all(c.party == "agent" for c in idle)  # its failure is its own
+    assert all(c.party is None for c in controls if c.name == "clean")
 
 
 def test_a_failure_is_put_on_whoever_is_at_fault(labelled: list) -> None:
@@ -40,7 +55,7 @@ def test_a_failure_is_put_on_whoever_is_at_fault(labelled: list) -> None:
     stopped = next(c for c in labelled if c.name == "early_stop")
     assert stopped.attribution is not None
     fault = next(f for f in stopped.attribution.faults if f.kind == "user.early_stop")
-    assert "Shall I proceed" in fault.excerpt  # the question the customer walked out on
+    assert fault.cause and "orders[" in fault.excerpt  # what the stop left different
 
 
 @pytest.mark.skipif(not (SHARED / "trajectories").is_dir(), reason=f"no τ-bench data at {SHARED}")

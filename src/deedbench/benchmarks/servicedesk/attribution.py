@@ -15,11 +15,17 @@ so `validate` lists them before anything is spent:
   reservations, users) and the gold actions, which name ids of that kind, name none of
   the instruction's.
 
-Customer faults come from the transcript (`scoring.attribution`): details the customer
-made up, a stop with a wanted change undone right after the agent asked something, a
-yes to a change the customer never asked for (where their instruction says to refuse
-such changes). Agent faults are the failing parts of the verdict: the database, the
-required outputs, the ending, each procedure rule broken.
+Only an episode whose τ-bench reward is below 1 has a party. Its causes come from what
+failed: for the database, the episode's calls are lined up with the gold actions
+(`scoring.causes`) and each departure whose repair alone removes some of what differs
+(table, record, field, the episode's value against the gold's) is a cause, answered for by
+whoever performed, or failed to perform, the call: the customer where the agent's value is
+one they stated and their instruction does not hold, or where they ended the conversation
+while the agent was at work; the task where the gold action raises (the gold cannot do
+what the episode did) or departs from the instruction the episode followed. A required
+output never said is the agent's, unless the customer left first or the output has no
+source (`task.output_unsupported`). Faults found that caused nothing (a detail made up
+that no call used, a gold action of the task that breaks a rule) are kept, not counted.
 """
 
 from __future__ import annotations
@@ -30,11 +36,16 @@ from typing import Any
 
 from deedbench.benchmarks.servicedesk.domain import Domain
 from deedbench.benchmarks.servicedesk.llm_user import STOP
-from deedbench.benchmarks.servicedesk.replay import replay_transcript
+from deedbench.benchmarks.servicedesk.replay import (
+    SKIPPED,
+    FailedGoldAction,
+    replay,
+    replay_transcript,
+)
 from deedbench.benchmarks.servicedesk.task import Action, DeskTask
-from deedbench.benchmarks.servicedesk.user import action_done
+from deedbench.benchmarks.servicedesk.tau_toolbox import TauToolBox, agent_replies
 from deedbench.benchmarks.servicedesk.world import DeskWorld, Tables
-from deedbench.records import Attribution, Evidence, Fault, Message, ToolCall, party_of
+from deedbench.records import Attribution, Fault, Message, ToolCall, answered_calls, party_of
 from deedbench.scoring.attribution import (
     CONTRADICTS_GOLD,
     EARLY_STOP,
@@ -46,12 +57,23 @@ from deedbench.scoring.attribution import (
     UNWANTED_ACCEPTED,
     accepted_unwanted,
     contradicted_ids,
-    early_stop,
     invented_details,
     refused_wanted,
+    unsupported,
     unsupported_outputs,
 )
+from deedbench.scoring.causes import (
+    Act,
+    Call,
+    GoldStep,
+    answerable,
+    departures,
+    early_stop,
+    explain,
+    stop_quote,
+)
 from deedbench.scoring.procedure import ONE_CHANGE_PER_ORDER, ONE_USER, check_procedure
+from deedbench.scoring.state import world_differences
 
 __all__ = ["TASK_CHECKS", "USER_CHECKS", "DeskAttribution"]
 
@@ -73,6 +95,8 @@ class DeskAttribution:
         (the gold actions' ids included); a model-played customer knows its free text."""
         self._task_faults: dict[str, list[Fault]] = {}
         self._writes = frozenset(domain.procedure_spec.write_tools)
+        self._errors: dict[str, list[FailedGoldAction]] = {}
+        self._database_text: str | None = None
 
     def task_faults(self, task: DeskTask) -> list[Fault]:
         """What is wrong with the task itself (see the module's docstring)."""
@@ -111,29 +135,188 @@ class DeskAttribution:
         task: DeskTask,
         messages: Sequence[Message],
         values: Mapping[str, float],
-        evidence: Sequence[Evidence],
-        succeeded: bool,
-        stopped: bool,
+        gold: DeskWorld,
+        done: bool,
+        stopped: bool = False,
     ) -> Attribution:
-        """The faults of one episode and, unless it `succeeded`, whose failure it was
-        (`stopped`: the customer ended it)."""
-        faults = list(self.task_faults(task))
-        faults += invented_details(messages, _instruction_text(task, self.scripted_user))
-        faults += early_stop(
-            messages,
-            STOP,
-            stopped,
-            lambda seen: self._undone(task, seen),
-            lambda text: self._named(task, text),
-        )
-        faults += refused_wanted(messages, lambda text: self._proposed(task, text))
+        """The faults of one episode and, if its τ-bench reward is below 1, its causes and
+        whose failure it was (`gold`: the task's gold world; `done`: the episode ended as
+        τ-bench's end; `stopped`: the customer ended it, with or without a stop message)."""
+        observed = list(self.task_faults(task))
+        observed += invented_details(messages, _instruction_text(task, self.scripted_user))
         if task.instructions.refuses:
-            faults += accepted_unwanted(messages, self._is_write, lambda c: _wanted(task, c))
-        attribution = Attribution(faults=faults, checks=[*TASK_CHECKS, *USER_CHECKS])
-        if not succeeded:
-            attribution.faults += _agent_faults(values, evidence)
-            attribution.party = party_of(attribution.faults)
+            observed += accepted_unwanted(messages, self._is_write, lambda c: _wanted(task, c))
+        attribution = Attribution(faults=observed, checks=[*TASK_CHECKS, *USER_CHECKS])
+        if values.get("reward_tau", 0.0) >= 1.0:
+            return attribution
+        causes = self._causes(task, list(messages), values, gold, done, stopped)
+        attribution.faults = causes + observed
+        attribution.party = party_of(causes) if causes else "agent"
         return attribution
+
+    def _causes(
+        self,
+        task: DeskTask,
+        messages: list[Message],
+        values: Mapping[str, float],
+        gold: DeskWorld,
+        done: bool,
+        ended: bool,
+    ) -> list[Fault]:
+        stopped = early_stop(
+            messages, STOP, ended=ended, names_change=lambda text: bool(self._named(task, text))
+        )
+        causes: list[Fault] = []
+        instruction = _instruction_text(task, self.scripted_user)
+        if values.get("outcome_tau", 1.0) < 1.0:
+            causes += self._state_causes(task, messages, gold, stopped, instruction)
+        if not done and not causes:
+            return [
+                Fault(
+                    kind="agent.ending",
+                    excerpt="the episode ended otherwise than by the customer's stop or a "
+                    "transfer, which τ-bench scores 0",
+                    cause=True,
+                )
+            ]
+        if values.get("outputs_compat", 1.0) < 1.0:
+            said = " ".join(agent_replies(messages)).lower().replace(",", "")
+            unsourced = set(self._unsupported(task))
+            for output in task.outputs:
+                if output.lower() in said:
+                    continue
+                if stopped is not None:
+                    causes.append(
+                        _fault(
+                            EARLY_STOP,
+                            f"the customer ended the conversation "
+                            f"({stop_quote(messages, stopped)}) while the agent was still at "
+                            f"work, before it said {output!r}",
+                            min(stopped, len(messages) - 1),
+                        )
+                    )
+                elif output in unsourced:
+                    causes.append(
+                        _fault(
+                            OUTPUT_UNSUPPORTED,
+                            f"required output {output!r} is in no result of the gold actions, "
+                            "the instruction or the database, and no number worked out from "
+                            "theirs",
+                            None,
+                        )
+                    )
+                else:
+                    causes.append(_fault("agent.outputs", f"never stated: {output!r}", None))
+        return causes
+
+    def _state_causes(
+        self,
+        task: DeskTask,
+        messages: list[Message],
+        gold: DeskWorld,
+        stopped: int | None,
+        instruction: str,
+    ) -> list[Fault]:
+        acts = [
+            Act(
+                index=a.index,
+                side="agent",
+                name=a.call.name,
+                arguments=a.call.args or {},
+                failed=a.failed,
+                writes=a.call.name in self._writes,
+            )
+            for a in answered_calls(messages)
+            if messages[a.index].role == "assistant" and a.call.name not in SKIPPED
+        ]
+        errors = {e.index: e.error for e in self._gold_errors(task)}
+        steps = [
+            GoldStep(
+                index=i,
+                side="agent",
+                name=action.name,
+                arguments=dict(action.kwargs),
+                raises=i in errors,
+                error=errors.get(i, ""),
+            )
+            for i, action in enumerate(task.actions)
+            if action.name in self._writes
+        ]
+
+        def judge(calls: list[Call]) -> frozenset[str]:
+            world = DeskWorld(self.base)
+            box = TauToolBox(self.domain.agent_tools, world)
+            for number, (_, name, arguments) in enumerate(calls):
+                if name in self._writes:
+                    box.call(ToolCall.decoded(f"replay-{number}", name, arguments))
+            return frozenset(world_differences(world, gold))
+
+        found = explain(acts, departures(acts, steps, _same_call), judge)
+        if not found:
+            left = sorted(judge([a.call() for a in acts]))
+            return [_fault("agent.database", "; ".join(left[:4]) or "the database differs", None)]
+        matched = [a for a in acts if not a.failed]
+        done = [
+            s.index
+            for s in steps
+            if not s.raises and any(_same_call(s, a) for a in matched if a.name == s.name)
+        ]
+        refusals = refused_wanted(messages, lambda text: self._proposed(task, text))
+        causes = []
+        for departure in found:
+            gold_step = departure.gold
+            said_no = [
+                r
+                for r in refusals
+                if departure.kind == "missing"
+                and gold_step is not None
+                and _change(task.actions[gold_step.index]) in r.excerpt
+            ]
+            if said_no:
+                causes.append(said_no[0].model_copy(update={"cause": True}))
+                continue
+            causes.append(
+                answerable(
+                    departure,
+                    acts=acts,
+                    messages=messages,
+                    instruction=instruction,
+                    stopped_at=stopped,
+                    asked=lambda tool, after: False,
+                    last_done_gold=max(done, default=-1),
+                )
+            )
+        return causes
+
+    def _gold_errors(self, task: DeskTask) -> list[FailedGoldAction]:
+        found = self._errors.get(task.id)
+        if found is None:
+            _, found = replay(self.base, task.actions, self.domain.agent_tools)
+            self._errors[task.id] = found
+        return found
+
+    def _unsupported(self, task: DeskTask) -> list[str]:
+        if not task.outputs:
+            return []
+        _, _, transcript = replay_transcript(self.base, task.actions, self.domain.agent_tools)
+        results = " ".join(m.content for m in transcript if m.role == "tool")
+        arguments = " ".join(json.dumps(a.kwargs) for a in task.actions)
+        instruction = _instruction_text(task, structured=False)
+        if self._database_text is None:
+            self._database_text = json.dumps(self.base, default=str)
+        return unsupported(
+            task.outputs, f"{results} {arguments} {instruction}", self._database_text
+        )
+
+    def _named(self, task: DeskTask, text: str) -> list[str]:
+        """The gold changes a message names: by tool, or by every key id of theirs."""
+        said = text.lower()
+        return [
+            _change(a)
+            for a in task.actions
+            if a.name in self._writes
+            and (a.name in said or all(v.lower() in said for v in self.domain.keys(a) or ["\0"]))
+        ]
 
     def _is_write(self, call: ToolCall) -> bool:
         return call.name in self._writes
@@ -155,42 +338,13 @@ class DeskAttribution:
             if all(v.lower() in said for v in _values(a))
         ]
 
-    def _named(self, task: DeskTask, text: str) -> list[str]:
-        """The wanted changes an agent's message names by their key ids."""
-        said = text.lower()
-        return [
-            _change(a)
-            for a in self._wanted_changes(task)
-            if all(v.lower() in said for v in self.domain.keys(a))
-        ]
 
-    def _undone(self, task: DeskTask, seen: Sequence[Message]) -> list[str]:
-        return [_change(a) for a in self._wanted_changes(task) if not action_done(seen, a)]
+def _same_call(step: GoldStep, act: Act) -> bool:
+    return step.name == act.name and step.arguments == act.arguments
 
 
-def _agent_faults(values: Mapping[str, float], evidence: Sequence[Evidence]) -> list[Fault]:
-    """The failing parts of the desk's verdict, quoted from its evidence."""
-    found = []
-    parts = (
-        ("agent.database", "outcome_tau", "outcome"),
-        ("agent.outputs", "outputs_compat", "outputs"),
-    )
-    for kind, value, rule in parts:
-        if values.get(value, 1.0) < 1.0:
-            quotes = [e.excerpt for e in evidence if e.rule == rule][:3]
-            found.append(Fault(kind=kind, excerpt="; ".join(quotes) or f"{value} is 0"))
-    for item in evidence:
-        if item.rule == "reward_tau":
-            found.append(Fault(kind="agent.ending", excerpt=item.excerpt))
-        elif item.rule not in (None, "outcome", "outputs"):
-            found.append(
-                Fault(
-                    kind=f"agent.procedure.{item.rule}",
-                    excerpt=item.excerpt,
-                    message_index=item.message_index,
-                )
-            )
-    return found
+def _fault(kind: str, excerpt: str, index: int | None) -> Fault:
+    return Fault(kind=kind, excerpt=excerpt, message_index=index, cause=True)
 
 
 def _instruction_text(task: DeskTask, structured: bool) -> str:

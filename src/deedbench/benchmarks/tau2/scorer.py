@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from deedbench.benchmarks.tau2.attribution import Tau2Attribution
+from deedbench.benchmarks.tau2.attribution import Tau2Attribution, state_differences
 from deedbench.benchmarks.tau2.domain import Tau2Data
 from deedbench.benchmarks.tau2.environment import Tau2Environment
 from deedbench.benchmarks.tau2.evaluator import Judge, NeedsJudge, evaluate
@@ -141,9 +141,8 @@ class Tau2Scorer:
             details["replay_notes"] = found.replay_notes
         values = {"scored": 1.0, **reward_values(reward), **procedure}
         values["reward_verified"] = values["reward"] * values["procedure_ok"]
-        evidence += _component_evidence(reward)
-        succeeded = values["reward_verified"] == 1.0
-        attribution = self.attribution.attribute(task, messages, reward, evidence, succeeded)
+        evidence += _component_evidence(reward, found.environment, found.gold)
+        attribution = self.attribution.attribute(task, messages, reward, ending, solo=self.solo)
         values[AGENT_SCOPE] = float(attribution.agent_scope)
         if values["reward_verified"]:
             outcome = "pass"
@@ -187,14 +186,26 @@ def _recorded(verdicts: list[NLAssertionCheck] | None) -> Judge | None:
     return judge
 
 
-def _component_evidence(reward: Tau2Reward) -> list[Evidence]:
-    """What each failed check of τ²'s verdict says, one line each."""
+_SHOWN_DIFFERENCES = 8
+"""How many differences of the databases a DB verdict quotes (then how many more there are)."""
+
+
+def _component_evidence(
+    reward: Tau2Reward, ours: Tau2Environment | None, gold: Tau2Environment | None
+) -> list[Evidence]:
+    """What each failed check of τ²'s verdict says, one line each; a database that differs
+    from the gold replay's, by what differs (table, record, field, ours against gold's)."""
     found = []
     info = reward.info or {}
     if "note" in info:
         found.append(Evidence(rule="tau2", excerpt=str(info["note"])))
     if reward.db_check is not None and not reward.db_check.db_match:
-        found.append(Evidence(rule="DB", excerpt="the databases differ from the gold replay's"))
+        lines = state_differences(ours, gold) if ours is not None and gold is not None else []
+        if len(lines) > _SHOWN_DIFFERENCES:
+            more = len(lines) - _SHOWN_DIFFERENCES
+            lines = [*lines[:_SHOWN_DIFFERENCES], f"and {more} more"]
+        excerpt = "; ".join(lines) or "the databases hash differently from the gold replay's"
+        found.append(Evidence(rule="DB", excerpt=f"differs from the gold replay: {excerpt}"))
     for check in reward.env_assertions or []:
         if not check.met:
             call = check.env_assertion
@@ -203,9 +214,11 @@ def _component_evidence(reward: Tau2Reward) -> list[Evidence]:
             )
     for action in reward.action_checks or []:
         if not action.action_match:
-            gold = action.action
+            wanted = action.action
             found.append(
-                Evidence(rule="ACTION", excerpt=f"no call matched {gold.name}({gold.arguments})")
+                Evidence(
+                    rule="ACTION", excerpt=f"no call matched {wanted.name}({wanted.arguments})"
+                )
             )
     for said in reward.communicate_checks or []:
         if not said.met:
