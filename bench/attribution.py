@@ -47,6 +47,8 @@ TAUBENCH_DOMAINS = ("taubench-airline", "taubench-retail")
 PARTIES = ("agent", "user", "task")
 GPT4O_LABELS = Path(__file__).with_name("taubench_gpt4o_airline_labels.json")
 UNDETECTABLE = "task.undetectable"
+MIXED = "mixed"
+"""A hand label for a record where more than one party failed it: kept out of the figures."""
 
 
 @dataclass
@@ -200,7 +202,7 @@ def main() -> None:
         rows += taubench_rows(path, labels, "taubench-gpt4o-airline", "real")
     seconds = time.perf_counter() - clock
     print(f"{len(rows)} labelled episodes from {folder}, rescored in {seconds:.0f} s\n")
-    measured = [r for r in rows if r.kind != UNDETECTABLE]
+    measured = [r for r in rows if r.kind != UNDETECTABLE and r.label != MIXED]
     printed: dict[str, Any] = {}
     header()
     for domain in [*args.domains, "taubench-gpt4o-airline"]:
@@ -216,6 +218,10 @@ def main() -> None:
     printed["all"] = show("all", measured)
     print("\nconfusion, all measured episodes (rows: label; columns: deedbench's party)")
     confusion(measured)
+    mixed = [r for r in rows if r.label == MIXED]
+    if mixed:
+        seen = Counter(r.found or "none" for r in mixed)
+        print(f"\nlabelled mixed (apart): {len(mixed)}, found as {dict(seen)}")
     undetectable = [r for r in rows if r.kind == UNDETECTABLE]
     if undetectable:
         seen = Counter(r.found or "none" for r in undetectable if r.label)

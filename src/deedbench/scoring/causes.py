@@ -50,6 +50,7 @@ __all__ = [
     "repaired",
     "said_first_by_user",
     "stop_quote",
+    "withheld_identity",
 ]
 
 Side = Literal["agent", "user"]
@@ -294,6 +295,44 @@ _REFUSAL = re.compile(
 )
 
 
+_NOT = r"(?:don['’]?t|do not|can['’]?t|cannot|can not|unable to)"
+_DENIES = re.compile(
+    rf"\b{_NOT}\s+(?:have|remember|recall|find|locate|access)\b[^.?!]{{0,40}}?"
+    r"\b(?:user ?id|user name|username)\b|"
+    rf"\b(?:user ?id|username)\b[^.?!]{{0,30}}?\b{_NOT}\s+(?:have|remember|recall)\b",
+    re.IGNORECASE,
+)
+_DENIES_ASKED = re.compile(
+    rf"\b{_NOT}\s+(?:have|remember|recall)\s+(?:that|those|it|this|them|either)\b",
+    re.IGNORECASE,
+)
+"""A no to the agent's request for the user id, where the request named it."""
+_USER_ID = re.compile(r"\b[a-z]+_[a-z]+_\d{3,}\b")
+
+
+def withheld_identity(messages: Sequence[Message], instruction: str) -> int | None:
+    """The user's message saying they do not have, or remember, their user id (or, asked for
+    it, that they do not have that), where their instruction gives it and they never said
+    it: no agent can look up their account. It answers for what was left undone only where
+    the agent changed nothing at all."""
+    given = _USER_ID.findall(instruction)
+    if not given:
+        return None
+    said = " ".join(m.content or "" for m in messages if m.role == "user").lower()
+    if any(u.lower() in said for u in given):
+        return None
+    asked = False
+    for index, message in enumerate(messages):
+        text = message.content or ""
+        if message.role == "assistant" and text.strip():
+            asked = re.search(r"\buser ?id\b", text, re.IGNORECASE) is not None
+        elif message.role == "user" and (
+            _DENIES.search(text) or (asked and _DENIES_ASKED.search(text))
+        ):
+            return index
+    return None
+
+
 def closes(text: str) -> bool:
     """Whether an agent's words wind the conversation up (nothing of theirs is pending)."""
     return _CLOSING.search(text) is not None
@@ -311,8 +350,9 @@ def early_stop(
     while the agent was still at work: the agent had no turn since the user last spoke or
     acted, or its last turn was a call it had not yet spoken after, or its last words ask
     the user to go on with a change they name (`names_change`: a yes to it, or the user's
-    own action) or say it is working; never after words that wind up or turn something
-    down. A user who gives up on an agent that never takes their change up is no fault."""
+    own action), or say it is working without winding up; never after words that turn
+    something down. A user who gives up on an agent that never takes their change up is no
+    fault."""
     at = next(
         (i for i, m in enumerate(messages) if m.role == "user" and stop in (m.content or "")),
         len(messages) if ended else None,
@@ -331,11 +371,13 @@ def early_stop(
         text = message.content or ""
         if not text.strip():
             continue
-        if closes(text) or _REFUSAL.search(text):
+        if _REFUSAL.search(text):
             return None
-        if ("?" in text and _REQUEST.search(text) and names_change(text)) or _WORKING.search(text):
-            return at
-        return None
+        if _REQUEST.search(text) and names_change(text):
+            return at  # a change it names waits on the user, whatever else it says
+        if closes(text):
+            return None
+        return at if _WORKING.search(text) else None
     return None
 
 
@@ -391,6 +433,17 @@ def answerable(
                     f"done: {differs}",
                     where,
                 )
+        denied = withheld_identity(messages, instruction)
+        wrote = any(a.writes and not a.failed and not a.refused for a in acts)
+        if denied is not None and gold.side == "agent" and not wrote:
+            return _fault(
+                "user.withheld_identity",
+                f"the user said they do not have their user id (message {denied}: "
+                f"{quote(messages[denied].content or '', 100)}), which their instruction gives "
+                f"them, and never gave it; gold action #{gold.index} {gold.shown()} was never "
+                f"done: {differs}",
+                denied,
+            )
         if stopped_at is not None and gold.index > last_done_gold:
             return _fault(
                 "user.early_stop",

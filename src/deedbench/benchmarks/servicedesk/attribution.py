@@ -31,6 +31,7 @@ that no call used, a gold action of the task that breaks a rule) are kept, not c
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -59,20 +60,24 @@ from deedbench.scoring.attribution import (
     contradicted_ids,
     invented_details,
     refused_wanted,
+    refuses,
     unsupported,
     unsupported_outputs,
 )
 from deedbench.scoring.causes import (
     Act,
     Call,
+    Departure,
     GoldStep,
     answerable,
     departures,
     early_stop,
     explain,
+    in_text,
     stop_quote,
+    withheld_identity,
 )
-from deedbench.scoring.procedure import ONE_CHANGE_PER_ORDER, ONE_USER, check_procedure
+from deedbench.scoring.procedure import ONE_CHANGE_PER_ORDER, ONE_USER, check_procedure, quote
 from deedbench.scoring.state import world_differences
 
 __all__ = ["TASK_CHECKS", "USER_CHECKS", "DeskAttribution"]
@@ -122,7 +127,7 @@ class DeskAttribution:
         found += [Fault(kind=GOLD_BREAKS_POLICY, excerpt=str(v)) for v in broken]
         instruction = _instruction_text(task, structured=False)
         results = " ".join(m.content for m in transcript if m.role == "tool")
-        found += unsupported_outputs(task.outputs, results, instruction)
+        found += unsupported_outputs(task.outputs, results, instruction, database=self._database())
         found += contradicted_ids(instruction, (a.kwargs for a in task.actions))
         return found
 
@@ -182,10 +187,24 @@ class DeskAttribution:
         if values.get("outputs_compat", 1.0) < 1.0:
             said = " ".join(agent_replies(messages)).lower().replace(",", "")
             unsourced = set(self._unsupported(task))
+            wrote = any(
+                not a.failed and a.call.name in self._writes for a in answered_calls(messages)
+            )
+            denied = None if wrote else withheld_identity(messages, instruction)
             for output in task.outputs:
                 if output.lower() in said:
                     continue
-                if stopped is not None:
+                if denied is not None:
+                    causes.append(
+                        _fault(
+                            "user.withheld_identity",
+                            f"the user said they do not have their user id (message {denied}: "
+                            f"{quote(messages[denied].content, 100)}), which their instruction "
+                            f"gives them, and never gave it; the agent never said {output!r}",
+                            denied,
+                        )
+                    )
+                elif stopped is not None:
                     causes.append(
                         _fault(
                             EARLY_STOP,
@@ -195,7 +214,7 @@ class DeskAttribution:
                             min(stopped, len(messages) - 1),
                         )
                     )
-                elif output in unsourced:
+                elif output in unsourced and (not causes or not _numeric_text(output)):
                     causes.append(
                         _fault(
                             OUTPUT_UNSUPPORTED,
@@ -261,6 +280,9 @@ class DeskAttribution:
             for s in steps
             if not s.raises and any(_same_call(s, a) for a in matched if a.name == s.name)
         ]
+        forbidden = self._forbidden_gold(task, messages, [d for d in found if d.kind == "missing"])
+        if forbidden:
+            return forbidden
         refusals = refused_wanted(messages, lambda text: self._proposed(task, text))
         causes = []
         for departure in found:
@@ -288,6 +310,44 @@ class DeskAttribution:
             )
         return causes
 
+    def _forbidden_gold(
+        self, task: DeskTask, messages: list[Message], missing: list[Departure]
+    ) -> list[Fault]:
+        """The gold writes the episode never made that the domain's policy forbids given what
+        the customer said in this episode, where the agent turned a change down: no agent
+        that keeps to the policy reaches such a gold, so the failure is the task's."""
+        check = self.domain.policy_check
+        if (
+            check is None
+            or not missing
+            or not any(m.role == "assistant" and refuses(m.content) for m in messages)
+        ):
+            return []
+        said = [Message(role="user", content=m.content) for m in messages if m.role == "user"]
+        system = [m for m in messages if m.role == "system"]
+        _, _, gold = replay_transcript(self.base, task.actions, self.domain.agent_tools)
+        transcript = [*system, *said, *gold]
+        broken: dict[int, str] = {}
+        for violation in check(transcript, DeskWorld(self.base)):
+            for call in transcript[violation.message_index].tool_calls:
+                if call.id.startswith("gold-"):
+                    broken.setdefault(int(call.id.removeprefix("gold-")), violation.detail)
+        found = []
+        for departure in missing:
+            step = departure.gold
+            if step is None or step.index not in broken:
+                continue
+            found.append(
+                _fault(
+                    GOLD_BREAKS_POLICY,
+                    f"gold action #{step.index} {step.shown()} breaks the policy given what the "
+                    f"customer said ({broken[step.index]}), and the agent turned a change down: "
+                    f"{'; '.join(departure.explains[:3])}",
+                    None,
+                )
+            )
+        return found
+
     def _gold_errors(self, task: DeskTask) -> list[FailedGoldAction]:
         found = self._errors.get(task.id)
         if found is None:
@@ -302,20 +362,28 @@ class DeskAttribution:
         results = " ".join(m.content for m in transcript if m.role == "tool")
         arguments = " ".join(json.dumps(a.kwargs) for a in task.actions)
         instruction = _instruction_text(task, structured=False)
+        sources = f"{results} {arguments} {instruction}"
+        return unsupported(task.outputs, sources, self._database())
+
+    def _database(self) -> str:
+        """The desk's database as text, where a required fact may be found."""
         if self._database_text is None:
             self._database_text = json.dumps(self.base, default=str)
-        return unsupported(
-            task.outputs, f"{results} {arguments} {instruction}", self._database_text
-        )
+        return self._database_text
 
     def _named(self, task: DeskTask, text: str) -> list[str]:
-        """The gold changes a message names: by tool, or by every key id of theirs."""
+        """The gold changes a message names: by tool, by every key id of theirs, or by an
+        amount or id among their arguments."""
         said = text.lower()
         return [
             _change(a)
             for a in task.actions
             if a.name in self._writes
-            and (a.name in said or all(v.lower() in said for v in self.domain.keys(a) or ["\0"]))
+            and (
+                a.name in said
+                or all(v.lower() in said for v in self.domain.keys(a) or ["\0"])
+                or any(_telling_value(v) and in_text(v, text) for v in a.kwargs.values())
+            )
         ]
 
     def _is_write(self, call: ToolCall) -> bool:
@@ -337,6 +405,23 @@ class DeskAttribution:
             for a in self._wanted_changes(task)
             if all(v.lower() in said for v in _values(a))
         ]
+
+
+def _numeric_text(text: str) -> bool:
+    """A required output that is a number: its lack of a source is weak evidence (it may be
+    worked out from more numbers than the check adds up), so it is a cause of the failure
+    only where nothing else failed."""
+    return re.fullmatch(r"[$]?-?[\d,]+(?:\.\d+)?%?", text.strip()) is not None
+
+
+def _telling_value(value: Any) -> bool:
+    """An argument a message can be said to name: an amount of two digits or more, or an
+    identifier (a string with a digit, five characters or more)."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int | float):
+        return abs(value) >= 10
+    return isinstance(value, str) and len(value) >= 5 and any(ch.isdigit() for ch in value)
 
 
 def _same_call(step: GoldStep, act: Act) -> bool:

@@ -151,10 +151,10 @@ class Tau2Attribution:
                 "the instruction or the task's own assertions, and no number worked out from "
                 "theirs",
             )
-            for info in self._unsupported_infos(task)
+            for info in self._unsupported_infos(task, numbers=False)
         ]
 
-    def _unsupported_infos(self, task: Tau2Task) -> list[str]:
+    def _unsupported_infos(self, task: Tau2Task, *, numbers: bool = True) -> list[str]:
         """Required strings with no source: not in the instruction, the task's own assertions
         or any result of the gold actions, nor a number worked out from theirs."""
         criteria = task.evaluation_criteria
@@ -166,7 +166,7 @@ class Tau2Attribution:
         arguments = " ".join(json.dumps(a.arguments) for a in task.gold)
         assertions = " ".join((criteria.nl_assertions or []) if criteria is not None else [])
         sources = f"{results} {arguments} {assertions} {task.user_scenario}"
-        return unsupported(infos, sources, self._database())
+        return unsupported(infos, sources, self._database(), numbers=numbers)
 
     def _database(self) -> str:
         """The domain's databases as text, where a required fact may be found."""
@@ -243,7 +243,7 @@ class Tau2Attribution:
         if state:
             causes += self._state_causes(task, messages, state, stopped, solo)
         if "COMMUNICATE" in failing:
-            causes += self._unsaid(task, reward, messages, stopped)
+            causes += self._unsaid(task, reward, messages, stopped, bool(causes))
         if "NL_ASSERTION" in failing:
             for check in reward.nl_assertions or []:
                 if not check.met:
@@ -424,7 +424,12 @@ class Tau2Attribution:
         return environment
 
     def _unsaid(
-        self, task: Tau2Task, reward: Tau2Reward, messages: list[Message], stopped: int | None
+        self,
+        task: Tau2Task,
+        reward: Tau2Reward,
+        messages: list[Message],
+        stopped: int | None,
+        state_failed: bool,
     ) -> list[Fault]:
         unsourced = set(self._unsupported_infos(task))
         found = []
@@ -434,7 +439,7 @@ class Tau2Attribution:
             left = _stopped(messages, stopped, f"the agent had not said {check.info!r}")
             if left is not None:
                 found.append(left)
-            elif check.info in unsourced:
+            elif check.info in unsourced and (not state_failed or not _numeric_text(check.info)):
                 found.append(
                     Fault(
                         kind=OUTPUT_UNSUPPORTED,
@@ -491,6 +496,13 @@ def _asked(messages: Sequence[Message], tool: str, after: int) -> bool:
         if action is not None and action in asked_actions(message.content):
             return True
     return False
+
+
+def _numeric_text(text: str) -> bool:
+    """A required string that is a number: its lack of a source is weak evidence (it may be
+    worked out from more numbers than the check adds up), so it is a cause of the failure
+    only where nothing else failed."""
+    return re.fullmatch(r"[$]?-?[\d,]+(?:\.\d+)?%?", text.strip()) is not None
 
 
 def _strings(value: object) -> list[str]:
