@@ -4,7 +4,6 @@ stays silent where the transcript does not show it plainly."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 
 from deedbench.records import Message, ToolCall
 from deedbench.scoring.attribution import (

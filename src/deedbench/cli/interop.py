@@ -13,6 +13,7 @@ from deedbench.cli.app import (
     ApiKeyEnvOption,
     BaseUrlOption,
     CommandGroup,
+    JudgeLenientOption,
     PricesOption,
     StoreOption,
     app,
@@ -124,6 +125,7 @@ def import_tau2(
             "--judge", help="A model judging the NL assertions the file records no verdicts for."
         ),
     ] = None,
+    judge_lenient: JudgeLenientOption = False,
     base_url: BaseUrlOption = None,
     api_key_env: ApiKeyEnvOption = None,
     prices: PricesOption = None,
@@ -146,6 +148,7 @@ def import_tau2(
         api_key_env=api_key_env,
         prices=prices,
         progress=True,
+        judge_reading="lenient" if judge_lenient else "strict",
     )
     config, records = run_from_results(
         found.results, found.rescorer, found.rescored, found.report, file, run_id

@@ -15,6 +15,7 @@ import typer
 from deedbench.cli.app import (
     ApiKeyEnvOption,
     BaseUrlOption,
+    JudgeLenientOption,
     PricesOption,
     app,
     console,
@@ -114,6 +115,7 @@ def rescore(
             "(any model spec, at temperature 0; τ²'s own is openai/gpt-4.1-2025-04-14).",
         ),
     ] = None,
+    judge_lenient: JudgeLenientOption = False,
     base_url: BaseUrlOption = None,
     api_key_env: ApiKeyEnvOption = None,
     prices: PricesOption = None,
@@ -135,11 +137,20 @@ def rescore(
             api_key_env=api_key_env,
             prices=prices,
             progress=not as_json,
+            judge_reading="lenient" if judge_lenient else "strict",
         )
         if as_json:
             sys.stdout.write(found_file.report.model_dump_json(indent=2) + "\n")
         return
-    given = [name for name, on in (("--fresh-tasks", fresh_tasks), ("--judge", judge)) if on]
+    given = [
+        name
+        for name, on in (
+            ("--fresh-tasks", fresh_tasks),
+            ("--judge", judge),
+            ("--judge-lenient", judge_lenient),
+        )
+        if on
+    ]
     if given:
         raise fail(f"{' and '.join(given)}: τ² only (rescore tau2)")
     if not data:
@@ -166,9 +177,11 @@ def rescore_tau2(
     api_key_env: str | None,
     prices: Path | None,
     progress: bool,
+    judge_reading: str = "strict",
 ) -> RescoredFile:
     """A τ² result file rescored (and printed, with `progress`); the judge, if one is
-    given, asked first about what the file records no verdicts for."""
+    given, asked first about what the file records no verdicts for, its replies read
+    `judge_reading` (`judge.JUDGE_READINGS`)."""
     from deedbench.benchmarks.tau2.rescore import Tau2Rescorer, rescore_with
     from deedbench.benchmarks.tau2.results import read_results
 
@@ -176,7 +189,7 @@ def rescore_tau2(
     rescorer = Tau2Rescorer(results, data, fresh_tasks=fresh_tasks)
     judged = None
     if judge is not None:
-        judged = asyncio.run(_judged(rescorer, judge, base_url, api_key_env))
+        judged = asyncio.run(_judged(rescorer, judge, base_url, api_key_env, judge_reading))
     report, rescored = rescore_with(rescorer, judged)
     if progress:
         _print_tau2_rescore(report)
@@ -196,7 +209,11 @@ class RescoredFile:
 
 
 async def _judged(
-    rescorer: Tau2Rescorer, spec: str, base_url: str | None, api_key_env: str | None
+    rescorer: Tau2Rescorer,
+    spec: str,
+    base_url: str | None,
+    api_key_env: str | None,
+    reading: str,
 ) -> Judged:
     from deedbench.agents import Providers
     from deedbench.benchmarks.tau2.rescore import judge_simulations
@@ -204,7 +221,7 @@ async def _judged(
     providers = Providers()
     try:
         model = judge_agent(spec, base_url, api_key_env, 0.0, providers)
-        return await judge_simulations(rescorer, model)
+        return await judge_simulations(rescorer, model, reading=reading)
     finally:
         await providers.aclose()
 
@@ -217,8 +234,9 @@ def _print_judge_cost(spec: str, judged: Judged, prices: Path | None) -> None:
     cost = f"${sum(known):.4f}" if len(known) == len(spent) else "no price for this model"
     tokens = sum(u.input_tokens + u.output_tokens for u in judged.usage)
     console.print(
-        f"judge {safe(spec)}: {len(judged.verdicts)} simulations judged, "
-        f"{len(judged.failures)} failed; {tokens} tokens, {cost}",
+        f"judge {safe(spec)} ({judged.reading} reading): {len(judged.verdicts)} simulations "
+        f"judged, {len(judged.failures)} failed (infrastructure errors, in no rate); "
+        f"{tokens} tokens, {cost}",
         highlight=False,
     )
 

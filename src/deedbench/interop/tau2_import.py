@@ -75,6 +75,7 @@ def run_from_results(
                 "retrieval_config": info.retrieval_config,
                 "tasks_from": report.tasks_from,
                 "reproduced": f"{report.reproduced} of {report.rescored}",
+                "judge_reading": report.judge_reading,
             }
         },
         user=ModelUser(spec=user) if user else None,

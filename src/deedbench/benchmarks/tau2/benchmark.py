@@ -29,8 +29,13 @@ from deedbench.benchmarks.tau2.data import domain_folder
 from deedbench.benchmarks.tau2.domain import Tau2Data, Tau2Domain
 from deedbench.benchmarks.tau2.environment import Tau2Environment
 from deedbench.benchmarks.tau2.evaluator import SCORED_ENDINGS, tau2_trajectory
-from deedbench.benchmarks.tau2.judge import DEFAULT_JUDGE, run_judge
-from deedbench.benchmarks.tau2.scorer import NL_VERDICTS, TAU2_TERMINATIONS, Tau2Scorer
+from deedbench.benchmarks.tau2.judge import DEFAULT_JUDGE, JUDGE_READINGS, run_judge
+from deedbench.benchmarks.tau2.scorer import (
+    NL_JUDGING,
+    NL_VERDICTS,
+    TAU2_TERMINATIONS,
+    Tau2Scorer,
+)
 from deedbench.benchmarks.tau2.tasks import Tau2Task
 from deedbench.benchmarks.tau2.toolbox import DONE_TOOL, Tau2ToolBox
 from deedbench.benchmarks.tau2.user import (
@@ -56,6 +61,7 @@ from deedbench.records import AGENT_SCOPE, Message, MetricSpec, ReportSpec, Samp
 __all__ = [
     "AGENT_INSTRUCTION",
     "JUDGE_OPTION",
+    "JUDGE_READING_OPTION",
     "LIMIT_OPTIONS",
     "MAX_ERRORS",
     "MAX_STEPS",
@@ -120,6 +126,14 @@ JUDGE_OPTION = Option(
     "judge",
     f"the model judging NL assertions, any model spec (τ²'s own: {DEFAULT_JUDGE}); without "
     "one, the tasks judged on NL assertions are reported as needing a judge",
+)
+JUDGE_READING_OPTION = Option(
+    "judge_reading",
+    "how the judge's reply is read: strict (default: exactly the assertions asked, each with "
+    "true or false, else asked again and then an infrastructure error) or lenient (τ²'s own "
+    "reading: an empty or partial reply meets what it leaves out)",
+    default="strict",
+    choices=JUDGE_READINGS,
 )
 
 
@@ -397,10 +411,14 @@ class Tau2Benchmark(Benchmark[Tau2Environment]):
             if TAU2_TERMINATIONS.get(transcript.termination) not in SCORED_ENDINGS:
                 return
             trajectory = tau2_trajectory(transcript.messages)
-            checks, answer = await run_judge(model, trajectory, assertions, context)
+            reading = str(self.values.get("judge_reading", "strict"))
+            checks, usage, attempts = await run_judge(
+                model, trajectory, assertions, context, reading=reading
+            )
             transcript.annotations[NL_VERDICTS] = checks
-            if answer.usage is not None:
-                transcript.usage["judge"] = answer.usage
+            transcript.annotations[NL_JUDGING] = {"reading": reading, "attempts": attempts}
+            if usage is not None:
+                transcript.usage["judge"] = usage
 
         return judge
 
@@ -476,4 +494,12 @@ def tau2_options(
         "(default: $TAU2_DATA_DIR)",
         type=Path,
     )
-    return (data, split_option(splits), USER_OPTION, JUDGE_OPTION, *LIMIT_OPTIONS, *extra)
+    return (
+        data,
+        split_option(splits),
+        USER_OPTION,
+        JUDGE_OPTION,
+        JUDGE_READING_OPTION,
+        *LIMIT_OPTIONS,
+        *extra,
+    )

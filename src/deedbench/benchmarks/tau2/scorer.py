@@ -30,10 +30,13 @@ from deedbench.benchmarks.tau2.tasks import Tau2Task
 from deedbench.engine import EpisodeTranscript
 from deedbench.records import AGENT_SCOPE, Evidence, Message, Sample, Score, Termination
 
-__all__ = ["NL_VERDICTS", "TAU2_TERMINATIONS", "Tau2Scorer", "reward_values"]
+__all__ = ["NL_JUDGING", "NL_VERDICTS", "TAU2_TERMINATIONS", "Tau2Scorer", "reward_values"]
 
 NL_VERDICTS = "nl_assertions"
 """The transcript annotation holding the judge's verdicts (`judge.run_judge`)."""
+NL_JUDGING = "nl_judging"
+"""The transcript annotation saying how the judge's reply was read and how often it was
+asked; kept in the score's details (``judge``)."""
 
 TAU2_TERMINATIONS: dict[str, str] = {
     Termination.AGENT_FINISHED: "agent_stop",
@@ -90,7 +93,11 @@ class Tau2Scorer:
     def score(self, sample: Sample, transcript: EpisodeTranscript[Tau2Environment]) -> Score:
         ending = TAU2_TERMINATIONS.get(transcript.termination, str(transcript.termination))
         verdicts = transcript.annotations.get(NL_VERDICTS)
-        return self.score_task(self.tasks[sample.id], transcript.messages, ending, verdicts)
+        score = self.score_task(self.tasks[sample.id], transcript.messages, ending, verdicts)
+        judging = transcript.annotations.get(NL_JUDGING)
+        if judging is not None and score.details is not None:
+            score.details["judge"] = judging
+        return score
 
     def score_task(
         self,
