@@ -205,14 +205,16 @@ def _numbers(text: str) -> set[float]:
 
 
 def _telling(value: Any) -> bool:
-    """A value a person could not guess by chance: a number, or a string with a digit, an
-    @ or an underscore, or of six characters or more."""
+    """A value a person could not guess by chance: a number, a code in capitals (``IAH``),
+    or a string with a digit, an @ or an underscore, or of six characters or more."""
     if isinstance(value, bool):
         return False
     if isinstance(value, int | float):
         return True
     if isinstance(value, str):
         text = value.strip()
+        if re.fullmatch(r"[A-Z0-9]{3,}", text):
+            return True
         return bool(text) and (bool(re.search(r"[\d@_]", text)) or len(text) >= 6)
     return False
 
@@ -234,19 +236,20 @@ def said_first_by_user(
     values: Iterable[Any], messages: Sequence[Message], before: int, instruction: str
 ) -> tuple[Any, int] | None:
     """A value the user brought into the conversation before message `before`: said in one
-    of their messages before any agent message or tool result held it, and not in their
-    instruction. The first such value and the message that said it."""
+    of their messages before any agent message held it (the user never sees what a tool
+    returns the agent), and not in their instruction. The first such value and the message
+    that said it."""
     for value in values:
         if not _telling(value) or in_text(value, instruction):
             continue
         for index, message in enumerate(messages[:before]):
-            if message.role == "system" or not message.content:
+            if message.role not in ("user", "assistant") or not message.content:
                 continue
             if not in_text(value, message.content):
                 continue
             if message.role == "user":
                 return value, index
-            break  # the agent or a tool said it first
+            break  # the agent said it first
     return None
 
 
