@@ -190,7 +190,9 @@ class Mutator:
                 note=extra[0],
             )
         if user_actions:
-            yield from self._user_actions(self.rng.choice(user_actions), agent_writes)
+            target = self.rng.choice(user_actions)
+            yield from self._user_actions(target, agent_writes)
+            yield from self._agent_guided_faults(target)
         yield from self._user_device_unrequested()
         yield from self._early_stops()
         yield from self._contradictions()
@@ -346,6 +348,48 @@ class Mutator:
                 self.episode(self.gold, "talking", replace={target.index: unasked, gone.index: []}),
                 "talking",
                 note=gone.name,
+            )
+
+    def _agent_guided_faults(self, target: Gold) -> Iterator[Variant]:
+        """The agent's doing on the user's side (talking only): it asks the user for a device
+        action no gold action wants, which the user performs; or it asks for the user's other
+        gold actions but never for `target`, which the user then never does."""
+        gold_names = {g.name for g in self.gold}
+        allowed = (
+            set(self.task.user_tools or [])
+            if self.world.domain == "banking_knowledge"
+            else set(self.world.user_tools)
+        )
+        names = sorted(n for n in allowed if self.world.writes(n) and n not in gold_names)
+        if names:
+            name = self.rng.choice(names)
+            arguments = self._arguments_for(name)
+            if arguments is not None:
+                steps = self.episode(self.gold, "talking")
+                at = self.rng.randrange(2, len(steps) - 1)
+                while at > 2 and steps[at].role == "user":
+                    at -= 1
+                report = _say("user", lambda answer: f"I did it. It says: {_first_line(answer)}")
+                asked = [
+                    self.ask_user(name, arguments),
+                    Step("user", call=(name, arguments)),
+                    report,
+                ]
+                yield Variant(
+                    "agent.asks_unneeded",
+                    "assistant",
+                    steps[:at] + asked + steps[at:],
+                    "talking",
+                    note=name,
+                )
+        users = [g for g in self.gold if g.requestor == "user" and self.world.writes(g.name)]
+        if len(users) >= 2:
+            yield Variant(
+                "agent.never_asks",
+                "assistant",
+                self.episode(self.gold, "talking", replace={target.index: []}),
+                "talking",
+                note=target.name,
             )
 
     def _user_device_unrequested(self) -> Iterator[Variant]:

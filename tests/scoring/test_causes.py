@@ -76,7 +76,7 @@ def test_departures_are_missing_different_extra_and_only_relevant_ones_explain()
 def _fault_of(kind: str, acts: list[Act], gold: GoldStep, messages: list[Message], **kw):  # type: ignore[no-untyped-def]
     found = [d for d in departures(acts, [gold], _same) if d.kind == kind]
     [departure] = explain(acts, found, _judge({gold.name: int(gold.arguments.get("n", 0))}))
-    options = {"stopped_at": None, "asked": lambda tool, after: False, "last_done_gold": -1}
+    options = {"stopped_at": None, "asked": lambda tool, args, after: False, "last_done_gold": -1}
     options.update(kw)
     return answerable(departure, acts=acts, messages=messages, instruction="refuel 2 GB", **options)
 
@@ -88,7 +88,7 @@ def test_a_user_action_not_done_is_the_users_unless_the_agent_took_it_and_never_
     refused = [Act(1, "agent", "toggle", {"n": 1}, failed=True, refused=True)]
     fault = _fault_of("missing", refused, toggle, messages)
     assert fault.kind == "agent.wrong_side" and fault.cause and fault.party == "agent"
-    asked = _fault_of("missing", refused, toggle, messages, asked=lambda tool, after: True)
+    asked = _fault_of("missing", refused, toggle, messages, asked=lambda tool, args, after: True)
     assert asked.kind == "user.action_not_done"  # asked after its own try: the user's again
 
 
@@ -115,7 +115,7 @@ def test_a_call_whose_gold_action_raises_is_the_tasks() -> None:
         messages=[],
         instruction="",
         stopped_at=None,
-        asked=lambda tool, after: False,
+        asked=lambda tool, args, after: False,
         last_done_gold=-1,
     )
     assert fault.kind == "task.gold_raises" and fault.party == "task"

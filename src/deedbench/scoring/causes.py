@@ -47,6 +47,7 @@ __all__ = [
     "early_stop",
     "explain",
     "in_text",
+    "named_values",
     "repaired",
     "said_first_by_user",
     "stop_quote",
@@ -253,6 +254,16 @@ def said_first_by_user(
     return None
 
 
+def named_values(arguments: Any) -> list[Any]:
+    """The values a request for a call would name: its arguments' numbers and texts (those
+    inside a JSON text too), booleans and one-letter texts left out."""
+    return [
+        v
+        for v in _values(arguments)
+        if not isinstance(v, bool) and (not isinstance(v, str) or len(v.strip()) >= 2)
+    ]
+
+
 def _values(arguments: Any) -> list[Any]:
     if isinstance(arguments, dict):
         return [v for value in arguments.values() for v in _values(value)]
@@ -391,14 +402,22 @@ def answerable(
     messages: Sequence[Message],
     instruction: str,
     stopped_at: int | None,
-    asked: Callable[[str, int], bool],
+    asked: Callable[[str, dict[str, Any], int], bool],
     last_done_gold: int,
+    statements: str | None = None,
+    asked_before: Callable[[str, dict[str, Any], int], bool] | None = None,
 ) -> Fault:
     """The fault a departure is: whose, of what kind, with what it explains.
 
-    `stopped_at`: the user's early stop (`early_stop`), if any; `asked(tool, after)`:
-    whether an agent message after message `after` asks the user to use `tool`;
-    `last_done_gold`: the highest gold index the episode did."""
+    `stopped_at`: the user's early stop (`early_stop`), if any; `asked(tool, arguments,
+    after)`: whether an agent message after message `after` asks the user for that call;
+    `last_done_gold`: the highest gold index the episode did; `statements`: what the task
+    itself says of what should happen (the instruction and the task's own assertions), for
+    telling a gold that departs from it (default: the instruction); `asked_before(tool,
+    arguments, index)`: whether an agent message before message `index` asked the user for
+    that call (where the user has tools: a user action the agent asked for and no gold
+    action wants is the agent's doing, and so is one the agent asked for others but never
+    for this one)."""
     differs = "; ".join(departure.explains[:4]) or "no difference named"
     gold, act = departure.gold, departure.act
     if departure.kind == "gold_raises":
@@ -457,13 +476,27 @@ def answerable(
             )
         if gold.side == "user":
             tried = [a for a in acts if a.refused and a.side == "agent" and a.name == gold.name]
-            if tried and not asked(gold.name, tried[-1].index):
+            if tried and not asked(gold.name, gold.arguments, tried[-1].index):
                 return _fault(
                     "agent.wrong_side",
                     f"the agent called the user's tool {tried[-1].shown()} itself at message "
                     f"{tried[-1].index} (refused: not its tool) and never asked the user to; "
                     f"gold action #{gold.index} {gold.shown()} was never done: {differs}",
                     tried[-1].index,
+                )
+            others = asked_before is not None and any(
+                asked_before(a.name, a.arguments, a.index) for a in acts if a.side == "user"
+            )
+            if (
+                others
+                and asked_before is not None
+                and not asked_before(gold.name, gold.arguments, len(messages))
+            ):
+                return _fault(
+                    "agent.never_asked",
+                    f"the agent asked the user for other actions but never for gold action "
+                    f"#{gold.index} {gold.shown()}{near}: {differs}",
+                    None,
                 )
             return _fault(
                 "user.action_not_done",
@@ -491,10 +524,11 @@ def answerable(
                     f"where gold action #{gold.index} has {gold.shown()}: {differs}",
                     where,
                 )
+            said = instruction if statements is None else statements
             if (
-                any(_telling(v) and in_text(v, instruction) for v in ours)
+                any(_telling(v) and in_text(v, said) for v in ours)
                 and theirs
-                and not any(in_text(v, instruction) for v in theirs if _telling(v))
+                and not any(in_text(v, said) for v in theirs if _telling(v))
             ):
                 return _fault(
                     "task.contradicts_instruction",
@@ -521,6 +555,17 @@ def answerable(
                 f"action makes, used it: {differs}",
                 where,
             )
+    if (
+        act.side == "user"
+        and asked_before is not None
+        and asked_before(act.name, act.arguments, act.index)
+    ):
+        return _fault(
+            "agent.asked_unneeded",
+            f"the agent asked the user for {act.name}, which no gold action wants, and the user's "
+            f"{act.shown()} at message {act.index} did it: {differs}",
+            act.index,
+        )
     return _fault(
         f"{act.side}.unrequested",
         f"{act.side} call {act.shown()} at message {act.index} is one no gold action makes: "

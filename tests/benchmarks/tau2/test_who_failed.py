@@ -197,3 +197,20 @@ def test_a_failure_quotes_the_table_record_and_field_that_differ(retail: Tau2Dat
     assert score.attribution is not None
     [cause] = [f for f in score.attribution.faults if f.cause][:1]
     assert cause.kind == "agent.action_not_done" and "(gold: " in cause.excerpt
+
+
+def test_a_device_action_the_agent_asked_for_and_no_gold_wants_is_the_agents(
+    telecom: Tau2Data,
+) -> None:
+    task = _task(
+        telecom,
+        lambda t: any(a.requestor == "user" for a in t.gold)
+        and not any(a.name == "toggle_airplane_mode" for a in t.gold),
+    )
+    ask = "Could you please turn on airplane mode (toggle_airplane_mode) on your phone?"
+    unasked = _scored(telecom, task, [*_gold(task), ("user", "toggle_airplane_mode", {})])
+    asked = _scored(telecom, task, [*_gold(task), ask, ("user", "toggle_airplane_mode", {})])
+    assert unasked.values["reward"] == asked.values["reward"] == 0.0
+    assert _causes(unasked) == ["user.unrequested"]
+    assert _causes(asked) == ["agent.asked_unneeded"]
+    assert asked.attribution is not None and asked.attribution.party == "agent"

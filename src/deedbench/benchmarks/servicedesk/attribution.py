@@ -304,7 +304,7 @@ class DeskAttribution:
                     messages=messages,
                     instruction=instruction,
                     stopped_at=stopped,
-                    asked=lambda tool, after: False,
+                    asked=lambda tool, arguments, after: False,
                     last_done_gold=max(done, default=-1),
                 )
             )

@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from deedbench.benchmarks.tau2.convention import to_json_str
 from deedbench.benchmarks.tau2.domain import Tau2Data
@@ -61,6 +62,8 @@ from deedbench.scoring.causes import (
     departures,
     early_stop,
     explain,
+    in_text,
+    named_values,
     stop_quote,
 )
 from deedbench.scoring.procedure import ONE_CHANGE_PER_ORDER, ONE_USER, check_procedure, quote
@@ -286,6 +289,8 @@ class Tau2Attribution:
             if not g.raises and any(a.name == g.name and _matches(task)(g, a) for a in matched)
         ]
         instruction = str(task.user_scenario)
+        criteria = task.evaluation_criteria
+        assertions = " ".join((criteria.nl_assertions or []) if criteria is not None else [])
         return [
             answerable(
                 d,
@@ -293,8 +298,12 @@ class Tau2Attribution:
                 messages=messages,
                 instruction=instruction,
                 stopped_at=stopped,
-                asked=lambda tool, after: _asked(messages, tool, after),
+                asked=lambda tool, arguments, after: _asked(messages, tool, arguments, after),
                 last_done_gold=max(done, default=-1),
+                statements=f"{instruction} {assertions}",
+                asked_before=lambda tool, arguments, before: _asked_since(
+                    messages, tool, arguments, before
+                ),
             )
             for d in found
         ]
@@ -472,7 +481,7 @@ def _stopped(messages: Sequence[Message], stopped: int | None, what: str) -> Fau
     )
 
 
-def _matches(task: Tau2Task):  # type: ignore[no-untyped-def]
+def _matches(task: Tau2Task) -> Callable[[GoldStep, Act], bool]:
     gold = task.gold
 
     def matches(step: GoldStep, act: Act) -> bool:
@@ -484,18 +493,40 @@ def _matches(task: Tau2Task):  # type: ignore[no-untyped-def]
 _TOOL_ACTION = {tool: action for action, (_, tools) in ACTIONS.items() for tool in tools}
 
 
-def _asked(messages: Sequence[Message], tool: str, after: int) -> bool:
-    """Whether an agent message after message `after` asks the customer to use `tool`
-    (names it, or the device action it performs)."""
+def _asked(
+    messages: Sequence[Message], tool: str, arguments: dict[str, Any], after: int
+) -> bool:
+    """Whether an agent message after message `after` asks the customer for this call: it
+    names the tool (or the device action it performs) and every value of its arguments."""
     action = _TOOL_ACTION.get(tool)
+    values = named_values(arguments)
     for message in messages[after + 1 :]:
         if message.role != "assistant" or not message.content.strip():
             continue
-        if re.search(rf"(?<!\w){re.escape(tool)}(?!\w)", message.content):
-            return True
-        if action is not None and action in asked_actions(message.content):
+        text = message.content
+        named = re.search(rf"(?<!\w){re.escape(tool)}(?!\w)", text) is not None or (
+            action is not None and action in asked_actions(text)
+        )
+        if named and all(in_text(v, text) for v in values):
             return True
     return False
+
+
+def _asked_since(
+    messages: Sequence[Message], tool: str, arguments: dict[str, Any], before: int
+) -> bool:
+    """Whether the agent asked the customer for this call before message `before` and after
+    the customer last made it (one request, one use)."""
+    last = max(
+        (
+            i
+            for i, m in enumerate(messages[:before])
+            if m.role == "user"
+            and any(c.name == tool and (c.args or {}) == arguments for c in m.tool_calls)
+        ),
+        default=-1,
+    )
+    return _asked(messages[:before], tool, arguments, last)
 
 
 def _numeric_text(text: str) -> bool:

@@ -215,9 +215,9 @@ class Tau2Benchmark(Benchmark[Tau2Environment]):
                 name="reward_agent",
                 value="reward",
                 given=AGENT_SCOPE,
-                description="τ²'s reward among the episodes with no fault of the simulated "
-                "customer or of the task (`attribution`): the agent's own share; the episodes "
-                "set aside are counted under their fault",
+                description="τ²'s reward among the episodes that passed or failed by the "
+                "agent's doing (`attribution`): the agent's own share; a failure put on the "
+                "simulated customer, the task or on several is set aside, counted under its party",
             ),
             MetricSpec(
                 name="db",
