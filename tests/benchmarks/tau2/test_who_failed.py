@@ -204,8 +204,10 @@ def test_a_device_action_the_agent_asked_for_and_no_gold_wants_is_the_agents(
 ) -> None:
     task = _task(
         telecom,
-        lambda t: any(a.requestor == "user" for a in t.gold)
-        and not any(a.name == "toggle_airplane_mode" for a in t.gold),
+        lambda t: (
+            any(a.requestor == "user" for a in t.gold)
+            and not any(a.name == "toggle_airplane_mode" for a in t.gold)
+        ),
     )
     ask = "Could you please turn on airplane mode (toggle_airplane_mode) on your phone?"
     unasked = _scored(telecom, task, [*_gold(task), ("user", "toggle_airplane_mode", {})])

@@ -493,9 +493,7 @@ def _matches(task: Tau2Task) -> Callable[[GoldStep, Act], bool]:
 _TOOL_ACTION = {tool: action for action, (_, tools) in ACTIONS.items() for tool in tools}
 
 
-def _asked(
-    messages: Sequence[Message], tool: str, arguments: dict[str, Any], after: int
-) -> bool:
+def _asked(messages: Sequence[Message], tool: str, arguments: dict[str, Any], after: int) -> bool:
     """Whether an agent message after message `after` asks the customer for this call: it
     names the tool (or the device action it performs) and every value of its arguments."""
     action = _TOOL_ACTION.get(tool)
