@@ -495,19 +495,26 @@ _TOOL_ACTION = {tool: action for action, (_, tools) in ACTIONS.items() for tool 
 
 def _asked(messages: Sequence[Message], tool: str, arguments: dict[str, Any], after: int) -> bool:
     """Whether an agent message after message `after` asks the customer for this call: it
-    names the tool (or the device action it performs) and every value of its arguments."""
+    names the tool (or the device action it performs, unless it names another tool of that
+    action: ``disconnect_vpn`` asks for no ``connect_vpn``) and every value of its arguments."""
     action = _TOOL_ACTION.get(tool)
     values = named_values(arguments)
     for message in messages[after + 1 :]:
         if message.role != "assistant" or not message.content.strip():
             continue
         text = message.content
-        named = re.search(rf"(?<!\w){re.escape(tool)}(?!\w)", text) is not None or (
-            action is not None and action in asked_actions(text)
+        named = _names_tool(text, tool) or (
+            action is not None
+            and action in asked_actions(text)
+            and not any(_names_tool(text, other) for other in ACTIONS[action][1] - {tool})
         )
         if named and all(in_text(v, text) for v in values):
             return True
     return False
+
+
+def _names_tool(text: str, tool: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(tool)}(?!\w)", text) is not None
 
 
 def _asked_since(
