@@ -117,8 +117,16 @@ class Departure:
     """The differences its repair removes."""
 
 
-def departures(acts: Sequence[Act], gold: Sequence[GoldStep], matches: Matches) -> list[Departure]:
-    """The episode's calls (`acts`, in order) lined up with the gold actions."""
+def departures(
+    acts: Sequence[Act],
+    gold: Sequence[GoldStep],
+    matches: Matches,
+    *,
+    calls_checked: bool = False,
+) -> list[Departure]:
+    """The episode's calls (`acts`, in order) lined up with the gold actions. A gold action
+    that raises and was not called is missing only where the calls themselves are checked
+    (`calls_checked`: τ²'s action matching); elsewhere the gold never did it either."""
     done = [i for i, a in enumerate(acts) if not a.failed and not a.refused]
     used: set[int] = set()
     paired: dict[int, int] = {}  # gold index -> act position
@@ -143,7 +151,7 @@ def departures(acts: Sequence[Act], gold: Sequence[GoldStep], matches: Matches) 
             )
             found.append(Departure(kind, step, acts[best], best))
     for step in gold:
-        if step.index in paired:
+        if step.index in paired or (step.raises and not calls_checked):
             continue
         later = [paired[g.index] for g in gold if g.index > step.index and g.index in paired]
         found.append(Departure("missing", step, None, min(later) if later else len(acts)))

@@ -270,16 +270,13 @@ class DeskAttribution:
                     box.call(ToolCall.decoded(f"replay-{number}", name, arguments))
             return frozenset(world_differences(world, gold))
 
-        found = explain(acts, departures(acts, steps, _same_call), judge)
+        lined_up = departures(acts, steps, _same_call)
+        found = explain(acts, lined_up, judge)
         if not found:
             left = sorted(judge([a.call() for a in acts]))
             return [_fault("agent.database", "; ".join(left[:4]) or "the database differs", None)]
-        matched = [a for a in acts if not a.failed]
-        done = [
-            s.index
-            for s in steps
-            if not s.raises and any(_same_call(s, a) for a in matched if a.name == s.name)
-        ]
+        departed = {d.gold.index for d in lined_up if d.gold is not None}
+        done = [s.index for s in steps if not s.raises and s.index not in departed]
         forbidden = self._forbidden_gold(task, messages, [d for d in found if d.kind == "missing"])
         if forbidden:
             return forbidden

@@ -271,7 +271,9 @@ class Tau2Attribution:
         acts = self._acts(messages, solo)
         gold = self._gold_steps(task, every="ACTION" in failing)
         judge = self._judge(task, failing, solo)
-        found = explain(acts, departures(acts, gold, _matches(task)), judge)
+        checked = "ACTION" in failing
+        lined_up = departures(acts, gold, _matches(task), calls_checked=checked)
+        found = explain(acts, lined_up, judge)
         if not found:
             left = sorted(judge([a.call() for a in acts]))
             return [
@@ -282,12 +284,8 @@ class Tau2Attribution:
                 )
                 for name in failing
             ]
-        matched = [a for a in acts if not a.failed and not a.refused]
-        done = [
-            g.index
-            for g in gold
-            if not g.raises and any(a.name == g.name and _matches(task)(g, a) for a in matched)
-        ]
+        departed = {d.gold.index for d in lined_up if d.gold is not None}
+        done = [g.index for g in gold if not g.raises and g.index not in departed]
         instruction = str(task.user_scenario)
         criteria = task.evaluation_criteria
         assertions = " ".join((criteria.nl_assertions or []) if criteria is not None else [])
@@ -520,18 +518,21 @@ def _names_tool(text: str, tool: str) -> bool:
 def _asked_since(
     messages: Sequence[Message], tool: str, arguments: dict[str, Any], before: int
 ) -> bool:
-    """Whether the agent asked the customer for this call before message `before` and after
-    the customer last made it (one request, one use)."""
-    last = max(
-        (
-            i
-            for i, m in enumerate(messages[:before])
-            if m.role == "user"
-            and any(c.name == tool and (c.args or {}) == arguments for c in m.tool_calls)
-        ),
-        default=-1,
+    """Whether the agent asked the customer for this call before message `before` more
+    often than the customer made it (one request, one use)."""
+    made = sum(
+        1
+        for m in messages[:before]
+        if m.role == "user"
+        for c in m.tool_calls
+        if c.name == tool and (c.args or {}) == arguments
     )
-    return _asked(messages[:before], tool, arguments, last)
+    asks = sum(
+        1
+        for i, m in enumerate(messages[:before])
+        if m.role == "assistant" and _asked(messages[i : i + 1], tool, arguments, -1)
+    )
+    return asks > made
 
 
 def _numeric_text(text: str) -> bool:
