@@ -10,63 +10,14 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from typing import Any
 
-GREETING = "Hi! How can I help you today?"
-STOP = "###STOP###"
+from attribution_steps import GREETING, STOP, Gold, Step, Variant, first_line, say
+from attribution_task_faults import TaskFaults
 
 
-@dataclass
-class Step:
-    """One turn: a call by `role` (name, arguments), or words (a string, or made from the
-    answer of the call before)."""
-
-    role: str
-    call: tuple[str, dict[str, Any]] | None = None
-    words: str | Callable[[str], str] = ""
-
-    def text(self, last_answer: str) -> str:
-        return self.words(last_answer) if callable(self.words) else self.words
-
-
-@dataclass
-class Variant:
-    kind: str
-    side: str | None
-    steps: list[Step]
-    style: str
-    task: Any = None
-    control: bool = False
-    note: str = ""
-
-
-@dataclass
-class Gold:
-    """A gold action as the steps use it."""
-
-    name: str
-    arguments: dict[str, Any]
-    requestor: str
-    index: int
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-def _say(role: str, words: str | Callable[[str], str]) -> Step:
-    return Step(role, words=words)
-
-
-def _first_line(answer: str) -> str:
-    line = str(answer or "").strip().splitlines()
-    return line[0][:160] if line else "nothing"
-
-
-def _ids_in(value: Any) -> bool:
-    return isinstance(value, str) and any(ch.isdigit() for ch in value)
-
-
-class Mutator:
+class Mutator(TaskFaults):
     """The episodes of one task: its controls and each mutation that applies to it."""
 
     def __init__(
@@ -101,10 +52,10 @@ class Mutator:
 
     def opening(self, style: str) -> list[Step]:
         if style == "bare":
-            return [_say("assistant", GREETING), _say("user", "Hello, I need help.")]
+            return [say("assistant", GREETING), say("user", "Hello, I need help.")]
         return [
-            _say("assistant", GREETING),
-            _say("user", "Hi, I need some help with my account, please."),
+            say("assistant", GREETING),
+            say("user", "Hi, I need some help with my account, please."),
         ]
 
     def closing(self, style: str) -> list[Step]:
@@ -114,22 +65,22 @@ class Mutator:
                 if self.communicate
                 else "Is there anything else?"
             )
-            return [_say("assistant", said), _say("user", f"Thanks. {STOP}")]
+            return [say("assistant", said), say("user", f"Thanks. {STOP}")]
         said = "Is there anything else I can help you with?"
         if self.communicate:
             said = "Here is what I found: " + "; ".join(self.communicate) + ". " + said
-        return [_say("assistant", said), _say("user", f"No, that's all. Thank you! {STOP}")]
+        return [say("assistant", said), say("user", f"No, that's all. Thank you! {STOP}")]
 
     def ask(self, name: str, arguments: dict[str, Any]) -> list[Step]:
         shown = json.dumps(arguments, sort_keys=True)
         return [
-            _say("assistant", f"To do this I will call {name} with {shown}. Shall I go ahead?"),
-            _say("user", "Yes, please go ahead."),
+            say("assistant", f"To do this I will call {name} with {shown}. Shall I go ahead?"),
+            say("user", "Yes, please go ahead."),
         ]
 
     def ask_user(self, name: str, arguments: dict[str, Any]) -> Step:
         shown = f" with {json.dumps(arguments, sort_keys=True)}" if arguments else ""
-        return _say(
+        return say(
             "assistant",
             f"Could you please do this on {self.user_side}: {name}{shown}? Tell me what it shows.",
         )
@@ -139,10 +90,10 @@ class Mutator:
         if style == "bare":
             return [call]
         if gold.requestor == "user":
-            report = _say("user", lambda answer: f"I did it. It says: {_first_line(answer)}")
+            report = say("user", lambda answer: f"I did it. It says: {first_line(answer)}")
             if not asked:
                 return [
-                    _say("user", f"By the way, I went ahead and did {gold.name} myself."),
+                    say("user", f"By the way, I went ahead and did {gold.name} myself."),
                     call,
                     report,
                 ]
@@ -254,7 +205,7 @@ class Mutator:
         style = self.style()
         dropped: list[Step] = []
         if style == "talking":
-            dropped = [self.ask_user(target.name, target.arguments), _say("user", "Okay, done.")]
+            dropped = [self.ask_user(target.name, target.arguments), say("user", "Okay, done.")]
         yield Variant(
             "user.drop",
             "user",
@@ -292,7 +243,7 @@ class Mutator:
             misplaced = [
                 self.ask_user(target.name, target.arguments),
                 *misplaced,
-                _say("user", lambda a: f"I tried. It says: {_first_line(a)}"),
+                say("user", lambda a: f"I tried. It says: {first_line(a)}"),
             ]
         yield Variant(
             "user.wrong_side",
@@ -308,7 +259,7 @@ class Mutator:
             own = [
                 *self.ask(target.name, target.arguments),
                 *own,
-                _say("assistant", "That's done."),
+                say("assistant", "That's done."),
             ]
         yield Variant(
             "agent.wrong_side",
@@ -369,7 +320,7 @@ class Mutator:
                 at = self.rng.randrange(2, len(steps) - 1)
                 while at > 2 and steps[at].role == "user":
                     at -= 1
-                report = _say("user", lambda answer: f"I did it. It says: {_first_line(answer)}")
+                report = say("user", lambda answer: f"I did it. It says: {first_line(answer)}")
                 asked = [
                     self.ask_user(name, arguments),
                     Step("user", call=(name, arguments)),
@@ -417,7 +368,7 @@ class Mutator:
             at -= 1
         added = [Step("user", call=(name, arguments))]
         if style == "talking":
-            added = [_say("user", f"Also, I'm going to {name} while we're at it."), *added]
+            added = [say("user", f"Also, I'm going to {name} while we're at it."), *added]
         yield Variant("user.unrequested", "user", steps[:at] + added + steps[at:], style, note=name)
 
     def _arguments_for(self, name: str) -> dict[str, Any] | None:
@@ -463,16 +414,16 @@ class Mutator:
                 break
             steps += self.steps_of(gold, style)
         if not writes:  # the stop comes before the agent's summary
-            steps += [_say("user", f"Thanks, that's all I needed. {STOP}")]
+            steps += [say("user", f"Thanks, that's all I needed. {STOP}")]
         elif style == "bare":
-            steps += [_say("user", f"Thanks. {STOP}")]
+            steps += [say("user", f"Thanks. {STOP}")]
         elif cut.requestor == "user":
             steps += [
                 self.ask_user(cut.name, cut.arguments),
-                _say("user", f"Sorry, I have to go now. {STOP}"),
+                say("user", f"Sorry, I have to go now. {STOP}"),
             ]
         else:
-            steps += [self.ask(cut.name, cut.arguments)[0], _say("user", f"Yes, go ahead. {STOP}")]
+            steps += [self.ask(cut.name, cut.arguments)[0], say("user", f"Yes, go ahead. {STOP}")]
         yield Variant(
             "user.early_stop",
             "user",
@@ -515,8 +466,8 @@ class Mutator:
             for g in golds:
                 if g.index == first:
                     steps += [
-                        _say("assistant", f"Could you confirm the {key} for this, please?"),
-                        _say("user", f"Yes, it is {stated}."),
+                        say("assistant", f"Could you confirm the {key} for this, please?"),
+                        say("user", f"Yes, it is {stated}."),
                     ]
                 steps += self.steps_of(g, "talking")
             steps += self.closing("talking")
@@ -527,139 +478,6 @@ class Mutator:
                 "talking",
                 control=side is None,
                 note=f"{key}: {value} -> {stated}",
-            )
-
-    # -- the task's faults -------------------------------------------------------------
-
-    def _corrupted(self, change: Callable[[Any], None], suffix: str) -> Any:
-        task = self.task.model_copy(deep=True)
-        change(task)
-        task.id = f"{self.task.id}~{suffix}"
-        return task
-
-    def _raising(self, gold: Gold) -> tuple[Any, dict[str, Any]] | None:
-        """The task with `gold`'s arguments changed so that its replay fails, if one does."""
-        keys = [
-            k
-            for k, v in gold.arguments.items()
-            if _ids_in(v) or (isinstance(v, list) and v and _ids_in(v[0]))
-        ]
-        for key in self.rng.sample(keys, len(keys)):
-            value = gold.arguments[key]
-            bad = _broken(value)
-            arguments = {**gold.arguments, key: bad}
-
-            def change(task: Any, arguments: dict[str, Any] = arguments) -> None:
-                task.evaluation_criteria.actions[gold.index].arguments = arguments
-
-            task = self._corrupted(change, f"raises-{gold.index}")
-            actions = task.evaluation_criteria.actions
-            outcome = self.world.gold_outcomes(task, actions[: gold.index + 1])[-1]
-            if outcome["failed"]:
-                return task, arguments
-        return None
-
-    def _task_faults(self, agent_writes: list[Gold]) -> Iterator[Variant]:
-        clean_style = self.style()
-        clean = self.episode(self.gold, clean_style)
-        writes = [g for g in self.gold if self.world.writes(g.name)]
-        for gold in self.rng.sample(writes, len(writes)):
-            found = self._raising(gold)
-            if found is not None:
-                yield Variant(
-                    "task.gold_raises",
-                    "task",
-                    clean,
-                    clean_style,
-                    task=found[0],
-                    note=f"{gold.name} {json.dumps(found[1])[:160]}",
-                )
-                break
-        reads = [
-            g for g in self.gold if g.requestor == "assistant" and not self.world.writes(g.name)
-        ]
-        for gold in self.rng.sample(reads, len(reads)):
-            found = self._raising(gold)
-            if found is None:
-                continue
-            yield Variant(
-                "control.raising_read",
-                None,
-                clean,
-                clean_style,
-                task=found[0],
-                control=True,
-                note=gold.name,
-            )
-            if agent_writes:
-                gone = self.rng.choice(agent_writes)
-                style = self.style()
-                yield Variant(
-                    "agent.drop+raising_read",
-                    "assistant",
-                    self.episode(self.gold, style, replace={gone.index: []}),
-                    style,
-                    task=found[0],
-                    note=f"{gone.name}; read {gold.name}",
-                )
-            break
-        yield from self._output_faults(clean, clean_style)
-        basis = {r.value for r in self.task.evaluation_criteria.reward_basis}
-        candidates = [g for g in agent_writes if "DB" in basis]
-        if candidates:
-            gold = self.rng.choice(candidates)
-            changed = self.perturb(gold, valid=True)
-            if changed is not None:
-
-                def change(task: Any) -> None:
-                    task.evaluation_criteria.actions[gold.index].arguments = changed
-
-                task = self._corrupted(change, f"other-{gold.index}")
-                outcome = self.world.gold_outcomes(
-                    task, task.evaluation_criteria.actions[: gold.index + 1]
-                )[-1]
-                if not outcome["failed"]:
-                    yield Variant(
-                        "task.undetectable",
-                        "task",
-                        clean,
-                        clean_style,
-                        task=task,
-                        note=f"{gold.name} {json.dumps(changed, sort_keys=True)[:160]}",
-                    )
-
-    def _output_faults(self, clean: list[Step], style: str) -> Iterator[Variant]:
-        ec = self.task.evaluation_criteria
-        basis = {r.value for r in ec.reward_basis}
-        if self.communicate and "COMMUNICATE" in basis:
-            at = self.rng.randrange(len(self.communicate))
-            wrong = _other_output(self.communicate[at])
-
-            def change(task: Any) -> None:
-                task.evaluation_criteria.communicate_info[at] = wrong
-
-            yield Variant(
-                "task.output",
-                "task",
-                clean,
-                style,
-                task=self._corrupted(change, "output"),
-                note=f"{self.communicate[at]} -> {wrong}",
-            )
-        if ec.env_assertions and "ENV_ASSERTION" in basis:
-            at = self.rng.randrange(len(ec.env_assertions))
-            expected = not ec.env_assertions[at].assert_value
-
-            def flip(task: Any) -> None:
-                task.evaluation_criteria.env_assertions[at].assert_value = expected
-
-            yield Variant(
-                "task.output",
-                "task",
-                clean,
-                style,
-                task=self._corrupted(flip, "assertion"),
-                note=f"{ec.env_assertions[at].func_name} expected {expected}",
             )
 
     # -- values ------------------------------------------------------------------------
@@ -707,25 +525,3 @@ def _swap(arguments: dict[str, Any], old: Any, new: Any) -> dict[str, Any]:
         return new if v == old else v
 
     return {k: [one(x) for x in v] if isinstance(v, list) else one(v) for k, v in arguments.items()}
-
-
-def _broken(value: Any) -> Any:
-    """An identifier no database holds."""
-    if isinstance(value, list):
-        return [_broken(value[0]), *value[1:]]
-    try:
-        inner = json.loads(value)
-    except ValueError:
-        inner = None
-    if isinstance(inner, dict):
-        keys = [k for k, v in inner.items() if _ids_in(v)]
-        if keys:
-            return json.dumps({**inner, keys[0]: _broken(inner[keys[0]])})
-    return f"{value}0404"
-
-
-def _other_output(text: str) -> str:
-    digits = "".join(ch for ch in text if ch.isdigit())
-    if digits:
-        return text.replace(digits[-1], str((int(digits[-1]) + 5) % 10), 1) + "7"
-    return f"{text} (revised)"

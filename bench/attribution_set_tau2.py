@@ -44,7 +44,8 @@ from tau2.registry import registry  # noqa: E402
 from tau2.utils import load_file  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from attribution_mutations import GREETING, STOP, Mutator, Step  # noqa: E402
+from attribution_mutations import Mutator  # noqa: E402
+from attribution_steps import GREETING, STOP, Step  # noqa: E402
 
 PARTY = {"assistant": "agent", "user": "user", "task": "task", "": None}
 """A mutation's side (a τ² requestor, or the task) as the party it labels."""

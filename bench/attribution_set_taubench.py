@@ -24,7 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from tests.benchmarks.taubench import _reference
 
-from attribution_mutations import GREETING, Mutator, Step
+from attribution_mutations import Mutator
+from attribution_steps import GREETING, Step
 
 WRITES = {
     "airline": {

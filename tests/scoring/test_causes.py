@@ -4,15 +4,8 @@ removes what differs, and put on whoever performed or failed to perform the acti
 from __future__ import annotations
 
 from deedbench.records import Message, ToolCall
-from deedbench.scoring.causes import (
-    Act,
-    Call,
-    GoldStep,
-    answerable,
-    departures,
-    early_stop,
-    explain,
-)
+from deedbench.scoring.causes import Act, Call, GoldStep, answerable, departures, explain
+from deedbench.scoring.dialogue import early_stop
 
 STOP = "###STOP###"
 

@@ -71,8 +71,10 @@ from deedbench.scoring.causes import (
     GoldStep,
     answerable,
     departures,
-    early_stop,
     explain,
+)
+from deedbench.scoring.dialogue import (
+    early_stop,
     in_text,
     stop_quote,
     withheld_identity,

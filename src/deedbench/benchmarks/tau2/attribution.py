@@ -60,8 +60,10 @@ from deedbench.scoring.causes import (
     Side,
     answerable,
     departures,
-    early_stop,
     explain,
+)
+from deedbench.scoring.dialogue import (
+    early_stop,
     in_text,
     named_values,
     stop_quote,
