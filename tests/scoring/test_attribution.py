@@ -4,13 +4,11 @@ stays silent where the transcript does not show it plainly."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 
 from deedbench.records import Message, ToolCall
 from deedbench.scoring.attribution import (
     accepted_unwanted,
     details_in,
-    early_stop,
     invented_details,
     refused_wanted,
 )
@@ -58,35 +56,8 @@ def test_what_the_instruction_or_the_agent_gave_is_known() -> None:
     assert invented_details(messages, INSTRUCTION) == []
 
 
-def _pending(seen: Sequence[Message]) -> list[str]:
-    return ["cancel #W1234567"]
-
-
 def _named(text: str) -> list[str]:
     return ["cancel #W1234567"] if "W1234567" in text else []
-
-
-def test_a_stop_right_after_the_agent_asked_about_the_wanted_change_is_early() -> None:
-    messages = [
-        _user("cancel my order please"),
-        _agent("I can cancel order #W1234567. Shall I proceed?"),
-        _user(f"never mind. {STOP}"),
-    ]
-    [fault] = early_stop(messages, STOP, False, _pending, _named)
-    assert fault.kind == "user.early_stop" and fault.message_index == 2
-    # no stop message: the user who ended the episode without one
-    assert early_stop(messages[:2], STOP, True, _pending, _named)
-    assert early_stop(messages[:2], STOP, False, _pending, _named) == []
-
-
-def test_no_early_stop_after_a_refusal_an_unrelated_question_or_nothing_pending() -> None:
-    refused = [_agent("Sorry, but I cannot cancel #W1234567: it shipped. Anything else?")]
-    unrelated = [_agent("How can I help you today?")]
-    done = [_agent("Cancelled #W1234567. Anything else?")]
-    stop = _user(STOP)
-    assert early_stop([*refused, stop], STOP, False, _pending, _named) == []
-    assert early_stop([*unrelated, stop], STOP, False, _pending, _named) == []
-    assert early_stop([*done, stop], STOP, False, lambda seen: [], _named) == []
 
 
 def test_a_no_to_the_wanted_change_in_full_is_a_refusal_of_it() -> None:

@@ -34,6 +34,7 @@ __all__ = [
     "ApiKeyEnvOption",
     "BaseUrlOption",
     "CommandGroup",
+    "JudgeLenientOption",
     "NoCacheOption",
     "PricesOption",
     "QuietOption",
@@ -204,6 +205,15 @@ BaseUrlOption = Annotated[
 ]
 ApiKeyEnvOption = Annotated[
     str | None, typer.Option(help="Environment variable that holds the agent's API key.")
+]
+JudgeLenientOption = Annotated[
+    bool,
+    typer.Option(
+        "--judge-lenient",
+        help="τ²: read the judge's replies as τ² does (an empty or partial reply meets what it "
+        "leaves out) instead of strictly (exactly the assertions asked, each true or false, "
+        "else asked again and then an infrastructure error); recorded with the rescore.",
+    ),
 ]
 NoCacheOption = Annotated[
     bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")

@@ -16,6 +16,7 @@ import typer
 from deedbench.cli.app import (
     AllowImportOption,
     CommandGroup,
+    JudgeLenientOption,
     PricesOption,
     StoreOption,
     app,
@@ -141,6 +142,7 @@ def import_tau2(
     judge_temperature: JudgeTemperatureOption = None,
     judge_max_tokens: JudgeMaxTokensOption = None,
     judge_model_arg: JudgeArgOption = None,
+    judge_lenient: JudgeLenientOption = False,
     base_url: OldBaseUrlOption = None,
     api_key_env: OldApiKeyEnvOption = None,
     prices: PricesOption = None,
@@ -173,6 +175,7 @@ def import_tau2(
         progress=True,
         run_id=run_id,
         same_data=True,
+        judge_reading="lenient" if judge_lenient else "strict",
     )
     config, records = found.imported.config, found.imported.records
     path = resolve_store(store)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from deedbench.cli.app import (
+    JudgeLenientOption,
     PricesOption,
     app,
     console,
@@ -140,6 +141,7 @@ def rescore(
     judge_temperature: JudgeTemperatureOption = None,
     judge_max_tokens: JudgeMaxTokensOption = None,
     judge_model_arg: JudgeArgOption = None,
+    judge_lenient: JudgeLenientOption = False,
     base_url: OldBaseUrlOption = None,
     api_key_env: OldApiKeyEnvOption = None,
     prices: PricesOption = None,
@@ -168,11 +170,20 @@ def rescore(
             ),
             prices=prices,
             progress=not as_json,
+            judge_reading="lenient" if judge_lenient else "strict",
         )
         if as_json:
             sys.stdout.write(found_file.report.model_dump_json(indent=2) + "\n")
         return
-    given = [name for name, on in (("--fresh-tasks", fresh_tasks), ("--judge", judge)) if on]
+    given = [
+        name
+        for name, on in (
+            ("--fresh-tasks", fresh_tasks),
+            ("--judge", judge),
+            ("--judge-lenient", judge_lenient),
+        )
+        if on
+    ]
     if given:
         raise fail(f"{' and '.join(given)}: τ² only (rescore tau2)")
     if not data:
@@ -200,11 +211,12 @@ def rescore_tau2(
     progress: bool,
     run_id: str | None = None,
     same_data: bool = False,
+    judge_reading: str = "strict",
 ) -> RescoredFile:
     """A τ² result file rescored and made the run it imports as (`import_results`: the
     one computation of its figures, for `rescore` and `import` alike), printed with
     `progress`; the judge, if one is given, asked first about what the file records no
-    verdicts for."""
+    verdicts for, its replies read `judge_reading` (`judge.JUDGE_READINGS`)."""
     from deedbench.benchmarks.tau2.rescore import Tau2Rescorer, rescore_with
     from deedbench.benchmarks.tau2.results import read_results
     from deedbench.interop.tau2_import import import_results
@@ -213,7 +225,7 @@ def rescore_tau2(
     rescorer = Tau2Rescorer(results, data, fresh_tasks=fresh_tasks)
     judged = judge_settings = None
     if judge is not None:
-        judged, judge_settings = asyncio.run(_judged(rescorer, judge, choice))
+        judged, judge_settings = asyncio.run(_judged(rescorer, judge, choice, judge_reading))
     elif not choice.is_empty():
         raise fail("--judge-* and -J set the judge's model, but no --judge is given")
     report, rescored = rescore_with(rescorer, judged)
@@ -248,7 +260,7 @@ class RescoredFile:
 
 
 async def _judged(
-    rescorer: Tau2Rescorer, spec: str, choice: ModelChoice
+    rescorer: Tau2Rescorer, spec: str, choice: ModelChoice, reading: str
 ) -> tuple[Judged, AgentSettings]:
     from deedbench.agents import Providers
     from deedbench.benchmarks.tau2.rescore import judge_simulations
@@ -256,7 +268,7 @@ async def _judged(
     providers = Providers()
     try:
         model, settings = judge_agent(spec, choice, providers)
-        return await judge_simulations(rescorer, model), settings
+        return await judge_simulations(rescorer, model, reading=reading), settings
     finally:
         await providers.aclose()
 
@@ -269,8 +281,9 @@ def _print_judge_cost(spec: str, judged: Judged, prices: Path | None) -> None:
     cost = f"${sum(known):.4f}" if len(known) == len(spent) else "no price for this model"
     tokens = sum(u.input_tokens + u.output_tokens for u in judged.usage)
     console.print(
-        f"judge {safe(spec)}: {len(judged.verdicts)} simulations judged, "
-        f"{len(judged.failures)} failed; {tokens} tokens, {cost}",
+        f"judge {safe(spec)} ({judged.reading} reading): {len(judged.verdicts)} simulations "
+        f"judged, {len(judged.failures)} failed (infrastructure errors, in no rate); "
+        f"{tokens} tokens, {cost}",
         highlight=False,
     )
 

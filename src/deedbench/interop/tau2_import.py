@@ -171,6 +171,7 @@ def run_from_results(
                 "tasks_from": report.tasks_from,
                 "reproduced": f"{report.reproduced} of {report.rescored}",
                 "data_hash": data_note,
+                "judge_reading": report.judge_reading,
             }
         },
         user=ModelUser(spec=user) if user else None,

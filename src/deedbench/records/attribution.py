@@ -1,17 +1,21 @@
 """Who failed: an episode's faults, each pinned on the agent, the simulated user or the task.
 
 A τ-style reward says whether an episode succeeded, not whose doing a failure was. A
-simulated user that stops early or makes up an order id, or a task whose gold actions
-raise, fails an episode no agent could have passed. An `Attribution` records what the
-checks found (`Fault`s with quoted evidence, by `kind`: ``task.gold_raises``,
-``user.early_stop``, ...) and the party a failure is put on (`party_of`):
+simulated user that stops early or states a value its instruction contradicts, or a task
+whose gold actions cannot reach the reward, fails an episode no agent could have passed.
+An `Attribution` records what the checks found (`Fault`s with quoted evidence, by `kind`:
+``task.gold_raises``, ``user.early_stop``, ...). The faults the failure follows from are
+its causes (`Fault.cause`), each naming what differs from the gold; the party a failure
+is put on is theirs (`party_of`):
 
-- ``task`` when the task is at fault (the verdict itself cannot be trusted);
-- ``user`` when the user is at fault and the task is not;
-- ``unclear`` when both are;
-- ``agent`` otherwise: the failing components are the agent's (`agent_faults`).
+- the one party all the causes are (``agent``, ``user`` or ``task``);
+- ``unclear`` when the causes are several parties';
+- ``agent`` when no cause was found.
 
-It is kept beside the reward, never folded into it: the reward stays the benchmark's.
+Only an episode that failed the benchmark's reward has a party; a passing one may still
+carry faults that caused nothing (a detail the user made up that no call used, a gold
+action that raises and changes nothing), and a procedure rule it broke stays a procedure
+verdict. The attribution is kept beside the reward, never folded into it.
 """
 
 from __future__ import annotations
@@ -38,6 +42,9 @@ class Fault(BaseModel):
     excerpt: str
     message_index: int | None = None
     source: Literal["mechanical", "judge"] = "mechanical"
+    cause: bool = False
+    """Whether the episode's failure follows from it (a fault found on the way, that
+    changed nothing the reward reads, is not a cause)."""
 
     @property
     def party(self) -> str:
@@ -55,12 +62,25 @@ class Attribution(BaseModel):
 
     @property
     def agent_scope(self) -> bool:
-        """No user or task fault: the episode says something about the agent alone."""
-        return not any(f.party in ("user", "task") for f in self.faults)
+        """The episode says something about the agent: it passed, or its failure is the
+        agent's (a failure put on the user, the task or on several is set aside)."""
+        return self.party in (None, "agent")
 
 
 def party_of(faults: Iterable[Fault]) -> Party:
-    """Whose failure an episode with these faults is."""
+    """Whose failure an episode with these faults is.
+
+    With causes marked (`Fault.cause`): the party of the causes and of a judge's faults,
+    if one; ``unclear`` for several; ``agent`` for none. Records made before causes were
+    marked are read as they were: the task's if only the task is at fault, the user's if
+    only the user is, ``unclear`` if both, else the agent's."""
+    faults = list(faults)
+    if any(f.cause for f in faults):
+        causes = {f.party for f in faults if f.cause or f.source == "judge"}
+        parties = causes & {"agent", "user", "task"}
+        if len(parties) == 1:
+            return _one(parties.pop())
+        return "unclear" if parties else "agent"
     parties = {f.party for f in faults}
     if "task" in parties and "user" in parties:
         return "unclear"
@@ -69,3 +89,7 @@ def party_of(faults: Iterable[Fault]) -> Party:
     if "user" in parties:
         return "user"
     return "agent"
+
+
+def _one(party: str) -> Party:
+    return "user" if party == "user" else "task" if party == "task" else "agent"

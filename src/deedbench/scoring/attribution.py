@@ -9,9 +9,6 @@ plainly, since blaming the user wrongly would excuse the agent.
 - `invented_details`: the user states an identifier, an amount or a personal detail
   (an order or reservation id, a user id, an email, a zip code, a card, a sum of
   money) that is neither in their instruction nor said earlier in the conversation.
-- `early_stop`: the user ends the conversation while a change their instruction asks
-  for is still undone, right after the agent asked them something, and the agent had
-  not turned the change down.
 - `refused_wanted`: the user said no to a change their instruction asks for, proposed
   in full.
 - `accepted_unwanted`: the user said yes to a change they never asked for, and the
@@ -42,10 +39,10 @@ __all__ = [
     "accepted_unwanted",
     "contradicted_ids",
     "details_in",
-    "early_stop",
     "invented_details",
     "refused_wanted",
     "refuses",
+    "unsupported",
     "unsupported_outputs",
 ]
 
@@ -162,44 +159,6 @@ def refuses(text: str) -> bool:
     return _REFUSAL.search(text) is not None
 
 
-def early_stop(
-    messages: Sequence[Message],
-    stop: str,
-    stopped: bool,
-    pending: Callable[[Sequence[Message]], list[str]],
-    named: Callable[[str], list[str]],
-) -> list[Fault]:
-    """The user's stop (their message holding `stop`, or, where `stopped` says the user
-    ended the episode without one, the transcript's end) right after the agent asked them
-    about a change they asked for that is still undone (`pending`: the undone changes at
-    that point; `named`: the changes a message names), the agent having turned no change
-    down. A user who gives up on an agent that never takes their change up is no fault."""
-    at = next(
-        (i for i, m in enumerate(messages) if m.role == "user" and stop in m.content),
-        len(messages) if stopped else None,
-    )
-    if at is None:
-        return []
-    before = [m for m in messages[:at] if m.role == "assistant" and m.content.strip()]
-    if not before:
-        return []  # the opening message: not the user's choice to make yet
-    last = before[-1].content
-    if any(refuses(m.content) for m in before):
-        return []
-    undone = [change for change in pending(messages[:at]) if change in named(last)]
-    if not undone or "?" not in last:
-        return []
-    said = quote(messages[at].content, 120) if at < len(messages) else "(no reply)"
-    return [
-        Fault(
-            kind=EARLY_STOP,
-            excerpt=f"the user ended the conversation with {', '.join(undone)} still undone, "
-            f"after the agent asked {quote(last, 120)}: {said}",
-            message_index=min(at, len(messages) - 1),
-        )
-    ]
-
-
 _ASKS_CONFIRMATION = re.compile(
     r"\b(?:confirm|proceed|shall i|should i|would you like me to|do you want me to|go ahead"
     r"|yes or no|yes/no|is that (?:right|correct|ok))\b",
@@ -277,21 +236,48 @@ def accepted_unwanted(
     return found
 
 
+def unsupported(
+    outputs: Iterable[str], sources: str, database: str = "", *, numbers: bool = True
+) -> list[str]:
+    """The required outputs with no source: a text (an identifier among them: a number of
+    seven digits or more) found neither in `sources` (the instruction, what the gold actions
+    return, the task's own statements) nor in the `database` as text; a number that is none
+    of the sources' and no sum or difference of two or three of them (unless not `numbers`:
+    a number may be worked out from more numbers than that, so it is weak evidence)."""
+    known = sources.lower().replace(",", "")
+    stored = database.lower().replace(",", "")
+    values = {f"{float(n):g}" for n in re.findall(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])", known)}
+    found = []
+    for output in outputs:
+        text = output.strip().lower().replace(",", "")
+        if _numeric(output) and not re.fullmatch(r"\d{7,}", text):
+            if not numbers:
+                continue
+            value = f"{float(text.strip('$%')):g}"
+            if not _arithmetic(value, values):
+                found.append(output)
+        elif text not in known and text not in stored:
+            found.append(output)
+    return found
+
+
 def unsupported_outputs(
-    outputs: Iterable[str], results: str, instruction: str, noun: str = "output"
+    outputs: Iterable[str],
+    results: str,
+    instruction: str,
+    noun: str = "output",
+    database: str = "",
 ) -> list[Fault]:
-    """The required outputs found neither in any result of the gold actions nor in the
-    instruction: no agent can say them. A number is not checked (it may be worked out from
-    others: a total, a difference)."""
-    known = f"{results} {instruction}".lower().replace(",", "")
+    """The required outputs with no source in any result of the gold actions, the
+    instruction or the database (`unsupported`): no agent can say them. Numbers are not
+    checked here (they may be worked out from others: a total, a difference)."""
     return [
         Fault(
             kind=OUTPUT_UNSUPPORTED,
             excerpt=f"required {noun} {output!r} is in no result of the gold actions and not "
-            "in the instruction",
+            "in the instruction, and no number worked out from theirs",
         )
-        for output in outputs
-        if not _numeric(output) and output.lower() not in known
+        for output in unsupported(outputs, f"{results} {instruction}", database, numbers=False)
     ]
 
 

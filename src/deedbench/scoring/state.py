@@ -23,6 +23,7 @@ __all__ = [
     "records_equal_tau",
     "tau_hash",
     "to_hashable",
+    "world_differences",
     "worlds_diff",
     "worlds_equal_canonical",
     "worlds_equal_tau",
@@ -156,6 +157,39 @@ def worlds_diff(
             a.get(table, key), b.get(table, key), _child(_child("", table), key), lines, strict
         )
     return _truncate(lines, limit)
+
+
+def world_differences(a: Any, b: Any, *, label: str = "", strict: bool = True) -> list[str]:
+    """Every difference between two worlds over one base, ``a`` the episode's and ``b`` the
+    gold's, as ``table['key'].field: <a's value> (gold: <b's value>)``: the records either
+    changed, and the entries that are whole values (a world's `values_reached`). Numbers
+    differ by type too unless not `strict` (τ²'s hash tells 100 from 100.0)."""
+    lines: list[tuple[str, Any, Any]] = []
+    for table, key in _touched(a, b):
+        _pairs(
+            a.get(table, key), b.get(table, key), _child(_child(label, table), key), lines, strict
+        )
+    reached_a: dict[str, Any] = getattr(a, "values_reached", dict)()
+    reached_b: dict[str, Any] = getattr(b, "values_reached", dict)()
+    for name in sorted(reached_a.keys() | reached_b.keys()):
+        left = reached_a.get(name, a.base[name]) if name in a.base else _ABSENT
+        right = reached_b.get(name, b.base[name]) if name in b.base else _ABSENT
+        if left is not right:
+            _pairs(left, right, _child(label, name), lines, strict)
+    return [f"{path}: {_show(x)} (gold: {_show(y)})" for path, x, y in lines]
+
+
+def _pairs(a: Any, b: Any, path: str, lines: list[tuple[str, Any, Any]], strict: bool) -> None:
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in _keys(a, b):
+            _pairs(a.get(key, _ABSENT), b.get(key, _ABSENT), _child(path, key), lines, strict)
+    elif isinstance(a, list) and isinstance(b, list):
+        for i in range(max(len(a), len(b))):
+            left = a[i] if i < len(a) else _ABSENT
+            right = b[i] if i < len(b) else _ABSENT
+            _pairs(left, right, f"{path}[{i}]", lines, strict)
+    elif not _same(a, b, strict):
+        lines.append((path or "(root)", a, b))
 
 
 def _touched(a: OverlayState, b: OverlayState) -> list[tuple[str, str]]:

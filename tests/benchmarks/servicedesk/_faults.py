@@ -2,9 +2,12 @@
 into the simulated customer or into the task, and clean controls.
 
 Each case runs a whole episode offline (the oracle agent, or the idle one for an agent's
-own failure) and carries the fault kinds injected into it (`Case.injected`); the
-attribution found on its score is compared with them. Used by
-tests/benchmarks/servicedesk/test_attribution.py and bench/attribution.py.
+own failure) and carries the fault kind injected into it (`Case.injected`). These labels
+are the attribution's authors' own: a regression check of its behaviour, not a measure of
+it (`bench/attribution.py` measures it on labels it did not write). `Case.found` holds
+the user's and the task's faults the failure was put down to (its causes), and
+`Case.seen` every user or task fault found, a cause or not. Used by
+tests/benchmarks/servicedesk/test_attribution.py.
 """
 
 from __future__ import annotations
@@ -89,6 +92,7 @@ class Case:
     task: str
     injected: set[str]
     found: set[str] = field(default_factory=set)
+    seen: set[str] = field(default_factory=set)
     party: str | None = None
     attribution: Attribution | None = None
 
@@ -127,5 +131,6 @@ def _run(
     score = bench.score(sample, transcript)
     attribution = score.attribution
     assert attribution is not None
-    found = {f.kind for f in attribution.faults if f.party in ("user", "task")}
-    return Case(name, task.id, injected, found, attribution.party, attribution)
+    found = {f.kind for f in attribution.faults if f.cause and f.party in ("user", "task")}
+    seen = {f.kind for f in attribution.faults if f.party in ("user", "task")}
+    return Case(name, task.id, injected, found, seen, attribution.party, attribution)

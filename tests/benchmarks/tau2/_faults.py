@@ -1,6 +1,10 @@
-"""Labelled cases for failure attribution on τ²'s telecom (dual control): the scripted customer
-with a device fault injected, and clean controls, each a whole episode with the oracle agent.
-Used by tests/benchmarks/tau2/test_attribution.py and bench/attribution.py."""
+"""Cases for failure attribution on τ²'s telecom (dual control): the scripted customer with a
+device fault injected, and clean controls, each a whole episode with the oracle agent.
+
+The labels are the attribution's authors' own: a regression check of its behaviour, not a
+measure of it (`bench/attribution.py` measures it on labels it did not write). `Case.found`
+holds the customer's and the task's faults the failure was put down to (its causes).
+Used by tests/benchmarks/tau2/test_attribution.py."""
 
 from __future__ import annotations
 
@@ -38,8 +42,8 @@ class _Promiser(ScriptedTau2User):
 
 
 USERS: dict[str, tuple[type[ScriptedTau2User], str]] = {
-    "device_unrequested": (_Meddler, "user.device_unrequested"),
-    "device_not_done": (_Promiser, "user.device_not_done"),
+    "device_unrequested": (_Meddler, "user.unrequested"),
+    "device_not_done": (_Promiser, "user.action_not_done"),
 }
 
 
@@ -82,5 +86,7 @@ def _run(
     score = bench.score(sample, transcript)
     attribution = score.attribution
     assert attribution is not None, score.outcome
-    found = {f.kind for f in attribution.faults if f.party in ("user", "task")}
+    found = {f.kind for f in attribution.faults if f.cause and f.party in ("user", "task")}
+    if score.values.get("reward", 0.0) >= 1.0:
+        injected = set()  # the fault failed nothing: no cause, no party
     return Case(name, task_id, injected, found, attribution.party)

@@ -194,6 +194,17 @@ def shown(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return found
 
 
+def run_program(script: Path, *args: str) -> None:
+    """Run one of deedbench's scripts written for τ²'s own Python (the bench's generators),
+    with τ²'s source, data and offline stand-ins, as the driver runs."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": f"{SOURCE}{os.pathsep}{STUBS}",
+        "TAU2_DATA_DIR": str(DATA),
+    }
+    subprocess.run([str(_venv()), str(script), *args], check=True, env=env)
+
+
 def _drive(
     domain: str,
     cases: list[dict[str, Any]],

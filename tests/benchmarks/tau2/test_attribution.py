@@ -13,12 +13,13 @@ from ._faults import cases
 pytestmark = pytest.mark.reference("tau2")
 
 
-def test_device_faults_are_found_and_clean_controls_never_blamed() -> None:
+def test_device_faults_that_fail_the_episode_are_its_causes_and_controls_never_blamed() -> None:
     labelled = cases(tasks=4)
     wrong = [(c.name, c.task, c.injected, c.found) for c in labelled if c.found != c.injected]
     assert not wrong, wrong
     assert {c.name for c in labelled} == {"clean", "device_unrequested", "device_not_done"}
     assert all(c.party == "user" for c in labelled if c.name == "device_not_done")
+    assert all(c.party is None for c in labelled if c.name == "clean")
 
 
 def test_validate_lists_each_tasks_own_faults() -> None:

@@ -84,11 +84,12 @@ def test_an_answer_not_in_the_format_is_the_judges_failure() -> None:
     good = parse_verdicts(
         json.dumps(
             {"results": [{"expectedOutcome": "x", "reasoning": "r", "metExpectation": False}]}
-        )
+        ),
+        ["x"],
     )
     assert [(c.nl_assertion, c.met, c.justification) for c in good] == [("x", False, "r")]
-    with pytest.raises(InfrastructureError, match="verdict format"):
-        parse_verdicts("I think it went well")
+    with pytest.raises(InfrastructureError, match="not a verdict"):
+        parse_verdicts("I think it went well", ["x"])
 
 
 @pytest.mark.reference("tau2")
@@ -97,14 +98,19 @@ def test_the_judges_verdicts_decide_the_reward_and_are_kept(met: bool) -> None:
     bench = MockTau2Benchmark({"data": str(_reference.DATA), "judge": "python/judge:J"})
     asked: list[Sequence[Message]] = []
 
+    sample = _judged(bench)
+    criteria = bench.tasks[sample.id].evaluation_criteria
+    assert criteria is not None
+
     def judge(messages: Sequence[Message], tools: Any, context: Any) -> str:
         asked.append(messages)
-        return json.dumps(
-            {"results": [{"expectedOutcome": "a", "reasoning": "read it", "metExpectation": met}]}
-        )
+        rows = [
+            {"expectedOutcome": a, "reasoning": "read it", "metExpectation": met}
+            for a in criteria.nl_assertions or []
+        ]
+        return json.dumps({"results": rows})
 
     bench.use_judge_model(FunctionAgent(judge))
-    sample = _judged(bench)
     oracle = bench.baselines()["oracle"]()
     transcript = asyncio.run(
         run_episode(oracle, bench.setup(sample, "default", 0), AgentContext(sample.id, "d", 0, 0))

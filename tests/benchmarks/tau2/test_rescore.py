@@ -259,16 +259,17 @@ def test_nl_verdicts_come_from_the_file_else_from_a_judge_else_none(tmp_path: Pa
 
     rescorer = Tau2Rescorer(results, CHECKOUT)
     judged = asyncio.run(judge_simulations(rescorer, _scripted_judge({})))
-    assert set(judged.verdicts) == {s.id for s in results.simulations}
+    assert set(judged.verdicts) == set(range(len(results.simulations)))  # by place, not id
     graded, _ = rescore_with(rescorer, judged)
     assert graded.nl_from_judge == graded.rescored == len(cases)
     assert graded.pass_hat_k[1] == 1.0  # this judge finds every assertion met
     assert all("nl_assertions" in v.differs for v in graded.verdicts)  # the file kept none
     reward_differs = {v.id.split("/")[1] for v in graded.verdicts if "reward" in v.differs}
     assert reward_differs == {"judge-says-no"}  # where the file's judge said otherwise
-    lost = Judged({}, {results.simulations[0].id: "not τ²'s format"}, [])
+    lost = Judged({}, {0: "not τ²'s format"}, [])
     failed, _ = rescore_with(Tau2Rescorer(results, CHECKOUT), lost)
     assert "the judge failed: not τ²'s format" in (failed.verdicts[0].error or "")
+    assert failed.verdicts[0].status == "infrastructure_error"  # in no rate
 
 
 def test_the_command_prints_and_writes_the_rescore(tmp_path: Path) -> None:

@@ -25,8 +25,8 @@ offending call:
   the airline cancelled one of its flights (status "cancelled"), or its cabin is
   business, or it has travel insurance and the user gave a health or weather
   reason. That reason is a heuristic: some user message before the call uses a
-  health word (sick, ill, unwell, health, medical, hospital, surgery, injury,
-  doctor, fever, covid, flu) or a weather word (weather, storm, hurricane, snow,
+  health word (sick, ill, unwell, "not feeling well", health, medical, hospital, surgery,
+  injury, doctor, fever, covid, flu) or a weather word (weather, storm, hurricane, snow,
   blizzard, flood, tornado, typhoon); negations are not detected, and "family
   emergency" is no covered reason.
 - `basic_economy_no_change`: `update_reservation_flights` must not change the
@@ -141,7 +141,8 @@ _NOW_IN_POLICY = re.compile(r"current time is (\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2
 _COVERED_REASON = re.compile(
     r"\b(sick\w*|ill|illness\w*|unwell|health\w*|medical\w*|hospital\w*|surger\w*|injur\w*"
     r"|doctor\w*|fever|covid\w*|flu|weather|storm\w*|hurricane\w*|snow\w*|blizzard\w*"
-    r"|flood\w*|tornado\w*|typhoon\w*)\b",
+    r"|flood\w*|tornado\w*|typhoon\w*)\b"
+    r"|\b(?:not|n't|n’t) (?:feeling |doing |been )?(?:very )?well\b",
     re.IGNORECASE,
 )
 _MOVED = ("CANCELLED_FLIGHT_PER_PASSENGER", "COMPENSATION", "DELAYED_FLIGHT_PER_PASSENGER")

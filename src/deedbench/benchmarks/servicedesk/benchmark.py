@@ -90,9 +90,9 @@ class ServiceDeskBenchmark(Benchmark[DeskWorld]):
                 name="reward_tau_agent",
                 value="reward_tau",
                 given=AGENT_SCOPE,
-                description="τ-bench's reward among the episodes with no fault of the simulated "
-                "customer or of the task (`attribution`): the agent's own share; the episodes "
-                "set aside are counted under their fault",
+                description="τ-bench's reward among the episodes that passed or failed by the "
+                "agent's doing (`attribution`): the agent's own share; a failure put on the "
+                "simulated customer, the task or on several is set aside, counted under its party",
             ),
             MetricSpec(
                 name="outcome",

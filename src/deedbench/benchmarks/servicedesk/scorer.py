@@ -139,10 +139,9 @@ class DeskScorer:
         values["reward_verified"] = (
             values["outcome_canonical"] * values["outputs_strict"] * values["procedure_ok"]
         )
-        succeeded = values["reward_tau"] == 1.0 and values["reward_verified"] == 1.0
         stopped = transcript.termination == Termination.USER_STOPPED
         attribution = self.attribution.attribute(
-            task, transcript.messages, values, evidence, succeeded, stopped
+            task, transcript.messages, values, gold, done, stopped
         )
         values[AGENT_SCOPE] = float(attribution.agent_scope)
         if values["reward_verified"]:

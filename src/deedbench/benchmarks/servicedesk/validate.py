@@ -81,9 +81,8 @@ def check_task(desk: Desk, task: DeskTask) -> TaskCheck:
     if task.writes and worlds_equal_canonical(gold, untouched, domain.unordered):
         problems.append("the gold actions change nothing")
     oracle = run_baseline(desk, task, "oracle")
-    faults = [
-        f for f in (oracle.attribution.faults if oracle.attribution else []) if f.party == "task"
-    ]
+    found = oracle.attribution.faults if oracle.attribution else []
+    faults = [f for f in found if f.party == "task" and not f.cause]  # the task's own
     problems += [f"{f.kind}: {f.excerpt}" for f in faults if f.kind != "task.gold_raises"]
     if oracle.values["reward_verified"] != 1.0 or oracle.values["reward_tau"] != 1.0:
         reasons = "; ".join(f"{e.rule}: {e.excerpt}" for e in oracle.evidence) or oracle.outcome

@@ -31,8 +31,13 @@ from deedbench.benchmarks.tau2.data import domain_folder
 from deedbench.benchmarks.tau2.domain import Tau2Data, Tau2Domain
 from deedbench.benchmarks.tau2.environment import Tau2Environment
 from deedbench.benchmarks.tau2.evaluator import SCORED_ENDINGS, tau2_trajectory
-from deedbench.benchmarks.tau2.judge import DEFAULT_JUDGE, run_judge
-from deedbench.benchmarks.tau2.scorer import NL_VERDICTS, TAU2_TERMINATIONS, Tau2Scorer
+from deedbench.benchmarks.tau2.judge import DEFAULT_JUDGE, JUDGE_READINGS, run_judge
+from deedbench.benchmarks.tau2.scorer import (
+    NL_JUDGING,
+    NL_VERDICTS,
+    TAU2_TERMINATIONS,
+    Tau2Scorer,
+)
 from deedbench.benchmarks.tau2.shown import (
     domain_texts,
     listed_specs,
@@ -67,6 +72,7 @@ from deedbench.records import AGENT_SCOPE, Message, MetricSpec, ReportSpec, Samp
 
 __all__ = [
     "JUDGE_OPTION",
+    "JUDGE_READING_OPTION",
     "LIMIT_OPTIONS",
     "MAX_ERRORS",
     "MAX_STEPS",
@@ -142,6 +148,14 @@ JUDGE_OPTION = Option(
     "judge",
     f"the model judging NL assertions, any model spec (τ²'s own: {DEFAULT_JUDGE}); without "
     "one, the tasks judged on NL assertions are reported as needing a judge",
+)
+JUDGE_READING_OPTION = Option(
+    "judge_reading",
+    "how the judge's reply is read: strict (default: exactly the assertions asked, each with "
+    "true or false, else asked again and then an infrastructure error) or lenient (τ²'s own "
+    "reading: an empty or partial reply meets what it leaves out)",
+    default="strict",
+    choices=JUDGE_READINGS,
 )
 
 
@@ -230,9 +244,9 @@ class Tau2Benchmark(Benchmark[Tau2Environment]):
                 name="reward_agent",
                 value="reward",
                 given=AGENT_SCOPE,
-                description="τ²'s reward among the episodes with no fault of the simulated "
-                "customer or of the task (`attribution`): the agent's own share; the episodes "
-                "set aside are counted under their fault",
+                description="τ²'s reward among the episodes that passed or failed by the "
+                "agent's doing (`attribution`): the agent's own share; a failure put on the "
+                "simulated customer, the task or on several is set aside, counted under its party",
             ),
             MetricSpec(
                 name="db",
@@ -501,12 +515,14 @@ class Tau2Benchmark(Benchmark[Tau2Environment]):
             if TAU2_TERMINATIONS.get(transcript.termination) not in SCORED_ENDINGS:
                 return
             trajectory = tau2_trajectory(transcript.messages)
-            checks, answer = await run_judge(
-                model, trajectory, assertions, context, self.texts.prompts
+            reading = str(self.values.get("judge_reading", "strict"))
+            checks, usage, attempts = await run_judge(
+                model, trajectory, assertions, context, self.texts.prompts, reading=reading
             )
             transcript.annotations[NL_VERDICTS] = checks
-            if answer.usage is not None:
-                transcript.usage["judge"] = answer.usage
+            transcript.annotations[NL_JUDGING] = {"reading": reading, "attempts": attempts}
+            if usage is not None:
+                transcript.usage["judge"] = usage
 
         return judge
 
@@ -588,6 +604,7 @@ def tau2_options(
         TASKS_OPTION,
         USER_OPTION,
         JUDGE_OPTION,
+        JUDGE_READING_OPTION,
         *LIMIT_OPTIONS,
         SOURCE_OPTION,
         *extra,

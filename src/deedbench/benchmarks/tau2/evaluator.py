@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deedbench.benchmarks.tau2.domain import Tau2Data
-from deedbench.benchmarks.tau2.environment import SkippedGoldAction, same_db
+from deedbench.benchmarks.tau2.environment import SkippedGoldAction, Tau2Environment, same_db
 from deedbench.benchmarks.tau2.reward import (
     ActionCheck,
     CommunicateCheck,
@@ -70,6 +70,10 @@ class Tau2Evaluation:
     reward: Tau2Reward
     skipped_gold: list[SkippedGoldAction] = field(default_factory=list)
     replay_notes: list[str] = field(default_factory=list)
+    environment: Tau2Environment | None = None
+    """The trajectory's environment after its replay (None when none was replayed)."""
+    gold: Tau2Environment | None = None
+    """The task's environment after the gold replay, which the trajectory's is compared with."""
 
 
 def tau2_trajectory(messages: Sequence[Message]) -> list[Message]:
@@ -103,7 +107,7 @@ def evaluate(
             Tau2Reward(reward=1.0, reward_basis=None, info={"note": "No evaluation criteria"})
         )
     basis = list(criteria.reward_basis)
-    env_part, skipped, notes = _environment(data, task, trajectory, solo, strict)
+    env_part, skipped, notes, replayed = _environment(data, task, trajectory, solo, strict)
     action_part = _actions(task, trajectory, _tool_kinds(data))
     communicate_part = _communicate(task, trajectory)
     nl_part: Tau2Reward | None = None
@@ -139,12 +143,13 @@ def evaluate(
             "action": action_part.info,
         },
     )
-    return Tau2Evaluation(verdict, skipped, notes)
+    gold = data.gold_end(task).environment if replayed is not None else None
+    return Tau2Evaluation(verdict, skipped, notes, replayed, gold)
 
 
 def _environment(
     data: Tau2Data, task: Tau2Task, trajectory: list[Message], solo: bool, strict: bool
-) -> tuple[Tau2Reward, list[SkippedGoldAction], list[str]]:
+) -> tuple[Tau2Reward, list[SkippedGoldAction], list[str], Tau2Environment | None]:
     criteria = task.evaluation_criteria
     assert criteria is not None
     if criteria.actions is None and criteria.env_assertions is None:
@@ -156,6 +161,7 @@ def _environment(
             ),
             [],
             [],
+            None,
         )
     predicted = data.initialised(task, solo)
     predicted.replay(trajectory, strict=strict)
@@ -190,7 +196,7 @@ def _environment(
         reward_basis=list(criteria.reward_basis),
         reward_breakdown=breakdown,
     )
-    return verdict, skipped, list(predicted.replay_notes)
+    return verdict, skipped, list(predicted.replay_notes), predicted
 
 
 def _tool_kinds(data: Tau2Data) -> dict[str, ToolKind]:

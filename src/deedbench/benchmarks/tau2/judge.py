@@ -9,7 +9,9 @@ the reward; without a source, deedbench's own wording asks for the same answer (
 the run says so). The judge is asked
 once per episode, at its end, through the same client, cache, retries and cost
 accounting as the agent; its verdicts are stored with the record, so a rescore asks
-no model.
+no model. Its reply is read strictly (`parse_verdicts`): exactly the assertions asked,
+each with a boolean, or it is asked again and, after `JUDGE_ATTEMPTS`, the episode is an
+infrastructure error; τ²'s lenient reading stays an option (`JUDGE_READINGS`).
 """
 
 from __future__ import annotations
@@ -17,15 +19,18 @@ from __future__ import annotations
 import json
 import warnings
 from collections.abc import Sequence
+from dataclasses import replace
 
 from deedbench.benchmarks.tau2.reward import NLAssertionCheck
 from deedbench.benchmarks.tau2.source.prompts import OWN_PROMPTS, Tau2Prompts
 from deedbench.engine import Agent, AgentContext
 from deedbench.errors import InfrastructureError
-from deedbench.records import Message
+from deedbench.records import Message, Usage
 
 __all__ = [
     "DEFAULT_JUDGE",
+    "JUDGE_ATTEMPTS",
+    "JUDGE_READINGS",
     "judge_messages",
     "parse_verdicts",
     "run_judge",
@@ -70,9 +75,60 @@ def judge_messages(
     return [Message(role="system", content=system), Message(role="user", content=user)]
 
 
-def parse_verdicts(text: str) -> list[NLAssertionCheck]:
-    """The judge's answer read as τ² reads it; an answer that is no such JSON is the
-    judge's failure (an infrastructure error: the episode is judged again on resume)."""
+JUDGE_READINGS = ("strict", "lenient")
+"""How a judge's reply is read. ``strict`` (deedbench's default): the reply must answer
+exactly the assertions asked, each once, with a boolean; anything else is the judge's
+error. ``lenient``: τ²'s own reading, kept to reproduce τ²'s behaviour: whatever results
+the JSON holds, ``metExpectation`` coerced to a boolean by pydantic (``"yes"`` and ``1``
+count as met), so that ``{}`` or ``{"results": []}`` meets every assertion."""
+
+JUDGE_ATTEMPTS = 3
+"""How often the judge is asked before a reply that is not a verdict makes the episode an
+infrastructure error (kept out of every rate, judged again on resume)."""
+
+
+def parse_verdicts(
+    text: str, assertions: Sequence[str], reading: str = "strict"
+) -> list[NLAssertionCheck]:
+    """The judge's reply read (`reading`: see `JUDGE_READINGS`): the verdicts, in the order
+    the `assertions` were asked. A reply that is not a verdict on exactly those assertions
+    raises `InfrastructureError`: the judge's failure, never a score."""
+    if reading == "lenient":
+        return _lenient(text)
+    if reading != "strict":
+        raise ValueError(f"unknown judge reading {reading!r}: one of {', '.join(JUDGE_READINGS)}")
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise _not_verdict(f"it is not JSON ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("results"), list):
+        raise _not_verdict('it holds no list "results"')
+    wanted = {_same(a): a for a in assertions}
+    found: dict[str, NLAssertionCheck] = {}
+    for number, item in enumerate(data["results"]):
+        if not isinstance(item, dict):
+            raise _not_verdict(f"result {number} is no object")
+        outcome, met = item.get("expectedOutcome"), item.get("metExpectation")
+        reasoning = item.get("reasoning", "")
+        if not isinstance(outcome, str) or _same(outcome) not in wanted:
+            raise _not_verdict(f"result {number} answers {outcome!r}, which was not asked")
+        if _same(outcome) in found:
+            raise _not_verdict(f"result {number} answers {outcome!r} a second time")
+        if not isinstance(met, bool):
+            raise _not_verdict(f"result {number} gives metExpectation {met!r}, not true or false")
+        if not isinstance(reasoning, str):
+            raise _not_verdict(f"result {number} gives reasoning {reasoning!r}, not text")
+        found[_same(outcome)] = NLAssertionCheck(
+            nl_assertion=wanted[_same(outcome)], met=met, justification=reasoning
+        )
+    missing = [a for key, a in wanted.items() if key not in found]
+    if missing:
+        raise _not_verdict(f"it answers none for {missing}")
+    return [found[_same(a)] for a in assertions]
+
+
+def _lenient(text: str) -> list[NLAssertionCheck]:
+    """τ²'s reading (``evaluator_nl_assertions``): every result as it stands."""
     try:
         data = json.loads(text)
         return [
@@ -84,7 +140,18 @@ def parse_verdicts(text: str) -> list[NLAssertionCheck]:
             for item in data.get("results", [])
         ]
     except (json.JSONDecodeError, KeyError, TypeError, AttributeError, ValueError) as exc:
-        raise InfrastructureError(f"the judge's answer is not τ²'s verdict format: {exc}") from None
+        raise _not_verdict(str(exc)) from None
+
+
+def _same(text: str) -> str:
+    """An assertion as a reply may repeat it: its words, whatever the spacing."""
+    return " ".join(text.split())
+
+
+def _not_verdict(why: str) -> InfrastructureError:
+    return InfrastructureError(
+        f"the judge's answer is not a verdict on the assertions asked: {why}"
+    )
 
 
 async def run_judge(
@@ -93,7 +160,27 @@ async def run_judge(
     assertions: list[str],
     context: AgentContext,
     prompts: Tau2Prompts = OWN_PROMPTS,
-) -> tuple[list[NLAssertionCheck], Message]:
-    """Ask `model` for the verdicts; also the answer, which carries its usage."""
-    answer = await model.next_turn(judge_messages(messages, assertions, prompts), [], context)
-    return parse_verdicts(answer.content), answer
+    *,
+    reading: str = "strict",
+    attempts: int = JUDGE_ATTEMPTS,
+) -> tuple[list[NLAssertionCheck], Usage | None, int]:
+    """Ask `model` for the verdicts, again (a fresh request each time) while its reply is
+    not a verdict, at most `attempts` times; the verdicts, the usage of every attempt, and
+    how many were made. After the last, `InfrastructureError`."""
+    prompt = judge_messages(messages, assertions, prompts)
+    usage: Usage | None = None
+    for attempt in range(1, attempts + 1):
+        asked = (
+            context
+            if attempt == 1
+            else replace(context, sample_id=f"{context.sample_id}:again{attempt}")
+        )
+        answer = await model.next_turn(prompt, [], asked)
+        if answer.usage is not None:
+            usage = answer.usage if usage is None else usage + answer.usage
+        try:
+            return parse_verdicts(answer.content, assertions, reading), usage, attempt
+        except InfrastructureError as exc:
+            if attempt == attempts:
+                raise InfrastructureError(f"{exc} (after {attempts} attempts)") from None
+    raise AssertionError("unreachable")

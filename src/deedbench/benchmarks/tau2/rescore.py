@@ -181,6 +181,8 @@ class Tau2RescoreReport(BaseModel):
     """The simulations rescored as not passing, by whose failure each was, as the run the
     file imports as counts them (`interop.tau2_import.import_results` fills it in, with
     `deedbench report`'s computation; empty from `report` alone)."""
+    judge_reading: str | None = None
+    """How the judge's replies were read (`judge.JUDGE_READINGS`), when a judge was asked."""
     fault_kinds: dict[str, int] = Field(default_factory=dict)
     """How many of those simulations each kind of fault was found in (as `failures`)."""
     run_pass_hat_k: list[PassK] = Field(default_factory=list)
@@ -370,61 +372,86 @@ def rescore_results(
 def rescore_with(
     rescorer: Tau2Rescorer, judged: Judged | None = None
 ) -> tuple[Tau2RescoreReport, list[Rescored]]:
-    """`rescore_results` on a rescorer already made (the judge needed it first)."""
-    verdicts = judged.verdicts if judged is not None else {}
-    failures = judged.failures if judged is not None else {}
+    """`rescore_results` on a rescorer already made (the judge needed it first). A judge's
+    verdicts are each simulation's own (by its place in the file, never its id: a file may
+    repeat an id) and count only for the assertions they answer; a simulation the judge
+    failed on is an infrastructure error, in no rate."""
     rescored = []
     for number, simulation in enumerate(rescorer.results.simulations):
-        found = rescorer.rescore(number, simulation, verdicts.get(simulation.id))
-        if found.verdict.status == "needs_judge" and simulation.id in failures:
-            found.verdict.error = f"the judge failed: {failures[simulation.id]}"
+        verdicts = judged.verdicts_for(number, rescorer.needs_judge(simulation)) if judged else None
+        found = rescorer.rescore(number, simulation, verdicts)
+        failure = judged.failures.get(number) if judged is not None else None
+        if failure is not None and found.verdict.status == "needs_judge":
+            found.verdict.status = "infrastructure_error"
+            found.verdict.error = f"the judge failed: {failure}"
+            found = Rescored(found.verdict, None, found.messages)
         rescored.append(found)
-    return rescorer.report(rescored), rescored
+    report = rescorer.report(rescored)
+    if judged is not None:
+        report.judge_reading = judged.reading
+    return report, rescored
 
 
 @dataclass
 class Judged:
-    """What the judge said of the simulations it was asked about."""
+    """What the judge said of the simulations it was asked about, each by its place in the
+    file (`verdicts`: the assertions asked and the verdicts on them), and how its replies
+    were read."""
 
-    verdicts: dict[str, list[NLAssertionCheck]]
-    failures: dict[str, str]
+    verdicts: dict[int, tuple[tuple[str, ...], list[NLAssertionCheck]]]
+    failures: dict[int, str]
     usage: list[Usage]
+    reading: str = "strict"
+
+    def verdicts_for(self, index: int, assertions: list[str]) -> list[NLAssertionCheck] | None:
+        """The verdicts on simulation `index`, if the judge answered exactly `assertions`."""
+        found = self.verdicts.get(index)
+        if found is None or list(found[0]) != list(assertions):
+            return None
+        return found[1]
 
 
 async def judge_simulations(
-    rescorer: Tau2Rescorer, model: Agent, *, concurrency: int = 8
+    rescorer: Tau2Rescorer,
+    model: Agent,
+    *,
+    concurrency: int = 8,
+    reading: str = "strict",
 ) -> Judged:
     """Ask `model` (τ²'s prompt, τ²'s reply format) about every simulation that needs a
     judge and whose file records no verdicts, as τ² judges: only episodes the agent or
-    the user ended. A reply that is not τ²'s format leaves its simulation unjudged."""
+    the user ended. A reply that is not a verdict on exactly the assertions asked (read
+    `reading`: `judge.JUDGE_READINGS`) is asked again, then is the judge's failure."""
     gate = asyncio.Semaphore(concurrency)
-    judged = Judged({}, {}, [])
+    judged = Judged({}, {}, [], reading)
 
-    async def one(simulation: Tau2Simulation) -> None:
+    async def one(index: int, simulation: Tau2Simulation) -> None:
         assertions = rescorer.needs_judge(simulation)
         messages = tau2_trajectory(rescorer.trajectory(simulation))
-        context = AgentContext(f"{simulation.task_id}:judge", "default", 0, simulation.seed or 0)
+        context = AgentContext(
+            f"{simulation.task_id}:judge:{index}", "default", 0, simulation.seed or 0
+        )
         async with gate:
             try:
-                checks, answer = await run_judge(
-                    model, messages, assertions, context, rescorer.texts.prompts
+                checks, usage, _ = await run_judge(
+                    model, messages, assertions, context, rescorer.texts.prompts, reading=reading
                 )
             except InfrastructureError as exc:
-                judged.failures[simulation.id] = str(exc)
+                judged.failures[index] = str(exc)
                 return
-        judged.verdicts[simulation.id] = checks
-        if answer.usage is not None:
-            judged.usage.append(answer.usage)
+        judged.verdicts[index] = (tuple(assertions), checks)
+        if usage is not None:
+            judged.usage.append(usage)
 
     asked = [
-        s
-        for s in rescorer.results.simulations
+        (i, s)
+        for i, s in enumerate(rescorer.results.simulations)
         if not s.voice
         and s.termination_reason in SCORED_ENDINGS
         and rescorer.needs_judge(s)
         and (s.reward_info or {}).get("nl_assertions") is None
     ]
-    await asyncio.gather(*(one(s) for s in asked))
+    await asyncio.gather(*(one(i, s) for i, s in asked))
     return judged
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from deedbench.benchmarks.tau2.attribution import Tau2Attribution
+from deedbench.benchmarks.tau2.attribution import Tau2Attribution, state_differences
 from deedbench.benchmarks.tau2.domain import Tau2Data
 from deedbench.benchmarks.tau2.environment import Tau2Environment
 from deedbench.benchmarks.tau2.evaluator import Judge, NeedsJudge, evaluate
@@ -30,10 +30,13 @@ from deedbench.benchmarks.tau2.tasks import Tau2Task
 from deedbench.engine import EpisodeTranscript
 from deedbench.records import AGENT_SCOPE, Evidence, Message, Sample, Score, Termination
 
-__all__ = ["NL_VERDICTS", "TAU2_TERMINATIONS", "Tau2Scorer", "reward_values"]
+__all__ = ["NL_JUDGING", "NL_VERDICTS", "TAU2_TERMINATIONS", "Tau2Scorer", "reward_values"]
 
 NL_VERDICTS = "nl_assertions"
 """The transcript annotation holding the judge's verdicts (`judge.run_judge`)."""
+NL_JUDGING = "nl_judging"
+"""The transcript annotation saying how the judge's reply was read and how often it was
+asked; kept in the score's details (``judge``)."""
 
 TAU2_TERMINATIONS: dict[str, str] = {
     Termination.AGENT_FINISHED: "agent_stop",
@@ -90,7 +93,11 @@ class Tau2Scorer:
     def score(self, sample: Sample, transcript: EpisodeTranscript[Tau2Environment]) -> Score:
         ending = TAU2_TERMINATIONS.get(transcript.termination, str(transcript.termination))
         verdicts = transcript.annotations.get(NL_VERDICTS)
-        return self.score_task(self.tasks[sample.id], transcript.messages, ending, verdicts)
+        score = self.score_task(self.tasks[sample.id], transcript.messages, ending, verdicts)
+        judging = transcript.annotations.get(NL_JUDGING)
+        if judging is not None and score.details is not None:
+            score.details["judge"] = judging
+        return score
 
     def score_task(
         self,
@@ -141,9 +148,8 @@ class Tau2Scorer:
             details["replay_notes"] = found.replay_notes
         values = {"scored": 1.0, **reward_values(reward), **procedure}
         values["reward_verified"] = values["reward"] * values["procedure_ok"]
-        evidence += _component_evidence(reward)
-        succeeded = values["reward_verified"] == 1.0
-        attribution = self.attribution.attribute(task, messages, reward, evidence, succeeded)
+        evidence += _component_evidence(reward, found.environment, found.gold)
+        attribution = self.attribution.attribute(task, messages, reward, ending, solo=self.solo)
         values[AGENT_SCOPE] = float(attribution.agent_scope)
         if values["reward_verified"]:
             outcome = "pass"
@@ -187,14 +193,26 @@ def _recorded(verdicts: list[NLAssertionCheck] | None) -> Judge | None:
     return judge
 
 
-def _component_evidence(reward: Tau2Reward) -> list[Evidence]:
-    """What each failed check of τ²'s verdict says, one line each."""
+_SHOWN_DIFFERENCES = 8
+"""How many differences of the databases a DB verdict quotes (then how many more there are)."""
+
+
+def _component_evidence(
+    reward: Tau2Reward, ours: Tau2Environment | None, gold: Tau2Environment | None
+) -> list[Evidence]:
+    """What each failed check of τ²'s verdict says, one line each; a database that differs
+    from the gold replay's, by what differs (table, record, field, ours against gold's)."""
     found = []
     info = reward.info or {}
     if "note" in info:
         found.append(Evidence(rule="tau2", excerpt=str(info["note"])))
     if reward.db_check is not None and not reward.db_check.db_match:
-        found.append(Evidence(rule="DB", excerpt="the databases differ from the gold replay's"))
+        lines = state_differences(ours, gold) if ours is not None and gold is not None else []
+        if len(lines) > _SHOWN_DIFFERENCES:
+            more = len(lines) - _SHOWN_DIFFERENCES
+            lines = [*lines[:_SHOWN_DIFFERENCES], f"and {more} more"]
+        excerpt = "; ".join(lines) or "the databases hash differently from the gold replay's"
+        found.append(Evidence(rule="DB", excerpt=f"differs from the gold replay: {excerpt}"))
     for check in reward.env_assertions or []:
         if not check.met:
             call = check.env_assertion
@@ -203,9 +221,11 @@ def _component_evidence(reward: Tau2Reward) -> list[Evidence]:
             )
     for action in reward.action_checks or []:
         if not action.action_match:
-            gold = action.action
+            wanted = action.action
             found.append(
-                Evidence(rule="ACTION", excerpt=f"no call matched {gold.name}({gold.arguments})")
+                Evidence(
+                    rule="ACTION", excerpt=f"no call matched {wanted.name}({wanted.arguments})"
+                )
             )
     for said in reward.communicate_checks or []:
         if not said.met:
