@@ -13,6 +13,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
+from contextlib import suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from urllib.parse import quote
 
 import pytest
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from deedbench.engine import RunStore
 from reports._html_support import PAYLOADS, XSS, Reports, expected_rate_text, group_of
@@ -282,11 +284,12 @@ def test_an_opened_episode_is_in_view_with_the_searched_words_marked(
     assert name.startswith("seville_bullfight")  # where the listings say "corrida"
     first.click()
     expect(page.locator("#episode-detail h3")).to_have_text(name)
-    box = page.evaluate(
-        """() => [document.querySelector("#episode-detail").getBoundingClientRect().top,
-                 document.querySelector(".browser-bar").getBoundingClientRect().bottom]"""
-    )
-    top, bar = box
+    where = """() => [document.querySelector("#episode-detail").getBoundingClientRect().top,
+                     document.querySelector(".browser-bar").getBoundingClientRect().bottom]"""
+    settled = f"() => {{ const [top, bar] = ({where})(); return bar <= top && top <= bar + 360; }}"
+    with suppress(PlaywrightTimeout):  # the page scrolls smoothly: under load, later
+        page.wait_for_function(settled, timeout=5000)
+    top, bar = box = page.evaluate(where)
     assert bar <= top <= bar + 0.4 * 900, box
     expect(page.locator("#episode-detail h3")).to_be_in_viewport()
     found = page.locator("#episode-detail mark.found")

@@ -26,10 +26,13 @@ def serving(store: Path, *options: str) -> Iterator[str]:
     killed if it does not stop within ten seconds."""
     command = [sys.executable, "-c", LAUNCH, "view", "--port", "0", "--store", str(store)]
     cache = tempfile.TemporaryDirectory(prefix="deedbench-view-cache-")
+    # The server's log goes to a file: a pipe nobody reads fills at 64 KB and blocks the
+    # server mid-request (a test then waits on a page that never comes).
+    log = open(Path(cache.name) / "server.log", "w+", encoding="utf-8")  # noqa: SIM115
     process = subprocess.Popen(
         [*command, *options],
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=log,
         text=True,
         env={**os.environ, "COLUMNS": "500", "XDG_CACHE_HOME": cache.name},
     )
@@ -40,8 +43,9 @@ def serving(store: Path, *options: str) -> Iterator[str]:
         found = re.search(r"http://(127\.0\.0\.1|0\.0\.0\.0):(\d+)/", line)
         if found is None:
             process.kill()
-            _, errors = process.communicate(timeout=10)
-            raise AssertionError(f"deedbench view did not start: {line!r} {errors!r}")
+            process.wait(timeout=10)
+            log.seek(0)
+            raise AssertionError(f"deedbench view did not start: {line!r} {log.read()!r}")
         yield f"http://127.0.0.1:{found.group(2)}/"
     finally:
         if process.poll() is None:
@@ -51,7 +55,11 @@ def serving(store: Path, *options: str) -> Iterator[str]:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-        for stream in (process.stdout, process.stderr):
-            if stream is not None:
-                stream.close()
+        if process.stdout is not None:
+            process.stdout.close()
+        log.seek(0)
+        errors = log.read()
+        log.close()
         cache.cleanup()
+        if "Traceback" in errors:  # a request that failed inside the server fails the test
+            raise AssertionError(f"deedbench view logged an error:\n{errors[-4000:]}")

@@ -119,7 +119,7 @@ def parse_sides(catalog: Catalog, request: Request) -> tuple[tuple[str, str], tu
     return a, b
 
 
-def _config(catalog: Catalog, run_id: str) -> Any:
+def _config(catalog: Catalog, run_id: str) -> RunConfig:
     try:
         return catalog.run(run_id)
     except LookupError:
@@ -229,7 +229,7 @@ def activity(request: Request) -> Response:
     return json_response(
         {
             "version": act.version,
-            "state": _state(config.planned_episodes, act),
+            "state": _state(config, act),
             "executor": act.executor,
             "scored": act.counts.get("scored", 0),
             "errors": act.counts.get("error", 0),

@@ -216,4 +216,6 @@ def _drive(
     if results is not None:
         spec["results"] = results
         files = Path(results["path"])
+        if results.get("format") == "dir":  # τ² writes simulations/ beside the metadata
+            files = files.parent
     return run_script(DRIVER, spec, files)
