@@ -55,8 +55,9 @@ HTML_TRANSCRIPTS = 1_000
 
 
 def _load(store: Path | None, run_ids: list[str]) -> list[Loaded]:
-    """Each run's configuration, figures (tallied from the stored episode summaries, one
-    at a time, never the transcripts) and audits, or a clear error naming what is missing."""
+    """Each run's configuration, figures (the kinds of its episodes and two integers per
+    episode, as the store keeps them: no record read) and audits, or a clear error naming
+    what is missing."""
     from deedbench.audit import load_audits
     from deedbench.reports.summary import RunTally
 
@@ -64,7 +65,7 @@ def _load(store: Path | None, run_ids: list[str]) -> list[Loaded]:
     with open_store(existing_store(store)) as runs:
         for run_id in run_ids:
             config = require_run(runs, run_id)
-            tally = RunTally.of(config, runs.summaries(run_id))
+            tally = RunTally.stored(config, runs)
             loaded.append((config, tally, load_audits(runs, run_id)))
     return loaded
 
@@ -137,7 +138,7 @@ def report(
     store: StoreOption = None,
 ) -> None:
     """Show runs' rates: overall and by each grouping, with intervals, chance and contrasts."""
-    from deedbench.engine.store import executing
+    from deedbench.engine.run_locks import executing
     from deedbench.reports import render_summary
     from deedbench.reports.export import summary_rows, write_csv
 
@@ -201,7 +202,7 @@ def _write_html(
         summaries,
         records,
         audits={config.run_id: audited for config, _, audited in loaded},
-        episodes={config.run_id: tally.episodes for config, tally, _ in loaded},
+        episodes={config.run_id: tally for config, tally, _ in loaded},
     )
     with atomic_write(path) as out:  # OutputError: exit 2, naming the file
         out.write(page)
@@ -233,7 +234,7 @@ def compare(
     table = load_prices(prices)
     summaries = [tally.summary(table, audits=audits) for _, tally, audits in loaded]
     try:
-        comparison = compare_runs(summaries, {c.run_id: t.episodes for c, t, _ in loaded})
+        comparison = compare_runs(summaries, {c.run_id: t for c, t, _ in loaded})
     except ValueError as exc:
         raise fail(str(exc)) from None
     if as_json:

@@ -26,7 +26,7 @@ from deedbench.cli.app import (
     load_prices,
     open_store,
 )
-from deedbench.engine.store import executing
+from deedbench.engine.run_locks import executing
 from deedbench.printable import safe
 
 if TYPE_CHECKING:

@@ -38,7 +38,7 @@ from urllib.parse import quote
 
 from pydantic import ValidationError
 
-from deedbench.engine.store import SUMMARY_JSON
+from deedbench.engine.store_schema import SUMMARY_JSON
 from deedbench.errors import StoreError
 from deedbench.records import EpisodeKey, EpisodeRecord, RunConfig
 

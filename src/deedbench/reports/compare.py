@@ -14,8 +14,9 @@ from pydantic import BaseModel, Field
 
 from deedbench.audit import AuditSummary
 from deedbench.records import AGENT_SCOPE
-from deedbench.reports.contrast import Contrast, contrast
-from deedbench.reports.summary import EpisodeFigures, RunSummary
+from deedbench.reports.columns import Codes
+from deedbench.reports.contrast import Contrast, contrast, contrast_sides
+from deedbench.reports.summary import EpisodeFigures, RunSummary, RunTally
 from deedbench.stats import ChanceTest, ClusterChanceTest, ClusterRate, PassK, Rate
 
 __all__ = ["CompareRow", "Comparison", "compare_runs"]
@@ -50,10 +51,12 @@ class Comparison(BaseModel):
 
 
 def compare_runs(
-    summaries: Sequence[RunSummary], episodes: Mapping[str, Sequence[EpisodeFigures]]
+    summaries: Sequence[RunSummary],
+    episodes: Mapping[str, RunTally | Sequence[EpisodeFigures]],
 ) -> Comparison:
     """Rows for every run and condition; runs must share a benchmark (its metrics differ).
-    `episodes` holds each run's scored episodes by run id (`RunTally.episodes`)."""
+    `episodes` holds each run's tally by run id (or its scored episodes' figures,
+    `RunTally.episodes`), which the contrasts between runs pair."""
     if not summaries:
         raise ValueError("compare needs at least one run")
     first = summaries[0]
@@ -98,14 +101,22 @@ def compare_runs(
         for condition in summary.run.conditions:
             if condition not in first.run.conditions:
                 continue
+            ours, theirs = episodes[first.run.run_id], episodes[summary.run.run_id]
+            if isinstance(ours, RunTally) and isinstance(theirs, RunTally):
+                labels = (f"{first.run.run_id}/{condition}", f"{summary.run.run_id}/{condition}")
+                args = (primary.value, primary.name, condition, labels, ours, theirs)
+                contrasts.append(_contrast(*args))
+                if attributed:
+                    agents.append(_contrast(*args, given=AGENT_SCOPE))
+                continue
             pair = (
                 (
                     f"{first.run.run_id}/{condition}",
-                    [e for e in episodes[first.run.run_id] if e.condition == condition],
+                    [e for e in _figures(ours) if e.condition == condition],
                 ),
                 (
                     f"{summary.run.run_id}/{condition}",
-                    [e for e in episodes[summary.run.run_id] if e.condition == condition],
+                    [e for e in _figures(theirs) if e.condition == condition],
                 ),
             )
             contrasts.append(contrast(primary.name, primary.value, *pair))
@@ -121,3 +132,25 @@ def compare_runs(
         versus_first_run_agent=agents,
         unpaired=unpaired,
     )
+
+
+def _figures(episodes: RunTally | Sequence[EpisodeFigures]) -> Sequence[EpisodeFigures]:
+    return episodes.episodes if isinstance(episodes, RunTally) else episodes
+
+
+def _contrast(
+    value: str,
+    metric: str,
+    condition: str,
+    labels: tuple[str, str],
+    a: RunTally,
+    b: RunTally,
+    given: str | None = None,
+) -> Contrast:
+    """Run b's `condition` against run a's, from their columns."""
+    codes = (Codes(), Codes())  # samples and clusters, numbered alike on both sides
+    sides = []
+    for tally in (a, b):
+        columns = tally.columns()
+        sides.append(columns.side(columns.of_condition(condition), value, given, *codes))
+    return contrast_sides(metric, (labels[0], sides[0]), (labels[1], sides[1]))
