@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import partial
 from itertools import islice
 from pathlib import Path
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from deedbench.audit import AuditResult
     from deedbench.engine import RunStore
     from deedbench.interop.tau2_export import SubmissionDetails
-    from deedbench.records import EpisodeRecord, RunConfig
+    from deedbench.records import EpisodeKey, EpisodeRecord, RunConfig
     from deedbench.reports.summary import Covariate, RunSummary, RunTally
 
 __all__ = [
@@ -212,10 +212,19 @@ def _write_html(
 def html_transcripts(runs: RunStore, config: RunConfig) -> list[EpisodeRecord]:
     """The episodes an HTML report embeds: at most `HTML_TRANSCRIPTS` of the run's stored
     ones, whole, in the order the run plans them (epoch, condition, sample), so complete
-    first epochs, each record read alone."""
-    stored = set(runs.keys(config.run_id))
-    chosen = islice((key for key in config.episode_keys() if key in stored), HTML_TRANSCRIPTS)
-    return list(runs.records(config.run_id, chosen))
+    first epochs, each record read alone; the keys stored are read an epoch at a time,
+    until there are enough (never the keys of a whole run at once)."""
+    from deedbench.records import EpisodeKey
+
+    def stored() -> Iterator[EpisodeKey]:
+        for epoch in range(1, config.epochs + 1):
+            found = runs.stored_in_epoch(config.run_id, epoch)
+            for condition in config.conditions:
+                for sample_id in config.sample_ids:
+                    if (sample_id, condition) in found:
+                        yield EpisodeKey(sample_id, condition, epoch)
+
+    return list(runs.records(config.run_id, islice(stored(), HTML_TRANSCRIPTS)))
 
 
 @app.command()
@@ -327,7 +336,7 @@ def export(
         columns_of,
         episode_row,
         write_csv,
-        write_jsonl,
+        write_jsonl_texts,
     )
 
     formats = ("jsonl", "csv", "inspect", "tau2-submission")
@@ -372,8 +381,8 @@ def export(
             return
 
         def write(out: IO[str]) -> int:
-            if format == "jsonl":
-                return write_jsonl(config, runs.episodes(run_id), out)
+            if format == "jsonl":  # as stored: parsing a million records took minutes
+                return write_jsonl_texts(config, runs.record_texts(run_id), out)
             # A row reads no transcript, so the summaries make the same rows: one pass for
             # the header's columns, one for the rows, neither held.
             columns = columns_of(episode_row(config, s) for s in runs.summaries(run_id))
@@ -383,7 +392,7 @@ def export(
         if output is None:
             write(terminal_safe(sys.stdout))
             return
-        with atomic_write(output) as handle:  # OutputError: exit 2, naming the file
+        with atomic_write(output, buffering=1 << 20) as handle:  # OutputError: exit 2
             count = write(handle)
     console.print(f"wrote {count} episodes to {output}", highlight=False, markup=False)
 

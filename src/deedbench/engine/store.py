@@ -40,7 +40,9 @@ longer parses is skipped by readers and reported through `on_corrupt`, naming it
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import sqlite3
 import sys
 import time
@@ -71,6 +73,8 @@ if TYPE_CHECKING:  # numpy is imported where figures are read
 __all__ = ["Readable", "RunStore"]
 
 _RESPONSE_COLUMNS = "key, protocol, model, response_json, sample_id, epoch, seed"
+_READ_CHUNK = 4_096  # rowids a run's rows are read by, in the order written
+_ENDS_WHOLE = re.compile(r'"duration_s":-?[0-9][0-9.eE+-]*\}$')  # how a record's JSON ends
 
 
 class Readable(Protocol):
@@ -269,8 +273,8 @@ class RunStore(RunLocks):
         # an episode twice in one batch (an error, then its retry): the last is kept, in
         # its place, as writing both in turn would leave it
         kept: dict[tuple[str, str, str, int], tuple[str, EpisodeRecord, str | None]] = {}
-        for run_id, r, json in reversed(self._pending):
-            kept.setdefault((run_id, r.sample_id, r.condition, r.epoch), (run_id, r, json))
+        for run_id, r, text in reversed(self._pending):
+            kept.setdefault((run_id, r.sample_id, r.condition, r.epoch), (run_id, r, text))
         pending = list(reversed(kept.values()))
         rows = [
             (
@@ -280,9 +284,9 @@ class RunStore(RunLocks):
                 r.epoch,
                 r.status,
                 r.score.outcome if r.score else None,
-                json if json is not None else r.model_dump_json(),
+                text if text is not None else r.model_dump_json(),
             )
-            for run_id, r, json in pending
+            for run_id, r, text in pending
         ]
         with self._guard(), self._transaction():  # each record with its summary and figures
             self._db.executemany(
@@ -313,14 +317,44 @@ class RunStore(RunLocks):
             rows = self._written(run_id, "episode_summaries", "summary_json")
             yield from self._parsed(run_id, rows, "summary")
 
-    def _written(self, run_id: str, table: str, column: str) -> sqlite3.Cursor:
-        """The run's (sample, condition, epoch, JSON `column`) rows of `table`, in the
-        order they were written."""
-        return self._db.execute(
-            f"SELECT sample_id, condition, epoch, {column} FROM {table} "
-            "WHERE run_id = ? ORDER BY rowid",
-            (run_id,),
-        )
+    def _written(
+        self, run_id: str, table: str, column: str
+    ) -> Iterator[tuple[str, str, int, str]]:
+        """The run's (sample, condition, epoch, `column`) rows of `table`, in the order
+        they were written: a range of rowids at a time, in the table's own order (ORDER BY
+        rowid over the run's index sorted whole rows, transcripts and all, on disk)."""
+        low, high = self._db.execute(
+            f"SELECT MIN(rowid), MAX(rowid) FROM {table} WHERE run_id = ?", (run_id,)
+        ).fetchone()
+        if low is None:
+            return
+        for start in range(low, high + 1, _READ_CHUNK):
+            rows = self._db.execute(
+                f"SELECT sample_id, condition, epoch, {column} FROM {table} "
+                "WHERE rowid BETWEEN ? AND ? AND run_id = ? ORDER BY rowid",
+                (start, min(start + _READ_CHUNK - 1, high), run_id),
+            )
+            for row in rows:  # noqa: UP028  (`yield from` closes the cursor: of a closed store)
+                yield row
+
+    def record_texts(self, run_id: str) -> Iterator[str]:
+        """The run's records as stored (JSON text, not parsed) in the order they were
+        written, for an export that writes them as they are. A record whose text does not
+        end as a record's does (its last field, `duration_s`) is parsed, and skipped and
+        reported through `on_corrupt` when it is no JSON object: a record cut short is
+        caught at the cost of a look at its last bytes (validating each would cost more
+        than reading and writing it)."""
+        with self._guard():
+            for sample_id, condition, epoch, text in self._written(
+                run_id, "episodes", "record_json"
+            ):
+                if _ENDS_WHOLE.search(text, max(0, len(text) - 64)) or _json_object(text):
+                    yield text
+                else:
+                    self._on_corrupt(
+                        f"{self.path}: skipped the corrupt record of run {run_id!r}, sample "
+                        f"{sample_id!r}, condition {condition!r}, epoch {epoch}: not JSON"
+                    )
 
     def _parsed(
         self, run_id: str, rows: Iterable[tuple[str, str, int, str]], what: str
@@ -344,6 +378,15 @@ class RunStore(RunLocks):
             text = self._record_json(run_id, sample_id, condition, epoch)
             if text is not None:
                 yield from self._parsed(run_id, [(sample_id, condition, epoch, text)], "record")
+
+    def stored_in_epoch(self, run_id: str, epoch: int) -> set[tuple[str, str]]:
+        """The (sample, condition) of the run's stored episodes of one epoch."""
+        with self._guard():
+            rows = self._db.execute(
+                "SELECT sample_id, condition FROM episodes WHERE run_id = ? AND epoch = ?",
+                (run_id, epoch),
+            )
+            return set(rows.fetchall())
 
     def keys(self, run_id: str) -> Iterator[EpisodeKey]:
         """The keys of the run's stored episodes, read from their summaries' index."""
@@ -380,12 +423,10 @@ class RunStore(RunLocks):
         return None if row is None else str(row[0])
 
     def count(self, run_id: str) -> dict[str, int]:
+        """The run's stored episodes by status, from its kinds (nothing per episode)."""
+        self.flush()
         with self._guard():
-            rows = self._db.execute(
-                "SELECT status, COUNT(*) FROM episodes WHERE run_id = ? GROUP BY status",
-                (run_id,),
-            )
-            return dict(rows.fetchall())
+            return store_figures.counts(self._db, run_id).get(run_id, {})
 
     def scored_totals(
         self, run_id: str, value: str, given: str | None
@@ -501,6 +542,13 @@ class RunStore(RunLocks):
         if "readonly" in text:
             return f"the run store {path} is read-only ({text})"
         return f"cannot use the run store {path}: {text}"
+
+
+def _json_object(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except ValueError:
+        return False
 
 
 def _first(exc: ValidationError) -> str:

@@ -107,14 +107,15 @@ def call_usage(db: sqlite3.Connection) -> dict[str, list[tuple[str, bool, Usage]
     return found
 
 
-def counts(db: sqlite3.Connection) -> dict[str, dict[str, int]]:
-    """Every run's stored episodes by status, from its kinds."""
+def counts(db: sqlite3.Connection, run_id: str | None = None) -> dict[str, dict[str, int]]:
+    """Every run's (or one run's) stored episodes by status, from its kinds."""
     found: dict[str, dict[str, int]] = {}
-    for run_id, status, n in db.execute(
+    for run, status, n in db.execute(
         "SELECT run_id, kind_json ->> '$.status', SUM(episodes) FROM episode_kinds "
-        "WHERE episodes > 0 GROUP BY 1, 2"
+        "WHERE episodes > 0 AND (:run IS NULL OR run_id = :run) GROUP BY 1, 2",
+        {"run": run_id},
     ):
-        found.setdefault(run_id, {})[status] = n
+        found.setdefault(run, {})[status] = n
     return found
 
 

@@ -520,9 +520,12 @@ def _group(name: str, positions: np.ndarray, columns: Columns, spec: ReportSpec)
             )
         observed = int(successes.sum())
         expected = ordered_sum(chances)
-        levels, place = first_order(chances)
-        counts = np.bincount(place, minlength=len(levels)).tolist()
-        chance = chance_test_of(observed, dict(zip(levels.tolist(), counts, strict=True)), expected)
+        levels: dict[float, int] = {}  # trials per chance level, in the order they came
+        per_kind = np.bincount(trials, minlength=len(columns.kinds))
+        for kind in first_order(trials)[0].tolist():
+            level = float(columns.chance[kind])
+            levels[level] = levels.get(level, 0) + int(per_kind[kind])
+        chance = chance_test_of(observed, levels, expected)
         cluster_chance = cluster_chance_of_totals(
             observed, expected, *totals(columns.cluster[trials], successes - chances)
         )
