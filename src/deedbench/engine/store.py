@@ -224,18 +224,18 @@ class RunStore(RunLocks):
 
     # --- what reports read of a run ---------------------------------------------------------
 
-    def kinds(self, run_id: str) -> list[tuple[int, int, str]]:
+    def stored_kinds(self, run_id: str) -> list[tuple[int, int, str]]:
         """The run's kinds of stored episodes (`records.kinds`): (kind, episodes, JSON)."""
         with self._guard():
             return store_figures.kinds(self._db, run_id)
 
-    def facts(self, run_id: str) -> tuple[np.ndarray, np.ndarray]:
+    def stored_facts(self, run_id: str) -> tuple[np.ndarray, np.ndarray]:
         """The epoch and kind of each of the run's stored episodes, in the order written."""
         self.flush()
         with self._guard():
             return store_figures.facts(self._db, run_id)
 
-    def calls(self, run_id: str) -> list[tuple[str, bool, Usage]]:
+    def stored_calls(self, run_id: str) -> list[tuple[str, bool, Usage]]:
         """The run's model calls' token usage per (role, billed), as `call_usage`."""
         with self._guard():
             return store_figures.calls(self._db, run_id)
@@ -317,9 +317,7 @@ class RunStore(RunLocks):
             rows = self._written(run_id, "episode_summaries", "summary_json")
             yield from self._parsed(run_id, rows, "summary")
 
-    def _written(
-        self, run_id: str, table: str, column: str
-    ) -> Iterator[tuple[str, str, int, str]]:
+    def _written(self, run_id: str, table: str, column: str) -> Iterator[tuple[str, str, int, str]]:
         """The run's (sample, condition, epoch, `column`) rows of `table`, in the order
         they were written: a range of rowids at a time, in the table's own order (ORDER BY
         rowid over the run's index sorted whole rows, transcripts and all, on disk)."""

@@ -194,9 +194,9 @@ class StoredRun(Protocol):
 
     @property
     def path(self) -> Path: ...
-    def kinds(self, run_id: str) -> list[tuple[int, int, str]]: ...
-    def facts(self, run_id: str) -> tuple[np.ndarray, np.ndarray]: ...
-    def calls(self, run_id: str) -> list[tuple[str, bool, Usage]]: ...
+    def stored_kinds(self, run_id: str) -> list[tuple[int, int, str]]: ...
+    def stored_facts(self, run_id: str) -> tuple[np.ndarray, np.ndarray]: ...
+    def stored_calls(self, run_id: str) -> list[tuple[str, bool, Usage]]: ...
     def report_corrupt(self, message: str) -> None: ...
 
 
@@ -241,7 +241,7 @@ class RunTally:
         tally = cls(config)
         run_id = config.run_id
         numbers = []
-        for number, _, text in store.kinds(run_id):
+        for number, _, text in store.stored_kinds(run_id):
             value = json.loads(text)
             try:
                 kind = kind_of_json(value)
@@ -254,7 +254,7 @@ class RunTally:
                 continue
             numbers.append(number)
             tally._kinds.append(kind)
-        epochs, kinds = store.facts(run_id)
+        epochs, kinds = store.stored_facts(run_id)
         place = np.full(max(numbers, default=0) + 1, -1, dtype=np.int32)
         place[np.asarray(numbers, dtype=np.intp)] = np.arange(len(numbers), dtype=np.int32)
         known = kinds < len(place)
@@ -262,7 +262,7 @@ class RunTally:
         of[known] = place[kinds[known]]
         keep = of >= 0
         tally._read = (epochs[keep], of[keep])
-        for role, billed, usage in store.calls(run_id):
+        for role, billed, usage in store.stored_calls(run_id):
             tally._calls.add_total(role, tally._models.get(role, "unknown"), usage, billed)
         return tally
 

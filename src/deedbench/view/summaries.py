@@ -57,10 +57,14 @@ class Summarized:
 def summarize(
     reader: StoreReader, config: RunConfig, prices: PriceTable, audits: bool
 ) -> Summarized:
-    """The run's summary from the store, as `report --json` computes it."""
+    """The run's summary from the store, as `report --json` computes it: from the run's
+    kinds of episode where the store keeps them, else from every episode's summary."""
     started = time.monotonic()
-    records = (record for _, record in reader.light_records(config.run_id))
-    tally = RunTally.of(config, records)
+    if reader.counted:
+        tally = RunTally.stored(config, reader)
+    else:
+        records = (record for _, record in reader.light_records(config.run_id))
+        tally = RunTally.of(config, records)
     found = reader.audits(config.run_id) if audits else []
     summary = tally.summary(prices, audits=found)
     return Summarized(summary, tally.added, time.monotonic() - started)
