@@ -17,8 +17,7 @@ from tests.engine.test_store import make_config
 from typer.testing import CliRunner
 
 from deedbench.cli.main import app
-from deedbench.engine import RunStore
-from deedbench.engine import store_schema
+from deedbench.engine import RunStore, store_schema
 from deedbench.errors import StoreFormatError
 from deedbench.records import FORMAT
 from deedbench.version import __version__
