@@ -290,6 +290,7 @@ class Catalog:
             status = "error"
         elif where.outcome:
             outcome = where.outcome
+
         def chosen(values: tuple[str, ...]) -> bool:
             named = dict(zip(spec.group_by, values, strict=True))
             return all(named.get(k) == v for k, v in where.groups.items())
