@@ -23,6 +23,7 @@ from deedbench.cli.app import (
     judge_agent,
     load_prices,
     parse_pairs,
+    progress_bar,
 )
 from deedbench.files import read_text
 from deedbench.printable import safe
@@ -126,7 +127,7 @@ def rescore(
     if kind == "tau2":
         if data is not None and len(data) > 1:
             raise fail("rescore tau2 takes one --data folder")
-        found_file = rescore_tau2(
+        report = _rescore_tau2_streamed(
             file,
             data[0] if data else None,
             fresh_tasks=fresh_tasks,
@@ -137,7 +138,7 @@ def rescore(
             progress=not as_json,
         )
         if as_json:
-            sys.stdout.write(found_file.report.model_dump_json(indent=2) + "\n")
+            sys.stdout.write(report.model_dump_json(indent=2) + "\n")
         return
     given = [name for name, on in (("--fresh-tasks", fresh_tasks), ("--judge", judge)) if on]
     if given:
@@ -183,6 +184,51 @@ def rescore_tau2(
         if judged is not None:
             _print_judge_cost(judge or "", judged, prices)
     return RescoredFile(results, rescorer, report, rescored)
+
+
+def _rescore_tau2_streamed(
+    file: Path,
+    data: Path | None,
+    *,
+    fresh_tasks: bool,
+    judge: str | None,
+    base_url: str | None,
+    api_key_env: str | None,
+    prices: Path | None,
+    progress: bool,
+) -> Tau2RescoreReport:
+    """`rescore_tau2` of a file read one simulation at a time, keeping each one's verdict
+    alone (memory that does not grow with the file), with a bar on a terminal: how much of
+    the file is read, how many simulations, how many a second."""
+    import time
+
+    from deedbench.benchmarks.tau2.rescore import Tau2Rescorer, rescore_with
+    from deedbench.benchmarks.tau2.results_stream import stream_results
+
+    results = stream_results(file)  # BenchmarkError: exit 2
+    rescorer = Tau2Rescorer(results, data, fresh_tasks=fresh_tasks)
+    judged = None
+    if judge is not None:
+        judged = asyncio.run(_judged(rescorer, judge, base_url, api_key_env))
+    stream = results.simulations
+    started, count = time.monotonic(), 0
+    with progress_bar(enabled=progress) as bar:
+        task = bar.add_task("rescoring (MB of the file)", total=max(1, stream.size >> 20))
+
+        def each(_: object) -> None:
+            nonlocal count
+            count += 1
+            if count % 64 == 0:
+                rate = count / max(time.monotonic() - started, 1e-9)
+                stats = f"{count:,} simulations, {rate:,.0f} a second"
+                bar.update(task, completed=stream.done >> 20, stats=stats)
+
+        report, _ = rescore_with(rescorer, judged, keep=False, each=each)
+    if progress:
+        _print_tau2_rescore(report)
+        if judged is not None:
+            _print_judge_cost(judge or "", judged, prices)
+    return report
 
 
 @dataclass

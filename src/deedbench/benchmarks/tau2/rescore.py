@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -41,6 +42,7 @@ from deedbench.benchmarks.tau2.results import (
     simulation_messages,
     task_num_actions,
 )
+from deedbench.benchmarks.tau2.results_stream import StreamedResults
 from deedbench.benchmarks.tau2.retail import RETAIL
 from deedbench.benchmarks.tau2.reward import NLAssertionCheck
 from deedbench.benchmarks.tau2.scorer import Tau2Scorer
@@ -192,7 +194,7 @@ class Tau2Rescorer:
 
     def __init__(
         self,
-        results: Tau2Results,
+        results: Tau2Results | StreamedResults,
         data_dir: Path | None,
         *,
         fresh_tasks: bool = False,
@@ -359,9 +361,16 @@ def rescore_results(
 
 
 def rescore_with(
-    rescorer: Tau2Rescorer, judged: Judged | None = None
+    rescorer: Tau2Rescorer,
+    judged: Judged | None = None,
+    *,
+    keep: bool = True,
+    each: Callable[[SimulationVerdict], None] | None = None,
 ) -> tuple[Tau2RescoreReport, list[Rescored]]:
-    """`rescore_results` on a rescorer already made (the judge needed it first)."""
+    """`rescore_results` on a rescorer already made (the judge needed it first). `keep`
+    False keeps each simulation's verdict alone (not its score and messages: a report
+    needs no more, and a file's simulations then pass one at a time); `each` is told of
+    every verdict as it comes."""
     verdicts = judged.verdicts if judged is not None else {}
     failures = judged.failures if judged is not None else {}
     rescored = []
@@ -369,7 +378,9 @@ def rescore_with(
         found = rescorer.rescore(number, simulation, verdicts.get(simulation.id))
         if found.verdict.status == "needs_judge" and simulation.id in failures:
             found.verdict.error = f"the judge failed: {failures[simulation.id]}"
-        rescored.append(found)
+        rescored.append(found if keep else Rescored(found.verdict, None, []))
+        if each is not None:
+            each(found.verdict)
     return rescorer.report(rescored), rescored
 
 
