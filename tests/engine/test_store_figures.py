@@ -184,3 +184,36 @@ def test_a_summary_replaced_deleted_or_damaged_takes_its_figures_along(
         tally = RunTally.stored(store.require_run("rnd"), store)
         assert tally.added == sum(after.values()) - 1
     assert len(said) == 1 and "'seville_bullfight_base', condition 'base', epoch 2" in said[0]
+
+
+def test_listing_runs_and_counting_a_runs_episodes_read_no_episode(
+    seed: Path, tmp_path: Path
+) -> None:
+    """`runs` (counts, primary rates, token usage) and the viewer's tallies of a run's
+    episodes read each run's kinds and calls, never its episodes: with every episode and
+    summary row gone behind the store's back (its triggers dropped first), they still
+    count every episode."""
+    from deedbench.engine.read_only_store import Selection
+    from deedbench.view import StoreReader
+
+    path = tmp_path / "copy.db"
+    with closing(sqlite3.connect(seed)) as db, closing(sqlite3.connect(path)) as copy:
+        db.backup(copy)
+    before = CliRunner().invoke(app, ["runs", "--json", "--store", str(path)])
+    with StoreReader(path, on_corrupt=pytest.fail).reading() as db:
+        counted = db.execute("SELECT COUNT(*) FROM episode_summaries WHERE run_id = 'rnd'")
+        (episodes,) = counted.fetchone()
+    with closing(sqlite3.connect(path)) as db, db:
+        db.execute("DROP TRIGGER summary_removed")
+        db.execute("DELETE FROM episode_summaries")
+        db.execute("DELETE FROM episodes")
+    after = CliRunner().invoke(app, ["runs", "--json", "--store", str(path)])
+    assert after.exit_code == 0, after.output
+    assert json.loads(after.stdout) == json.loads(before.stdout)
+    rows = {r["run_id"]: r for r in json.loads(after.stdout)}
+    assert rows["rnd"]["scored"] + rows["rnd"]["errors"] == episodes == 192
+    assert rows["rnd"]["model_calls"] > 0
+    reader = StoreReader(path, on_corrupt=pytest.fail)
+    tally = reader.tally("rnd", Selection(condition="base"))
+    assert sum(n for *_, n in tally) == 96
+    assert {shown for _, _, shown, _ in tally} >= {"safe", "harmful", "error"}

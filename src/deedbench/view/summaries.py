@@ -1,8 +1,11 @@
 """A run's summary for the viewer: computed away from the pages, and kept between runs.
 
-A summary is `deedbench report --json`'s: every stored episode's summary read once
-(`RunTally`) and every rate with its intervals. Its cost grows with the run (100,000
-episodes: seconds of CPU and the figures of every episode in memory at once), so:
+A summary is `deedbench report --json`'s: the run's kinds of episode and two integers
+per episode (`RunTally.stored`, a store of format 3), or, in a store of an earlier format,
+every stored episode's summary read once; and every rate with its intervals. From kinds it
+is summarized on a thread of the server (a million episodes: about a second of CPU and
+tens of MB for a moment). From summaries its cost grows with the run (100,000 episodes:
+seconds of CPU and the figures of every episode in memory at once), so:
 
 - a run of at most `IN_PROCESS` stored episodes is summarized on a thread of the server,
   where it takes milliseconds; a bigger one in a child process forked by the fork server
@@ -84,7 +87,7 @@ class Summarizer:
         self._closed = False
 
     def submit(self, config: RunConfig, stored: int, audits: bool) -> Future[Summarized]:
-        if stored <= IN_PROCESS:
+        if stored <= IN_PROCESS or self.reader.counted:  # from kinds: seconds at a million
             return self._threads.submit(summarize, self.reader, config, self.prices, audits)
         return self._threads.submit(self._in_child, config, audits)
 
