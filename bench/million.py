@@ -178,22 +178,17 @@ def grow(seed: Path, out: Path, episodes: int, sources: list[str]) -> int:
                 "'$.epochs', ?) FROM runs WHERE run_id = ?",
                 (run_id, run_id, epochs, source),
             )
-            db.execute("DROP TABLE IF EXISTS temp.n")
-            db.execute(
-                "CREATE TEMP TABLE n AS WITH RECURSIVE n(e) AS (SELECT 1 UNION ALL "
-                "SELECT e + 1 FROM n WHERE e < ?) SELECT e, (e - 1) % ? + 1 AS s FROM n",
-                (epochs, seeded),
-            )
-            for table, columns, text in (
-                ("episodes", "status, outcome", "record_json"),
-                ("episode_summaries", "status", "summary_json"),
-            ):
-                db.execute(
-                    f"INSERT INTO {table} SELECT ?, sample_id, condition, n.e, {columns}, "
-                    f"json_set({text}, '$.epoch', n.e) FROM temp.n AS n JOIN {table} AS t "
-                    "ON t.run_id = ? AND t.epoch = n.s ORDER BY n.e, t.rowid",
-                    (run_id, source),
-                )
+            for epoch in range(1, epochs + 1):  # an epoch at a time: no sort of gigabytes
+                for table, columns, text in (
+                    ("episodes", "status, outcome", "record_json"),
+                    ("episode_summaries", "status", "summary_json"),
+                ):
+                    db.execute(
+                        f"INSERT INTO {table} SELECT ?, sample_id, condition, ?, {columns}, "
+                        f"json_set({text}, '$.epoch', ?) FROM {table} "
+                        "WHERE run_id = ? AND epoch = ? ORDER BY rowid",
+                        (run_id, epoch, epoch, source, (epoch - 1) % seeded + 1),
+                    )
             per_run = epochs * per_epoch
         for source in set(sources):  # the two runs alone, as if run as they are
             for table in ("episode_summaries", "episodes", "run_locks", "runs"):
