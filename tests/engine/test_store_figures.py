@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from deedbench.cli.main import app
-from deedbench.engine import RunStore
+from deedbench.engine import RunStore, store_schema
 from deedbench.records import EpisodeRecord, Usage
 from deedbench.reports.summary import RunTally
 
@@ -122,8 +122,9 @@ def test_kinds_facts_and_calls_follow_every_write(seed: Path) -> None:
     assert len(calls) == 2  # billed and answered by the cache
 
 
+@pytest.mark.parametrize("threads", [False, True], ids=["one thread", "two threads"])
 def test_a_grown_store_once_migrated_equals_one_written_record_by_record(
-    seed: Path, tmp_path: Path
+    seed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, threads: bool
 ) -> None:
     """bench/million.py's stores: the seed's records copied by SQL, left in format 2, then
     migrated by the store (SQLite makes the kinds from the summaries) are what writing
@@ -131,6 +132,9 @@ def test_a_grown_store_once_migrated_equals_one_written_record_by_record(
     the records), and every figure of a report of them is the same. About 2 s idle."""
     grown = tmp_path / "grown.db"
     million().grow(seed, grown, 300, ["rnd", "desk"])
+    monkeypatch.setattr(store_schema, "_MIGRATE_CHUNK", 100)  # several chunks
+    if threads:  # as a big store migrates
+        monkeypatch.setattr(store_schema, "_ON_THREADS_FROM", 0)
     with RunStore(grown) as store:  # migrates it to format 3
         configs = [store.require_run(run_id) for run_id in ("big", "big2")]
         records = {c.run_id: list(store.episodes(c.run_id)) for c in configs}

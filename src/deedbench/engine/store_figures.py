@@ -52,36 +52,55 @@ def kinds(db: sqlite3.Connection, run_id: str) -> list[tuple[int, int, str]]:
 
 def facts(db: sqlite3.Connection, run_id: str) -> tuple[np.ndarray, np.ndarray]:
     """The epoch and the kind of each of the run's stored episodes, in the order written
-    (int32 arrays)."""
+    (int32 arrays): a range of rowids at a time, each range's numbers as three texts,
+    parsed and let go before the next."""
     import numpy as np
 
     low, high = db.execute(
         "SELECT MIN(rowid), MAX(rowid) FROM episode_summaries WHERE run_id = ?", (run_id,)
     ).fetchone()
-    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    epochs: list[np.ndarray] = []
+    kinds: list[np.ndarray] = []
+    last = -1
+    ordered = True
     if low is not None:
         for start in range(low, high + 1, _FACTS_CHUNK):
-            texts = db.execute(
+            rowids, epoch, kind = db.execute(
                 "SELECT group_concat(rowid), group_concat(epoch), group_concat(kind) "
                 "FROM episode_facts WHERE rowid BETWEEN ? AND ? AND run_id = ?",
                 (start, min(start + _FACTS_CHUNK - 1, high), run_id),
             ).fetchone()
-            if texts[0] is not None:
-                parts.append(tuple(_numbers(text) for text in texts))  # type: ignore[arg-type]
-    if not parts:
-        empty = np.zeros(0, dtype=np.int32)
-        return empty, empty.copy()
-    rowids, epochs, kinds_ = (np.concatenate(column) for column in zip(*parts, strict=True))
-    if rowids.size > 1 and not bool(np.all(rowids[1:] > rowids[:-1])):
-        order = np.argsort(rowids, kind="stable")  # SQLite gave them out of order: sort
-        epochs, kinds_ = epochs[order], kinds_[order]
-    return epochs.astype(np.int32), kinds_.astype(np.int32)
+            if rowids is None:
+                continue
+            found = _numbers(rowids)
+            ordered = ordered and bool(found[0] > last and np.all(found[1:] > found[:-1]))
+            last = int(found[-1])
+            if not ordered:  # SQLite gave them out of order (it never has): sort them
+                return _sorted_facts(db, run_id)
+            epochs.append(_numbers(epoch).astype(np.int32))
+            kinds.append(_numbers(kind).astype(np.int32))
+    if not epochs:
+        return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32)
+    return np.concatenate(epochs), np.concatenate(kinds)
+
+
+def _sorted_facts(db: sqlite3.Connection, run_id: str) -> tuple[np.ndarray, np.ndarray]:
+    import numpy as np
+
+    rows = db.execute(
+        "SELECT epoch, kind FROM episode_facts WHERE rowid IN "
+        "(SELECT rowid FROM episode_summaries WHERE run_id = ?) ORDER BY rowid",
+        (run_id,),
+    )
+    found = np.array(rows.fetchall(), dtype=np.int32).reshape(-1, 2)
+    return found[:, 0].copy(), found[:, 1].copy()
 
 
 def _numbers(text: str) -> np.ndarray:
+    """Whole numbers written with commas between them, parsed in C."""
     import numpy as np
 
-    return np.array(text.split(","), dtype=np.int64)
+    return np.fromstring(text, dtype=np.int64, sep=",")
 
 
 def calls(db: sqlite3.Connection, run_id: str) -> list[tuple[str, bool, Usage]]:

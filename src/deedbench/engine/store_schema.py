@@ -28,9 +28,15 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
+from collections import Counter, deque
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
+from itertools import islice
 from pathlib import Path
+from typing import Any
+from urllib.parse import quote
 
 from deedbench.errors import StoreFormatError
 from deedbench.records import FORMAT, Usage
@@ -233,6 +239,7 @@ AFTER UPDATE OF summary_json ON episode_summaries BEGIN{_REMOVE}
 END""",
 )
 _MIGRATE_CHUNK = 20_000  # records summarized, or summaries given their kinds, per step
+_ON_THREADS_FROM = 100_000  # summaries from which their kinds are made on two threads
 
 
 def format_of(db: sqlite3.Connection) -> int:
@@ -287,7 +294,7 @@ def migrate(db: sqlite3.Connection, path: Path, on_progress: Callable[[str], Non
         db.execute("DROP TRIGGER IF EXISTS summary_changed")
         if found < 2:
             _summarize_all(db, path, on_progress)
-        _kinds_of_all(db, path, on_progress)
+        _kinds_of_all(db, path, on_progress, committed=found >= 2)
         db.execute("INSERT OR REPLACE INTO meta VALUES ('deedbench_version', ?)", (__version__,))
         db.execute(f"PRAGMA user_version = {FORMAT}")
     for trigger in TRIGGERS:  # one by one: executescript would commit the transaction
@@ -332,15 +339,21 @@ def _summarize_all(db: sqlite3.Connection, path: Path, on_progress: Callable[[st
             on_progress(f"  {min(done, total):,} of {total:,}")
 
 
-def _kinds_of_all(db: sqlite3.Connection, path: Path, on_progress: Callable[[str], None]) -> None:
-    """Kinds, facts and calls for every stored summary, in the order they were written:
-    each chunk's kinds made once into a scratch table, new kinds numbered per run in the
-    order they first appear."""
+def _kinds_of_all(
+    db: sqlite3.Connection, path: Path, on_progress: Callable[[str], None], *, committed: bool
+) -> None:
+    """Kinds, facts and calls for every stored summary, in the order they were written,
+    new kinds numbered per run in the order they first appear. Summaries committed before
+    (a store of format 2) are read by two threads (`_kinds_on_threads`); else each chunk's
+    kinds are made once into a scratch table."""
     db.execute("DELETE FROM episode_kinds")
     db.execute("DELETE FROM episode_facts")
     db.execute("DELETE FROM run_calls")
     what = "sorting {:,} stored episodes by kind once (reports count the kinds)"
     total, steps = _steps(db, "episode_summaries", what, path, on_progress)
+    if committed and total >= _ON_THREADS_FROM:
+        _kinds_on_threads(db, path, steps, total, on_progress)
+        return
     done = 0
     for low, high in steps:
         db.execute(
@@ -366,6 +379,97 @@ def _kinds_of_all(db: sqlite3.Connection, path: Path, on_progress: Callable[[str
         db.execute(_all_calls("WHERE s.rowid > ? AND s.rowid <= ?"), (low, high))
         if total > _MIGRATE_CHUNK:
             on_progress(f"  {min(done, total):,} of {total:,}")
+
+
+def _kinds_on_threads(
+    db: sqlite3.Connection,
+    path: Path,
+    steps: list[tuple[int, int]],
+    total: int,
+    on_progress: Callable[[str], None],
+) -> None:
+    """`_kinds_of_all` of summaries committed before: SQLite makes each chunk's kinds and
+    sums its calls on one of two threads, each with a read-only connection of its own
+    (WAL lets them read beside this transaction, and SQLite runs without the GIL), a few
+    chunks ahead; this thread numbers the kinds and writes the facts, in the chunks'
+    order, then the kinds with their counts and the calls. Making the kinds is most of a
+    migration (JSON read in C, some 20 reads of each summary), so two cores halve it."""
+    uri = f"file:{quote(str(path.resolve()))}?mode=ro"
+    opened: list[sqlite3.Connection] = []
+    local = threading.local()
+    guard = threading.Lock()
+
+    def chunk(low: int, high: int) -> tuple[list[Any], list[Any]]:
+        conn = getattr(local, "db", None)
+        if conn is None:
+            conn = local.db = sqlite3.connect(uri, uri=True, check_same_thread=False)
+            with guard:
+                opened.append(conn)
+        range_ = (low, high)
+        kinds = conn.execute(
+            f"SELECT rowid, run_id, epoch, {KIND_JSON} FROM episode_summaries "
+            "WHERE rowid > ? AND rowid <= ?",
+            range_,
+        ).fetchall()
+        return kinds, conn.execute(_CHUNK_CALLS, range_).fetchall()
+
+    numbers: dict[tuple[str, str], int] = {}
+    following: dict[str, int] = {}
+    counts: Counter[tuple[str, str]] = Counter()
+    calls: dict[tuple[str, str, int], list[int]] = {}
+    done = 0
+    try:
+        with ThreadPoolExecutor(2, thread_name_prefix="deedbench-migrate") as pool:
+            ahead = iter(steps)
+            pending = deque(pool.submit(chunk, *step) for step in islice(ahead, 4))
+            while pending:
+                kinds, summed = pending.popleft().result()
+                step = next(ahead, None)
+                if step is not None:
+                    pending.append(pool.submit(chunk, *step))
+                facts = []
+                for rowid, run_id, epoch, kind in kinds:
+                    key = (run_id, kind)
+                    number = numbers.get(key)
+                    if number is None:
+                        number = numbers[key] = following.get(run_id, 0)
+                        following[run_id] = number + 1
+                    counts[key] += 1
+                    facts.append((rowid, run_id, epoch, number))
+                db.executemany(
+                    "INSERT INTO episode_facts (rowid, run_id, epoch, kind) VALUES (?, ?, ?, ?)",
+                    facts,
+                )
+                for run_id, role, billed, first, *sums in summed:
+                    had = calls.setdefault((run_id, role, billed), [first] + [0] * len(sums))
+                    had[0] = min(had[0], first)
+                    for i, n in enumerate(sums, 1):
+                        had[i] += n
+                done += len(kinds)
+                if total > _MIGRATE_CHUNK:
+                    on_progress(f"  {min(done, total):,} of {total:,}")
+    finally:
+        for conn in opened:
+            conn.close()
+    db.executemany(
+        "INSERT INTO episode_kinds (run_id, kind, episodes, kind_json) VALUES (?, ?, ?, ?)",
+        [(run_id, numbers[run_id, kind], n, kind) for (run_id, kind), n in counts.items()],
+    )
+    marks = ", ".join("?" * (len(CALL_FIELDS) + 2))
+    db.executemany(
+        f"INSERT INTO run_calls (run_id, role, billed, first, messages, "
+        f"{', '.join(CALL_FIELDS)}) VALUES (?, ?, ?, {marks})",
+        [(*key, *total_) for key, total_ in calls.items()],
+    )
+
+
+_CHUNK_CALLS = (  # the calls of a chunk of summaries, summed per (run, role, billed)
+    "SELECT s.run_id, m.value ->> '$.role', coalesce(m.value ->> '$.usage.cache_hits', 0) = 0, "
+    "MIN(s.rowid * 1048576 + m.key), COUNT(*), "
+    + ", ".join(f"SUM(coalesce(m.value ->> '$.usage.{name}', 0))" for name in CALL_FIELDS)
+    + " FROM episode_summaries AS s, json_each(s.summary_json, '$.messages') AS m "
+    "WHERE s.rowid > ? AND s.rowid <= ? AND m.value ->> '$.usage' IS NOT NULL GROUP BY 1, 2, 3"
+)
 
 
 def _all_calls(where: str) -> str:

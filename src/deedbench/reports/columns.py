@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # numpy is imported where figures are computed
 __all__ = [
     "Codes",
     "Columns",
+    "Counted",
     "Kind",
     "ScoreFigures",
     "Side",
@@ -95,12 +96,18 @@ def kind_of_json(value: Mapping[str, Any]) -> Kind:
     )
 
 
-def ordered_sum(values: np.ndarray) -> float:
-    """Python's `sum` of these floats, one after the other in their order (as the trials'
-    chance levels were summed one record at a time), without a Python float per value
-    held at once."""
-    chunks = (values[i : i + 65_536].tolist() for i in range(0, len(values), 65_536))
-    return float(sum(itertools.chain.from_iterable(chunks)))
+def ordered_sum(values: np.ndarray, at: np.ndarray | None = None) -> float:
+    """Python's `sum` of these floats (of `values[at]`, if given), one after the other in
+    their order (as the trials' chance levels were summed one record at a time), without
+    a Python float per value held at once."""
+    taken = values if at is None else at
+    step = 65_536
+
+    def chunk(i: int) -> list[float]:
+        part = taken[i : i + step]
+        return (part if at is None else values[part]).tolist()  # type: ignore[no-any-return]
+
+    return float(sum(itertools.chain.from_iterable(chunk(i) for i in range(0, len(taken), step))))
 
 
 class Codes:
@@ -119,11 +126,13 @@ class Codes:
 @dataclass(frozen=True)
 class Side:
     """One side of a paired contrast: the (sample, epoch) keys of its scored episodes in
-    the order stored, each one's value and cluster (codes shared with the other side)."""
+    the order stored (sample codes shared with the other side), each one's kind, and what
+    a kind's value and cluster are (cluster codes shared too)."""
 
-    keys: np.ndarray  # sample code * (largest epoch + 1) + epoch
-    values: np.ndarray
-    clusters: np.ndarray
+    keys: np.ndarray  # sample code * stride + epoch
+    kinds: np.ndarray
+    values: np.ndarray  # per kind
+    clusters: np.ndarray  # per kind
 
 
 def first_order(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -133,13 +142,13 @@ def first_order(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     n = len(codes)
     if not n:
-        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
-    first = np.full(int(codes.max()) + 1, n, dtype=np.intp)
-    np.minimum.at(first, codes, np.arange(n, dtype=np.intp))
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.int32)
+    first: np.ndarray = np.full(int(codes.max()) + 1, n, dtype=np.int32 if n < 2**31 else np.intp)
+    np.minimum.at(first, codes, np.arange(n, dtype=first.dtype))
     present = np.flatnonzero(first < n)
     found = present[np.argsort(first[present], kind="stable")]
-    rank = np.full(len(first), -1, dtype=np.intp)
-    rank[found] = np.arange(len(found))
+    rank = np.full(len(first), -1, dtype=np.int32)
+    rank[found] = np.arange(len(found), dtype=np.int32)
     return found, rank[codes]
 
 
@@ -152,6 +161,14 @@ def totals(clusters: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.nda
     sums = np.bincount(place, weights=values.astype(float), minlength=len(found))
     counts = np.bincount(place, minlength=len(found)).astype(float)
     return sums, counts
+
+
+class Counted(NamedTuple):
+    """Some of a run's episodes, per kind: how many, and where the first of them is among
+    them (their number where the kind has none)."""
+
+    episodes: np.ndarray
+    first: np.ndarray
 
 
 class Columns:
@@ -174,13 +191,13 @@ class Columns:
         count = len(kinds)
         # per kind
         condition = {c: i for i, c in enumerate(self.conditions)}
-        self.condition = np.array([condition.get(k.condition, -1) for k in kinds], dtype=np.intp)
+        self.condition = np.array([condition.get(k.condition, -1) for k in kinds], dtype=np.int32)
         self.scored = np.array([k.status == "scored" for k in kinds], dtype=bool)
         self.has_score = np.array([k.score is not None for k in kinds], dtype=bool)
         self.samples = Codes()
-        self.sample = np.array([self.samples(k.sample_id) for k in kinds], dtype=np.intp)
+        self.sample = np.array([self.samples(k.sample_id) for k in kinds], dtype=np.int32)
         self.clusters = Codes()
-        self.cluster = np.array([self.clusters(cluster(k)) for k in kinds], dtype=np.intp)
+        self.cluster = np.array([self.clusters(cluster(k)) for k in kinds], dtype=np.int32)
         self.groups: list[tuple[Codes, np.ndarray]] = []
         for key in spec.group_by:
             codes = Codes()
@@ -197,7 +214,7 @@ class Columns:
                 -1 if flip_by is None else self.variants(str(k.metadata.get(flip_by, "?")))
                 for k in kinds
             ],
-            dtype=np.intp,
+            dtype=np.int32,
         )
         self.choices = Codes()
         self.choice = np.array(
@@ -205,7 +222,7 @@ class Columns:
                 -1 if k.score is None or k.score.choice is None else self.choices(k.score.choice)
                 for k in kinds
             ],
-            dtype=np.intp,
+            dtype=np.int32,
         )
         self.chance = np.array([np.nan if k.chance is None else k.chance for k in kinds])
         self._values: dict[str, tuple[np.ndarray, np.ndarray]] = {}
@@ -242,7 +259,8 @@ class Columns:
 
         index = self.conditions.index(condition)
         wanted = self.scored & (self.condition == index)
-        return np.flatnonzero(wanted[self.of])
+        found = np.flatnonzero(wanted[self.of])
+        return found.astype(np.int32) if len(self.of) < 2**31 else found
 
     def in_group(self, positions: np.ndarray, key: int) -> dict[str, np.ndarray]:
         """The positions by their value of the `key`-th grouping, by name."""
@@ -254,6 +272,39 @@ class Columns:
         present = np.flatnonzero(np.bincount(values, minlength=len(names)))
         return {names[v]: positions[values == v] for v in present.tolist()}
 
+    def counted_kinds(self, positions: np.ndarray) -> Counted:
+        """These episodes per kind (in time linear in them, no sort)."""
+        import numpy as np
+
+        kinds = self.of[positions]
+        count = np.bincount(kinds, minlength=len(self.kinds))
+        first = np.full(len(self.kinds), len(kinds), dtype=np.int64)
+        np.minimum.at(first, kinds, np.arange(len(kinds), dtype=np.int32))
+        return Counted(count, first)
+
+    def by_cluster(
+        self, counted: Counted, chosen: np.ndarray, weights: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """Per cluster of the `chosen` kinds' episodes, in the order the clusters first
+        appear: the sum of each episode's weight (its kind's) and how many; None where the
+        weights are not all whole numbers, whose sum depends on the order of its terms
+        (then the caller sums episode by episode)."""
+        import numpy as np
+
+        kinds = np.flatnonzero(chosen & (counted.episodes > 0))
+        if not np.all(weights[kinds] == np.round(weights[kinds])):
+            return None
+        size = len(self.clusters.ids)
+        clusters = self.cluster[kinds]
+        first = np.full(size, np.iinfo(np.intp).max, dtype=np.intp)
+        np.minimum.at(first, clusters, counted.first[kinds])
+        n = counted.episodes[kinds].astype(float)
+        sums = np.bincount(clusters, weights=n * weights[kinds], minlength=size)
+        counts = np.bincount(clusters, weights=n, minlength=size)
+        present = np.flatnonzero(counts > 0)
+        order = present[np.argsort(first[present], kind="stable")]
+        return sums[order], counts[order]
+
     def first_counts(self, positions: np.ndarray) -> list[tuple[Kind, int]]:
         """The kinds of these episodes, each with how many, in the order they first appear."""
         import numpy as np
@@ -264,33 +315,53 @@ class Columns:
         return [(self.kinds[k], int(counts[k])) for k in found.tolist()]
 
     def side(
-        self, positions: np.ndarray, value: str, given: str | None, samples: Codes, clusters: Codes
+        self,
+        positions: np.ndarray,
+        value: str,
+        given: str | None,
+        samples: Codes,
+        clusters: Codes,
+        stride: int,
     ) -> Side:
         """These episodes as a contrast's side (those with a score, and `given` 1 if named):
-        keys, values and clusters, coded by the codes both sides share."""
+        keys (sample code * `stride` + epoch), kinds, and each kind's value and cluster,
+        coded by the codes both sides share."""
         import numpy as np
 
         kinds = self.of[positions]
         keep = self.has_score[kinds]
         if given is not None:
             keep &= self.value(given)[0][kinds] == 1.0
-        kinds, epochs = kinds[keep], self.epochs[positions][keep]
-        own = self.samples.names()
-        sample = np.array([samples(name) for name in own], dtype=np.int64)
-        cluster_names = self.clusters.names()
-        cluster = np.array([clusters(name) for name in cluster_names], dtype=np.intp)
+        kinds, epochs = kinds[keep], self.epochs[positions[keep]]
+        wide = (len(samples.ids) + len(self.samples.ids)) * stride >= 2**31
+        sample = np.array(
+            [samples(name) for name in self.samples.names()],
+            dtype=np.int64 if wide else np.int32,
+        )
+        cluster = np.array([clusters(name) for name in self.clusters.names()], dtype=np.int32)
+        keys = sample[self.sample[kinds]]
+        keys *= stride
+        keys += epochs
         return Side(
-            keys=sample[self.sample[kinds]] * (1 << 32) + epochs,
-            values=self.value(value)[0][kinds],
-            clusters=cluster[self.cluster[kinds]] if cluster.size else np.zeros(0, np.intp),
+            keys=keys,
+            kinds=kinds,
+            values=self.value(value)[0],
+            clusters=cluster[self.cluster] if len(self.kinds) else np.zeros(0, np.intp),
         )
 
 
 def shared_keys(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Where b has each of a's keys (in a's order; -1 where it has none), and whether it
-    has it: keys are unique on each side."""
+    has it: keys are unique on each side, whole numbers from 0. Keys that fill a table
+    no bigger than a few times the two sides are looked up in it (no sort)."""
     import numpy as np
 
+    size = int(max(a.max(initial=-1), b.max(initial=-1))) + 1
+    if size <= 4 * (len(a) + len(b)) + 1024:
+        table = np.full(size, -1, dtype=np.int32 if len(b) < 2**31 else np.intp)
+        table[b] = np.arange(len(b), dtype=table.dtype)
+        where = table[a]
+        return where, where >= 0
     order = np.argsort(b, kind="stable")
     ordered = b[order]
     at = np.searchsorted(ordered, a)
@@ -303,9 +374,17 @@ def shared_keys(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def last_of_each(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A mapping's keys in the order first given and each one's last value: what a dict
-    filled one (key, value) at a time holds."""
+    filled one (key, value) at a time holds (keys whole numbers from 0)."""
     import numpy as np
 
+    if not keys.size:
+        return keys, values
+    size = int(keys.max()) + 1
+    if size <= 4 * len(keys) + 1024:
+        seen = np.zeros(size, dtype=bool)
+        seen[keys] = True
+        if int(np.count_nonzero(seen)) == len(keys):  # each key once: the pairs as given
+            return keys, values
     found, first = np.unique(keys, return_index=True)
     _, last = np.unique(keys[::-1], return_index=True)
     last = len(keys) - 1 - last

@@ -149,8 +149,10 @@ def _contrast(
 ) -> Contrast:
     """Run b's `condition` against run a's, from their columns."""
     codes = (Codes(), Codes())  # samples and clusters, numbered alike on both sides
+    stride = max(a.columns().largest_epoch, b.columns().largest_epoch) + 1
     sides = []
     for tally in (a, b):
         columns = tally.columns()
-        sides.append(columns.side(columns.of_condition(condition), value, given, *codes))
+        where = columns.of_condition(condition)
+        sides.append(columns.side(where, value, given, *codes, stride))
     return contrast_sides(metric, (labels[0], sides[0]), (labels[1], sides[1]))

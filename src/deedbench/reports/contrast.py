@@ -82,16 +82,25 @@ def contrast_sides(metric: str, a: tuple[str, Side], b: tuple[str, Side]) -> Con
     keys b shares taken in a's order, each shared key's cluster b's."""
     first, second = a[1], b[1]
     where, found = shared_keys(first.keys, second.keys)
-    va, vb = first.values[found], second.values[where[found]]
+    theirs = second.kinds[where[found]]
+    del where  # a million episodes: each array here is megabytes, let go when done
+    va, vb = first.values[first.kinds[found]], second.values[theirs]
+    del found
     ones_a, ones_b = va == 1.0, vb == 1.0
-    shared = int(found.sum())
-    sums, counts = totals(second.clusters[where[found]], vb - va)
+    b01, b10 = int((~ones_a & ones_b).sum()), int((ones_a & ~ones_b).sum())
+    del ones_a, ones_b
+    shared = len(va)
     means = (float(va.mean()), float(vb.mean())) if shared else (None, None)
+    clusters = second.clusters[theirs]
+    del theirs
+    vb -= va
+    del va
+    sums, counts = totals(clusters, vb)
     return Contrast(
         metric=metric,
         a=a[0],
         b=b[0],
-        mcnemar=mcnemar_of(int((~ones_a & ones_b).sum()), int((ones_a & ~ones_b).sum()), shared),
+        mcnemar=mcnemar_of(b01, b10, shared),
         difference=paired_difference_of(sums, counts, *means),
     )
 

@@ -409,13 +409,11 @@ class RunTally:
             versus = None
             if condition != config.conditions[0]:
                 first = config.conditions[0]
-                shared = (Codes(), Codes())
+                shared = (Codes(), Codes(), columns.largest_epoch + 1)
+                theirs = columns.side(columns.of_condition(first), primary.value, None, *shared)
                 versus = contrast_sides(
                     primary.name,
-                    (
-                        first,
-                        columns.side(columns.of_condition(first), primary.value, None, *shared),
-                    ),
+                    (first, theirs),
                     (condition, columns.side(mine, primary.value, None, *shared)),
                 )
             conditions.append(
@@ -484,65 +482,82 @@ def _pass_hat_k(mine: np.ndarray, columns: Columns, value: str) -> list[PassK]:
     import numpy as np
 
     values, has = columns.value(value)
-    kinds = columns.of[mine]
-    kinds = kinds[columns.has_score[kinds] & has[kinds]]
-    _, place = first_order(columns.sample[kinds])
-    size = int(place.max()) + 1 if place.size else 0
-    trials = np.bincount(place, minlength=size)
-    passed = np.bincount(place, weights=(values[kinds] == 1.0).astype(float), minlength=size)
-    return pass_hat_k_of(list(zip(passed.astype(int).tolist(), trials.tolist(), strict=True)))
+    counted = columns.counted_kinds(mine)
+    kinds = np.flatnonzero(columns.has_score & has & (counted.episodes > 0))
+    size = len(columns.samples.ids)
+    samples = columns.sample[kinds]
+    first = np.full(size, np.iinfo(np.intp).max, dtype=np.intp)
+    np.minimum.at(first, samples, counted.first[kinds])
+    trials = np.bincount(samples, weights=counted.episodes[kinds], minlength=size)
+    passed = np.bincount(
+        samples, weights=counted.episodes[kinds] * (values[kinds] == 1.0), minlength=size
+    )
+    present = np.flatnonzero(trials > 0)
+    order = present[np.argsort(first[present], kind="stable")]
+    return pass_hat_k_of(
+        list(
+            zip(passed[order].astype(int).tolist(), trials[order].astype(int).tolist(), strict=True)
+        )
+    )
 
 
 def _group(name: str, positions: np.ndarray, columns: Columns, spec: ReportSpec) -> GroupSummary:
-    """The figures of the episodes at these positions (in the order read) of a condition."""
+    """The figures of the episodes at these positions (in the order read) of a condition:
+    sums over their kinds, and episode by episode only where the order of a sum of
+    fractions matters (the test against chance)."""
     import numpy as np
 
-    kinds = columns.of[positions]
-    with_score = columns.has_score[kinds]
-    scored = kinds[with_score]
+    counted = columns.counted_kinds(positions)
+    scored = columns.has_score & (counted.episodes > 0)
+    n = counted.episodes.astype(float)
     rates = {}
     clustered = {}
     for metric in spec.metrics:
-        counted = scored[columns.counted(metric)[scored]]
-        values = columns.value(metric.value)[0][counted]
-        rates[metric.name] = rate(float(values.sum()), len(values))
-        clustered[metric.name] = cluster_rate_of_totals(*totals(columns.cluster[counted], values))
+        chosen = scored & columns.counted(metric)
+        values = columns.value(metric.value)[0]
+        rates[metric.name] = rate(float((n * values)[chosen].sum()), int(n[chosen].sum()))
+        found = columns.by_cluster(counted, chosen, values)
+        if found is None:  # fractions: summed one episode after another, in their order
+            kinds = columns.of[positions]
+            kinds = kinds[chosen[kinds]]
+            found = totals(columns.cluster[kinds], values[kinds])
+        clustered[metric.name] = cluster_rate_of_totals(*found)
     chance = cluster_chance = None
-    if spec.compare_to_chance:
-        trials = scored[~np.isnan(columns.chance[scored])]
-        successes = np.rint(columns.value(spec.metric(spec.primary).value)[0][trials])
-        chances = columns.chance[trials]
-        bad = np.flatnonzero((successes != 0) & (successes != 1))
+    if spec.compare_to_chance:  # per kind where a sum's order does not matter
+        tried = scored & ~np.isnan(columns.chance)
+        successes = np.rint(columns.value(spec.metric(spec.primary).value)[0])
+        bad = np.flatnonzero(tried & (successes != 0) & (successes != 1))
         if bad.size:
-            i = int(bad[0])
             raise ValueError(
-                f"successes[{i}] is {int(successes[i])!r}; each trial's success must be 0 or 1"
+                f"a trial's success is {successes[bad[0]]!r}; each trial's success must be 0 or 1"
             )
-        observed = int(successes.sum())
-        expected = ordered_sum(chances)
+        kinds = columns.of[positions]
+        trials = kinds[tried[kinds]]
+        observed = int((n * successes)[tried].sum())
+        expected = ordered_sum(columns.chance, trials)
         levels: dict[float, int] = {}  # trials per chance level, in the order they came
-        per_kind = np.bincount(trials, minlength=len(columns.kinds))
-        for kind in first_order(trials)[0].tolist():
+        for kind in np.flatnonzero(tried)[np.argsort(counted.first[tried], kind="stable")]:
             level = float(columns.chance[kind])
-            levels[level] = levels.get(level, 0) + int(per_kind[kind])
+            levels[level] = levels.get(level, 0) + int(counted.episodes[kind])
         chance = chance_test_of(observed, levels, expected)
+        differences = successes - np.nan_to_num(columns.chance)
         cluster_chance = cluster_chance_of_totals(
-            observed, expected, *totals(columns.cluster[trials], successes - chances)
+            observed, expected, *totals(columns.cluster[trials], differences[trials])
         )
     outcomes: Counter[str] = Counter()
     rules: Counter[str] = Counter()
     parties: Counter[str] = Counter()
     faults: Counter[str] = Counter()
-    for kind, n in columns.first_counts(positions[with_score]):
-        score = kind.score
+    for index in np.flatnonzero(scored)[np.argsort(counted.first[scored], kind="stable")]:
+        score, times = columns.kinds[index].score, int(counted.episodes[index])
         assert score is not None
-        outcomes[score.outcome] += n
+        outcomes[score.outcome] += times
         for rule in score.rules:
-            rules[rule] += n
+            rules[rule] += times
         if score.party is not None:
-            parties[score.party] += n
+            parties[score.party] += times
         for fault in score.faults:
-            faults[fault] += n
+            faults[fault] += times
     return GroupSummary(
         group=name,
         episodes=len(positions),
@@ -568,12 +583,18 @@ def _flips(mine: np.ndarray, columns: Columns, spec: ReportSpec) -> list[Variant
     kinds, epochs = kinds[keep], columns.epochs[mine][keep]
     stride = columns.largest_epoch + 1
     keys = columns.cluster[kinds].astype(np.int64) * stride + epochs
-    names = [name or "?" for name in columns.variants.names()]
-    variant = np.array([names[v] for v in columns.variant[kinds].tolist()], dtype=object)
-    choices = {
-        name: last_of_each(keys[variant == name], columns.choice[kinds][variant == name])
-        for name in dict.fromkeys(variant.tolist())
-    }
+    if keys.size and int(keys.max()) < 2**31 - 1:
+        keys = keys.astype(np.int32)
+    names = [name or "?" for name in columns.variants.names()]  # None and "" read as "?"
+    codes = {name: [i for i, n in enumerate(names) if n == name] for name in names}
+    variant = columns.variant[kinds]
+    choice = columns.choice[kinds]
+    choices = {}
+    for code in first_order(variant)[0].tolist():
+        name = names[code]
+        if name not in choices:
+            mine = np.isin(variant, codes[name])
+            choices[name] = last_of_each(keys[mine], choice[mine])
     base = choices.get(spec.flip_base)
     if base is None or not len(base[0]):
         return []

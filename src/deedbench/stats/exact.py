@@ -59,6 +59,7 @@ _STIRLERR = (
 )
 _LN_2PI = math.log(2 * math.pi)
 _KEEP = 1e-20  # each binomial is computed where its terms are at least this times its largest
+_WHOLE_UP_TO = 20_000  # one binomial of at most this many trials: its whole distribution
 
 
 def binomial_pmf(n: int, p: float) -> np.ndarray:
@@ -116,7 +117,7 @@ def count_tails(trials: Mapping[float, int], k: int) -> tuple[float, float]:
         return 0.0, 1.0
     if k > total:
         return 1.0, 0.0
-    if len(groups) == 1:  # one binomial: every term, summed from each side
+    if len(groups) == 1 and total <= _WHOLE_UP_TO:  # every term, summed from each side
         return tails(_binomial(groups[0][1], groups[0][0], 0, total), k)
     if k == 0 or k == total:  # one term: every trial fails, or every one succeeds
         end = math.exp(sum(n * (math.log1p(-p) if k == 0 else math.log(p)) for p, n in groups))

@@ -84,12 +84,19 @@ class Summarizer:
         self._threads = ThreadPoolExecutor(2, thread_name_prefix="deedbench-view-summary")
         self._children: set[BaseProcess] = set()
         self._lock = threading.Lock()
+        self._big = threading.Lock()  # one big run summarized at a time
         self._closed = False
 
     def submit(self, config: RunConfig, stored: int, audits: bool) -> Future[Summarized]:
-        if stored <= IN_PROCESS or self.reader.counted:  # from kinds: seconds at a million
+        if stored <= IN_PROCESS:
             return self._threads.submit(summarize, self.reader, config, self.prices, audits)
+        if self.reader.counted:  # from kinds, a big run at a time: its arrays are megabytes
+            return self._threads.submit(self._one_big, config, audits)
         return self._threads.submit(self._in_child, config, audits)
+
+    def _one_big(self, config: RunConfig, audits: bool) -> Summarized:
+        with self._big:
+            return summarize(self.reader, config, self.prices, audits)
 
     def close(self) -> None:
         """Stop what is being computed: a child that reads a big run is ended, not
