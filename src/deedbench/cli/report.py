@@ -332,10 +332,12 @@ def export(
     `.eval` logs (one per condition) that `inspect view` serves; or runs of τ²'s domains
     as a submission to τ²-bench's leaderboard (tau2-submission)."""
     from deedbench.reports.export import (
+        atomic_path,
         atomic_write,
         columns_of,
         episode_row,
         write_csv,
+        write_jsonl,
         write_jsonl_texts,
     )
 
@@ -381,8 +383,8 @@ def export(
             return
 
         def write(out: IO[str]) -> int:
-            if format == "jsonl":  # as stored: parsing a million records took minutes
-                return write_jsonl_texts(config, runs.record_texts(run_id), out)
+            if format == "jsonl":
+                return write_jsonl(config, runs.episodes(run_id), out)
             # A row reads no transcript, so the summaries make the same rows: one pass for
             # the header's columns, one for the rows, neither held.
             columns = columns_of(episode_row(config, s) for s in runs.summaries(run_id))
@@ -390,10 +392,14 @@ def export(
             return write_csv(rows, out, columns)
 
         if output is None:
-            write(terminal_safe(sys.stdout))
+            write(terminal_safe(sys.stdout))  # each record parsed, shown safe on a terminal
             return
-        with atomic_write(output, buffering=1 << 20) as handle:  # OutputError: exit 2
-            count = write(handle)
+        if format == "jsonl":  # written as stored: parsing a million records took minutes
+            with atomic_path(output) as temporary, open(temporary, "wb", 1 << 20) as raw:
+                count = write_jsonl_texts(config, runs.record_texts(run_id), raw)
+        else:
+            with atomic_write(output, buffering=1 << 20) as handle:  # OutputError: exit 2
+                count = write(handle)
     console.print(f"wrote {count} episodes to {output}", highlight=False, markup=False)
 
 

@@ -50,7 +50,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import ValidationError
 
@@ -74,7 +74,7 @@ __all__ = ["Readable", "RunStore"]
 
 _RESPONSE_COLUMNS = "key, protocol, model, response_json, sample_id, epoch, seed"
 _READ_CHUNK = 4_096  # rowids a run's rows are read by, in the order written
-_ENDS_WHOLE = re.compile(r'"duration_s":-?[0-9][0-9.eE+-]*\}$')  # how a record's JSON ends
+_ENDS_WHOLE = re.compile(rb'"duration_s":-?[0-9][0-9.eE+-]*\}$')  # how a record's JSON ends
 
 
 class Readable(Protocol):
@@ -317,7 +317,7 @@ class RunStore(RunLocks):
             rows = self._written(run_id, "episode_summaries", "summary_json")
             yield from self._parsed(run_id, rows, "summary")
 
-    def _written(self, run_id: str, table: str, column: str) -> Iterator[tuple[str, str, int, str]]:
+    def _written(self, run_id: str, table: str, column: str) -> Iterator[tuple[str, str, int, Any]]:
         """The run's (sample, condition, epoch, `column`) rows of `table`, in the order
         they were written: a range of rowids at a time, in the table's own order (ORDER BY
         rowid over the run's index sorted whole rows, transcripts and all, on disk)."""
@@ -335,16 +335,16 @@ class RunStore(RunLocks):
             for row in rows:  # noqa: UP028  (`yield from` closes the cursor: of a closed store)
                 yield row
 
-    def record_texts(self, run_id: str) -> Iterator[str]:
-        """The run's records as stored (JSON text, not parsed) in the order they were
-        written, for an export that writes them as they are. A record whose text does not
-        end as a record's does (its last field, `duration_s`) is parsed, and skipped and
-        reported through `on_corrupt` when it is no JSON object: a record cut short is
-        caught at the cost of a look at its last bytes (validating each would cost more
-        than reading and writing it)."""
+    def record_texts(self, run_id: str) -> Iterator[bytes]:
+        """The run's records as stored (their JSON's UTF-8 bytes, not parsed or decoded) in
+        the order they were written, for an export that writes them as they are. A record
+        whose text does not end as a record's does (its last field, `duration_s`) is
+        parsed, and skipped and reported through `on_corrupt` when it is no JSON object: a
+        record cut short is caught at the cost of a look at its last bytes (validating
+        each would cost more than reading and writing it)."""
         with self._guard():
             for sample_id, condition, epoch, text in self._written(
-                run_id, "episodes", "record_json"
+                run_id, "episodes", "CAST(record_json AS BLOB)"
             ):
                 if _ENDS_WHOLE.search(text, max(0, len(text) - 64)) or _json_object(text):
                     yield text
@@ -542,10 +542,10 @@ class RunStore(RunLocks):
         return f"cannot use the run store {path}: {text}"
 
 
-def _json_object(text: str) -> bool:
+def _json_object(text: bytes) -> bool:
     try:
         return isinstance(json.loads(text), dict)
-    except ValueError:
+    except ValueError:  # UnicodeDecodeError too
         return False
 
 

@@ -29,7 +29,7 @@ from typing import IO, Any
 from deedbench.errors import OutputError
 from deedbench.records import EpisodeRecord, RunConfig
 from deedbench.reports.summary import RunSummary
-from deedbench.secrets import redact
+from deedbench.secrets import redact, redact_bytes
 
 __all__ = [
     "OutputError",
@@ -114,15 +114,16 @@ def write_jsonl(config: RunConfig, records: Iterable[EpisodeRecord], out: IO[str
     return count
 
 
-def write_jsonl_texts(config: RunConfig, records: Iterable[str], out: IO[str]) -> int:
-    """`write_jsonl` of records as the store keeps them (JSON objects, written as they are,
-    compact, registered secrets redacted), one at a time: none is parsed, so a million
-    records stream at the speed of the disk; returns the count."""
-    head = '{"run_id":' + json.dumps(config.run_id, ensure_ascii=False) + ","
+def write_jsonl_texts(config: RunConfig, records: Iterable[bytes], out: IO[bytes]) -> int:
+    """`write_jsonl` of records as the store keeps them (JSON objects as UTF-8 bytes,
+    written as they are, compact, registered secrets redacted), one at a time: none is
+    parsed or decoded, so a million records stream at the speed of the disk; returns the
+    count."""
+    head = ('{"run_id":' + json.dumps(config.run_id, ensure_ascii=False) + ",").encode()
     count = 0
     for text in records:
         body = text[1:].lstrip()
-        out.write(redact(head + body if body != "}" else head[:-1] + "}") + "\n")
+        out.write(redact_bytes(head + body if body != b"}" else head[:-1] + b"}") + b"\n")
         count += 1
     return count
 
