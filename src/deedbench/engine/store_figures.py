@@ -37,7 +37,7 @@ __all__ = [
     "write_figures",
 ]
 
-_FACTS_CHUNK = 1 << 18  # rowids read per step: a few MB of text at a time
+_FACTS_CHUNK = 1 << 16  # rowids read per step: a few hundred KB of text at a time
 _COLUMNS = ", ".join(CALL_FIELDS)
 
 
@@ -59,6 +59,12 @@ def facts(db: sqlite3.Connection, run_id: str) -> tuple[np.ndarray, np.ndarray]:
     low, high = db.execute(
         "SELECT MIN(rowid), MAX(rowid) FROM episode_summaries WHERE run_id = ?", (run_id,)
     ).fetchone()
+    (total,) = db.execute(  # how many facts to expect: the run's kinds count them
+        "SELECT coalesce(SUM(episodes), 0) FROM episode_kinds WHERE run_id = ?", (run_id,)
+    ).fetchone()
+    epochs_all = np.empty(total, dtype=np.int32)
+    kinds_all = np.empty(total, dtype=np.int32)
+    filled = 0
     epochs: list[np.ndarray] = []
     kinds: list[np.ndarray] = []
     last = -1
@@ -77,11 +83,21 @@ def facts(db: sqlite3.Connection, run_id: str) -> tuple[np.ndarray, np.ndarray]:
             last = int(found[-1])
             if not ordered:  # SQLite gave them out of order (it never has): sort them
                 return _sorted_facts(db, run_id)
-            epochs.append(_numbers(epoch).astype(np.int32))
-            kinds.append(_numbers(kind).astype(np.int32))
-    if not epochs:
-        return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32)
-    return np.concatenate(epochs), np.concatenate(kinds)
+            epoch_numbers, kind_numbers = _numbers(epoch), _numbers(kind)
+            end = filled + len(epoch_numbers)
+            if end <= total and not epochs:  # into the arrays made for them: no copy
+                epochs_all[filled:end] = epoch_numbers
+                kinds_all[filled:end] = kind_numbers
+                filled = end
+            else:
+                epochs.append(epoch_numbers.astype(np.int32))
+                kinds.append(kind_numbers.astype(np.int32))
+    if filled == total and not epochs:
+        return epochs_all, kinds_all
+    return (  # not as many facts as the kinds count (never seen): what there is
+        np.concatenate([epochs_all[:filled], *epochs]),
+        np.concatenate([kinds_all[:filled], *kinds]),
+    )
 
 
 def _sorted_facts(db: sqlite3.Connection, run_id: str) -> tuple[np.ndarray, np.ndarray]:

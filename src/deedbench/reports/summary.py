@@ -255,13 +255,14 @@ class RunTally:
             numbers.append(number)
             tally._kinds.append(kind)
         epochs, kinds = store.stored_facts(run_id)
-        place = np.full(max(numbers, default=0) + 1, -1, dtype=np.int32)
+        highest = int(kinds.max(initial=-1))
+        place = np.full(max(highest, *numbers, 0) + 1, -1, dtype=np.int32)
         place[np.asarray(numbers, dtype=np.intp)] = np.arange(len(numbers), dtype=np.int32)
-        known = kinds < len(place)
-        of = np.full(len(kinds), -1, dtype=np.int32)
-        of[known] = place[kinds[known]]
-        keep = of >= 0
-        tally._read = (epochs[keep], of[keep])
+        np.take(place, kinds, out=kinds)  # the store's kind numbers become places, in place
+        if kinds.size and int(kinds.min()) < 0:  # episodes of a corrupt kind: left out
+            keep = kinds >= 0
+            epochs, kinds = epochs[keep], kinds[keep]
+        tally._read = (epochs, kinds)
         for role, billed, usage in store.stored_calls(run_id):
             tally._calls.add_total(role, tally._models.get(role, "unknown"), usage, billed)
         return tally
