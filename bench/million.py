@@ -162,7 +162,7 @@ def grow(seed: Path, out: Path, episodes: int, sources: list[str]) -> int:
         db.execute("PRAGMA journal_mode=OFF")
         db.execute("PRAGMA synchronous=OFF")
         db.execute("BEGIN")
-        for trigger in ("summary_removed", "summary_changed"):
+        for trigger in ("summary_removed", "summary_changed", "record_removed"):
             db.execute(f"DROP TRIGGER IF EXISTS {trigger}")
         for table in ("episode_kinds", "episode_facts", "run_calls"):
             db.execute(f"DROP TABLE IF EXISTS {table}")

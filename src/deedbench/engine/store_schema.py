@@ -16,8 +16,9 @@ episodes without reading a million summaries (`engine.store_figures` reads them)
 
 The writer keeps them as it writes each record (`RunStore.flush`, which makes the kind in
 Python from the record at hand). Triggers keep them right whatever else changes the
-summaries: a summary deleted or replaced (a run's error written again on resume) takes its
-kind's count, its fact and its calls' usage with it, and a summary rewritten in place gets
+records or summaries: a record deleted takes its summary along, a summary deleted or
+replaced (a run's error written again on resume) takes its kind's count, its fact and its
+calls' usage with it, and a summary rewritten in place gets
 its kind made anew by SQLite (`KIND_JSON`, the same kind as `records.kinds` makes, from the
 summary's JSON; one that is no longer a record's gets a kind marked corrupt, which readers
 skip and name). An older store gets them when it is opened, chunk by chunk in one
@@ -226,6 +227,12 @@ TRIGGERS = (  # each one statement: `migrate` runs them inside its transaction
     f"""CREATE TRIGGER IF NOT EXISTS summary_removed AFTER DELETE ON episode_summaries
 BEGIN{_REMOVE}
 END""",
+    # a record deleted (or replaced) takes its summary along, and so its kind's count,
+    # its fact and its calls: what the store keeps for reports follows the records
+    """CREATE TRIGGER IF NOT EXISTS record_removed AFTER DELETE ON episodes BEGIN
+    DELETE FROM episode_summaries WHERE run_id = OLD.run_id AND sample_id = OLD.sample_id
+        AND condition = OLD.condition AND epoch = OLD.epoch;
+END""",
     f"""CREATE TRIGGER IF NOT EXISTS summary_changed
 AFTER UPDATE OF summary_json ON episode_summaries BEGIN{_REMOVE}
     INSERT INTO episode_kinds (run_id, kind, episodes, kind_json)
@@ -290,8 +297,8 @@ def migrate(db: sqlite3.Connection, path: Path, on_progress: Callable[[str], Non
             db.execute(f"ALTER TABLE responses ADD COLUMN {name} {kind}")
     found = format_of(db)
     if found < FORMAT:
-        db.execute("DROP TRIGGER IF EXISTS summary_removed")  # none yet; made below
-        db.execute("DROP TRIGGER IF EXISTS summary_changed")
+        for trigger in ("summary_removed", "summary_changed", "record_removed"):
+            db.execute(f"DROP TRIGGER IF EXISTS {trigger}")  # none yet; made below
         if found < 2:
             _summarize_all(db, path, on_progress)
         _kinds_of_all(db, path, on_progress, committed=found >= 2)
