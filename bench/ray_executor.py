@@ -8,8 +8,9 @@ seconds, at `--concurrency` episodes and calls in flight: once in this process
 pool's limits actor; and, for the same parallelism, in `--workers` local worker
 processes (`ProcessExecutor`). Printed for each: wall time from start (Ray's start and the workers'
 builds included) and from "ready" (the run prepared where it runs), against the ideal
-(calls x latency / concurrency), and the driver process's CPU per episode in `execute`
-(what the one writer costs: receiving, validating and storing records and answers,
+(calls x latency / concurrency), and the driver process's CPU per episode in the driver
+(`engine.runner.drive`: what the one writer costs: receiving, validating and storing
+records and answers,
 following the streams). Then the same at latency 0 with `--fast-epochs`, where the
 difference per episode between Ray and the local worker processes is what Ray adds (the
 actor round trips per call and per episode).
@@ -38,9 +39,9 @@ from deedbench.engine import (
     InProcessExecutor,
     ProcessExecutor,
     RunStore,
-    execute,
     new_run_config,
 )
+from deedbench.engine.runner import drive
 from deedbench.executors.ray import RayExecutor
 from deedbench.recipes import RunRecipe
 from deedbench.records import AgentSettings, GenerationParams, RunConfig
@@ -75,7 +76,8 @@ def timed(config: RunConfig, store_path: Path, executor: Executor) -> dict[str, 
             await executor.prepare(recipe)
             marks["ready"] = time.perf_counter()
             marks["cpu"] = time.process_time()
-            await execute(config, store, executor, recipe)
+            with store.lock_run(config.run_id):  # as `Launch` holds it
+                await drive(config, store, executor, recipe)
             marks["cpu"] = time.process_time() - marks["cpu"]
 
     with RunStore(store_path) as store:

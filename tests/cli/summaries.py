@@ -9,21 +9,23 @@ from pathlib import Path
 import pytest
 
 from deedbench.engine import RunStore
-from deedbench.records import EpisodeRecord
+from deedbench.records import EpisodeRecord, RunConfig
 from deedbench.reports import RunSummary
-from deedbench.reports.summary import RunTally
+from deedbench.reports.summary import RunTally, StoredRun
 
 PrintedSummaries = tuple[list[RunSummary], list[str]]
 
 
 def spy_on_summaries(monkeypatch: pytest.MonkeyPatch) -> PrintedSummaries:
-    """The summaries `run` renders, and the runs whose summaries it reads from a store."""
+    """The summaries `run` renders, and the runs whose figures it reads back from a
+    store (their summaries, or their kinds and facts)."""
     import deedbench.reports
 
     printed: list[RunSummary] = []
     read: list[str] = []
     render = deedbench.reports.render_summary
     summaries = RunStore.summaries
+    stored = RunTally.stored
 
     def spy_render(summary: RunSummary, *args: object, **kwargs: object) -> None:
         printed.append(summary)
@@ -33,8 +35,13 @@ def spy_on_summaries(monkeypatch: pytest.MonkeyPatch) -> PrintedSummaries:
         read.append(run_id)
         return summaries(self, run_id)
 
+    def spy_stored(config: RunConfig, store: StoredRun) -> RunTally:
+        read.append(config.run_id)  # the run's kinds and facts, as the store keeps them
+        return stored(config, store)
+
     monkeypatch.setattr(deedbench.reports, "render_summary", spy_render)
     monkeypatch.setattr(RunStore, "summaries", spy_summaries)
+    monkeypatch.setattr(RunTally, "stored", spy_stored)
     return printed, read
 
 

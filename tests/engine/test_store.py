@@ -19,7 +19,7 @@ import pytest
 
 from deedbench.engine import RunStore
 from deedbench.engine.cache import CacheEntry
-from deedbench.engine.store import STALE_SECONDS
+from deedbench.engine.run_locks import STALE_SECONDS
 from deedbench.errors import StoreError
 from deedbench.records import (
     EpisodeKey,

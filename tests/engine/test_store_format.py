@@ -17,8 +17,7 @@ from tests.engine.test_store import make_config
 from typer.testing import CliRunner
 
 from deedbench.cli.main import app
-from deedbench.engine import RunStore
-from deedbench.engine import store as store_module
+from deedbench.engine import RunStore, store_schema
 from deedbench.errors import StoreFormatError
 from deedbench.records import FORMAT
 from deedbench.version import __version__
@@ -169,7 +168,7 @@ def test_migrating_a_big_store_says_how_far_it_got(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = released_store(tmp_path)
-    monkeypatch.setattr(store_module, "_MIGRATE_CHUNK", 5)
+    monkeypatch.setattr(store_schema, "_MIGRATE_CHUNK", 5)
     said: list[str] = []
     with RunStore(path, on_progress=said.append) as store:
         assert len(list(store.summaries("tac-rnd"))) == 12

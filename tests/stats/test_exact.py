@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from deedbench.stats.clusters import pooled_mean_bootstrap
-from deedbench.stats.exact import binomial_pmf, poisson_binomial_pmf, tails
+from deedbench.stats.exact import binomial_pmf, count_tails, poisson_binomial_pmf, tails
 from deedbench.stats.paired import mcnemar_exact
 
 # Chance levels as a benchmark has them (#safe / #options), with the certain ones.
@@ -111,3 +111,94 @@ def test_bootstrap_is_scipys_draw_for_draw(
     assert np.array_equal(draws, reference.bootstrap_distribution)
     interval = reference.confidence_interval
     assert (low, high) == (float(interval.low), float(interval.high))
+
+
+# --- count_tails: the tails without the whole distribution (issue 40) ---------------------
+
+
+def _squared_binomial(n: int, p: float) -> np.ndarray:
+    """The binomial as deedbench computed it before issue 40 (repeated squaring by
+    np.convolve, quadratic in n): the reference the new tails must reproduce."""
+    result, power = np.ones(1), np.array([1.0 - p, p])
+    while n:
+        if n & 1:
+            result = np.convolve(result, power)
+        n >>= 1
+        if n:
+            power = np.convolve(power, power)
+    return result
+
+
+def _convolved(trials: dict[float, int]) -> np.ndarray:
+    result = np.ones(1)
+    for p, n in trials.items():
+        result = np.convolve(result, _squared_binomial(n, p))
+    return result
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.dictionaries(st.sampled_from(LEVELS), st.integers(0, 40), min_size=1, max_size=3),
+    st.data(),
+)
+def test_count_tails_are_exact_rational_arithmetic(
+    trials: dict[Fraction, int], data: st.DataObject
+) -> None:
+    """Both tails of a sum of binomials within 1e-12 of exact rational arithmetic,
+    however small, on both sides of the mean and at both ends."""
+    pmf = exact_pmf([p for p, n in trials.items() for _ in range(n)])
+    n = len(pmf) - 1
+    ends = [0, 1, n // 4, n // 2, n - 1, n, -1, n + 1]
+    k = data.draw(st.sampled_from([*ends, data.draw(st.integers(0, n))]))
+    below, above = count_tails({float(p): n for p, n in trials.items()}, k)
+    want = [
+        float(sum(pmf[: max(k + 1, 0)], Fraction(0))),
+        float(sum(pmf[max(k, 0) :], Fraction(0))),
+    ]
+    assert below == pytest.approx(min(want[0], 1.0), rel=1e-12, abs=1e-300)
+    assert above == pytest.approx(min(want[1], 1.0), rel=1e-12, abs=1e-300)
+
+
+def test_count_tails_are_the_convolutions_on_thousands_of_trials() -> None:
+    """The p-values a report printed before (from the whole distribution, convolved) and
+    now, on a few thousand trials at a benchmark's chance levels: within 1e-12."""
+    rng = np.random.default_rng(40)
+    for _ in range(12):
+        trials = {p: int(rng.integers(200, 2500)) for p in (2 / 3, 0.5, 1 / 3, 0.75)}
+        old = _convolved(trials)
+        n, mean = len(old) - 1, sum(p * n for p, n in trials.items())
+        for k in {0, 1, int(mean) - 60, int(mean), int(mean) + 7, int(mean) + 90, n - 2, n}:
+            for got, was in zip(count_tails(trials, k), tails(old, k), strict=True):
+                assert got == pytest.approx(was, rel=1e-12, abs=1e-300)
+
+
+def test_a_million_trials_take_milliseconds_not_hours() -> None:
+    """Two runs of a million episodes made the whole distribution quadratic (it did not
+    finish in 15 minutes); the tails alone grow with the square root of the trials."""
+    import time
+
+    from deedbench.stats import chance_test
+
+    chances = [2 / 3] * 833_360 + [0.5] * 166_672
+    started = time.process_time()
+    for k in (600_000, 638_000, 639_000, 640_000, 700_000):
+        test = chance_test(k, chances)
+        assert test is not None and 0.0 <= test.p_below <= 1.0 and 0.0 <= test.p_above <= 1.0
+    assert time.process_time() - started < 2.0
+    test = chance_test(638_906, chances)  # the mean: about half on either side
+    assert test is not None and 0.45 < test.p_below < 0.55 and 0.45 < test.p_above < 0.55
+
+
+def test_stirling_errors_are_the_exact_ones() -> None:
+    from decimal import Decimal, getcontext
+    from math import factorial
+
+    from deedbench.stats.exact import _STIRLERR
+
+    getcontext().prec = 50
+    pi = Decimal("3.14159265358979323846264338327950288419716939937510")
+    half_log_2pi = (2 * pi).ln() / 2
+    for n in range(1, 16):
+        log_factorial = Decimal(factorial(n)).ln()
+        exact = log_factorial - (n + Decimal("0.5")) * Decimal(n).ln() + n - half_log_2pi
+        assert _STIRLERR[n] == float(exact)

@@ -76,15 +76,42 @@ def test_a_snapshot_is_not_changed_by_later_records(reports: Reports) -> None:
 def test_a_big_runs_summary_is_computed_in_a_child_process(
     reports: Reports, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Above `IN_PROCESS` stored episodes, the server only receives the summary's JSON:
-    a summary computed here would fail."""
+    """Above `IN_PROCESS` stored episodes of a store that keeps no kinds (an earlier
+    format, read from its summaries), the server only receives the summary's JSON: a
+    summary computed here would fail."""
     path = reports.tac.path.parent / "runs.db"
     monkeypatch.setattr("deedbench.view.summaries.IN_PROCESS", 0)
+    monkeypatch.setattr(StoreReader, "counted", property(lambda self: False))
 
     def here(*args: object) -> None:
         raise AssertionError("summarized in the server")
 
     monkeypatch.setattr("deedbench.view.summaries.summarize", here)
+    catalog = Catalog(StoreReader(path, on_corrupt=pytest.fail), PriceTable.load())
+    try:
+        summarized, _ = catalog.summary("mixed")
+    finally:
+        catalog.close()
+    assert summarized.summary == reported(path, "mixed")
+    assert summarized.episodes == 192
+
+
+def test_a_big_runs_summary_from_its_kinds_is_computed_in_the_server(
+    reports: Reports, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store that keeps its runs' kinds (format 3) is summarized from them on a thread
+    of the server, however big the run: no child process, no summary read."""
+    path = reports.tac.path.parent / "runs.db"
+    monkeypatch.setattr("deedbench.view.summaries.IN_PROCESS", 0)
+
+    def child(*args: object) -> None:
+        raise AssertionError("summarized in a child process")
+
+    def summaries(*args: object, **kwargs: object) -> None:
+        raise AssertionError("read every summary")
+
+    monkeypatch.setattr("deedbench.view.summaries.Summarizer._in_child", child)
+    monkeypatch.setattr(StoreReader, "light_records", summaries)
     catalog = Catalog(StoreReader(path, on_corrupt=pytest.fail), PriceTable.load())
     try:
         summarized, _ = catalog.summary("mixed")

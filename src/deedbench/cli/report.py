@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import partial
 from itertools import islice
 from pathlib import Path
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from deedbench.audit import AuditResult
     from deedbench.engine import RunStore
     from deedbench.interop.tau2_export import SubmissionDetails
-    from deedbench.records import EpisodeRecord, RunConfig
+    from deedbench.records import EpisodeKey, EpisodeRecord, RunConfig
     from deedbench.reports.summary import Covariate, RunSummary, RunTally
 
 __all__ = [
@@ -56,8 +56,9 @@ HTML_TRANSCRIPTS = 1_000
 
 
 def _load(store: Path | None, run_ids: list[str]) -> list[Loaded]:
-    """Each run's configuration, figures (tallied from the stored episode summaries, one
-    at a time, never the transcripts) and audits, or a clear error naming what is missing."""
+    """Each run's configuration, figures (the kinds of its episodes and two integers per
+    episode, as the store keeps them: no record read) and audits, or a clear error naming
+    what is missing."""
     from deedbench.audit import load_audits
     from deedbench.reports.summary import RunTally
 
@@ -65,7 +66,7 @@ def _load(store: Path | None, run_ids: list[str]) -> list[Loaded]:
     with open_store(existing_store(store), reading=True) as runs:
         for run_id in run_ids:
             config = require_run(runs, run_id)
-            tally = RunTally.of(config, runs.summaries(run_id))
+            tally = RunTally.stored(config, runs)
             loaded.append((config, tally, load_audits(runs, run_id)))
     return loaded
 
@@ -138,7 +139,7 @@ def report(
     store: StoreOption = None,
 ) -> None:
     """Show runs' rates: overall and by each grouping, with intervals, chance and contrasts."""
-    from deedbench.engine.store import executing
+    from deedbench.engine.run_locks import executing
     from deedbench.reports import render_summary
     from deedbench.reports.export import summary_rows, write_csv
 
@@ -202,7 +203,7 @@ def _write_html(
         summaries,
         records,
         audits={config.run_id: audited for config, _, audited in loaded},
-        episodes={config.run_id: tally.episodes for config, tally, _ in loaded},
+        episodes={config.run_id: tally for config, tally, _ in loaded},
     )
     with atomic_write(path) as out:  # OutputError: exit 2, naming the file
         out.write(page)
@@ -212,10 +213,19 @@ def _write_html(
 def html_transcripts(runs: RunStore, config: RunConfig) -> list[EpisodeRecord]:
     """The episodes an HTML report embeds: at most `HTML_TRANSCRIPTS` of the run's stored
     ones, whole, in the order the run plans them (epoch, condition, sample), so complete
-    first epochs, each record read alone."""
-    stored = set(runs.keys(config.run_id))
-    chosen = islice((key for key in config.episode_keys() if key in stored), HTML_TRANSCRIPTS)
-    return list(runs.records(config.run_id, chosen))
+    first epochs, each record read alone; the keys stored are read an epoch at a time,
+    until there are enough (never the keys of a whole run at once)."""
+    from deedbench.records import EpisodeKey
+
+    def stored() -> Iterator[EpisodeKey]:
+        for epoch in range(1, config.epochs + 1):
+            found = runs.stored_in_epoch(config.run_id, epoch)
+            for condition in config.conditions:
+                for sample_id in config.sample_ids:
+                    if (sample_id, condition) in found:
+                        yield EpisodeKey(sample_id, condition, epoch)
+
+    return list(runs.records(config.run_id, islice(stored(), HTML_TRANSCRIPTS)))
 
 
 @app.command()
@@ -235,7 +245,7 @@ def compare(
     table = load_prices(prices)
     summaries = [tally.summary(table, audits=audits) for _, tally, audits in loaded]
     try:
-        comparison = compare_runs(summaries, {c.run_id: t.episodes for c, t, _ in loaded})
+        comparison = compare_runs(summaries, {c.run_id: t for c, t, _ in loaded})
     except ValueError as exc:
         raise fail(str(exc)) from None
     if as_json:
@@ -338,11 +348,13 @@ def export(
     `.eval` logs (one per condition) that `inspect view` serves; or runs of τ²'s domains
     as a submission to τ²-bench's leaderboard (tau2-submission)."""
     from deedbench.reports.export import (
+        atomic_path,
         atomic_write,
         columns_of,
         episode_row,
         write_csv,
         write_jsonl,
+        write_jsonl_texts,
     )
 
     formats = ("jsonl", "csv", "inspect", "tau2-submission")
@@ -397,10 +409,14 @@ def export(
             return write_csv(rows, out, columns)
 
         if output is None:
-            write(terminal_safe(sys.stdout))
+            write(terminal_safe(sys.stdout))  # each record parsed, shown safe on a terminal
             return
-        with atomic_write(output) as handle:  # OutputError: exit 2, naming the file
-            count = write(handle)
+        if format == "jsonl":  # written as stored: parsing a million records took minutes
+            with atomic_path(output) as temporary, open(temporary, "wb", 1 << 20) as raw:
+                count = write_jsonl_texts(config, runs.record_texts(run_id), raw)
+        else:
+            with atomic_write(output, buffering=1 << 20) as handle:  # OutputError: exit 2
+                count = write(handle)
     console.print(f"wrote {count} episodes to {output}", highlight=False, markup=False)
 
 

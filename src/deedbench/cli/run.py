@@ -529,7 +529,7 @@ class _Launch:
 
         config, tally = self.config, self.tallied
         if tally is None or tally.added != sum(self.runs.count(config.run_id).values()):
-            tally = RunTally.of(config, self.runs.summaries(config.run_id))
+            tally = RunTally.stored(config, self.runs)
         return tally.summary(self.prices, groupings=groupings)
 
 

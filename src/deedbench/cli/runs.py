@@ -32,7 +32,7 @@ from deedbench.cli.app import (
     require_run,
     warn,
 )
-from deedbench.engine.store import executing
+from deedbench.engine.run_locks import executing
 from deedbench.printable import safe
 
 if TYPE_CHECKING:

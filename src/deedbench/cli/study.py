@@ -388,8 +388,8 @@ def _report(
             continue
         group = []
         for run in planned:
-            tally = RunTally.of(run.config, runs.summaries(run.run_id))
-            figures[run.run_id] = tally.episodes
+            tally = RunTally.stored(run.config, runs)
+            figures[run.run_id] = tally
             audits[run.run_id] = load_audits(runs, run.run_id)
             group.append(tally.summary(price_table, audits=audits[run.run_id]))
         summaries += group

@@ -154,7 +154,7 @@ def rescore(
     if kind == "tau2":
         if data is not None and len(data) > 1:
             raise fail("rescore tau2 takes one --data folder")
-        found_file = rescore_tau2(
+        report = rescore_tau2(
             file,
             data[0] if data else None,
             fresh_tasks=fresh_tasks,
@@ -173,7 +173,7 @@ def rescore(
             judge_reading="lenient" if judge_lenient else "strict",
         )
         if as_json:
-            sys.stdout.write(found_file.report.model_dump_json(indent=2) + "\n")
+            sys.stdout.write(report.report.model_dump_json(indent=2) + "\n")
         return
     given = [
         name

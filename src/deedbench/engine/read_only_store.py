@@ -16,12 +16,16 @@ at work or was killed, and the store is read through the writer's own files (`mo
 reads an existing `-shm` it cannot write), so nothing committed is missed. The choice is
 made again for every connection, so a writer that starts later is seen.
 
-Lists and figures need no transcript, so they read the episode summaries the store keeps
-beside its records (`engine.store`, format 2: each record with its messages cut to the
-role and token usage of each model call), as SQL that filters, counts and pages them:
+Lists and figures need no transcript. A run's figures and its episodes' counts read what
+the store keeps of each kind of episode (`engine.store_figures`, format 3: each kind once
+per run with its count, an (epoch, kind) per episode), so counting a run's episodes, by
+outcome or for a filter, costs what its kinds cost, not what its episodes do; a page of
+episodes is SQL over the episode summaries (`engine.store`, format 2: each record with its
+messages cut to the role and token usage of each model call) that filters and pages them:
 a run's size costs the reader no memory. Python parses a transcript only for the episode
 asked for (`episode`). A store of an earlier format, which is never migrated here, is read
-from its records instead (the same JSON paths), its summaries made by SQLite.
+from its summaries (or, before format 2, its records: the same JSON paths, its summaries
+made by SQLite), counted episode by episode.
 """
 
 from __future__ import annotations
@@ -33,14 +37,18 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from pydantic import ValidationError
 
-from deedbench.engine.store import SUMMARY_JSON
+from deedbench.engine import store_figures
+from deedbench.engine.store_schema import SUMMARY_JSON
 from deedbench.errors import StoreError
-from deedbench.records import EpisodeKey, EpisodeRecord, RunConfig
+from deedbench.records import EpisodeKey, EpisodeRecord, RunConfig, Usage
+
+if TYPE_CHECKING:  # numpy is imported where figures are read
+    import numpy as np
 
 __all__ = ["ListedEpisode", "ReadOnlyStore", "Selection", "read_only_uri", "reading_connection"]
 
@@ -101,6 +109,7 @@ class ReadOnlyStore:
         with self.reading() as db:  # fail now, naming the file, if it is no run store
             db.execute("SELECT run_id FROM runs LIMIT 1").fetchall()
             (found,) = db.execute("PRAGMA user_version").fetchone()
+        self.format = int(found)  # 3 and up: runs' kinds of episode are kept (`counted`)
         # The episodes as lists read them (`l`: run_id, sample_id, condition, epoch,
         # status, j the summary's JSON) and as figures parse them (`light`).
         if found >= 2:
@@ -146,11 +155,24 @@ class ReadOnlyStore:
             (rowid,) = db.execute(f"SELECT MAX(rowid) FROM {self._table}").fetchone()
             return None if rowid is None else int(rowid)
 
+    @property
+    def counted(self) -> bool:
+        """Whether the store keeps its runs' kinds of episode (format 3 and up)."""
+        return self.format >= 3
+
     def episode_counts(self) -> dict[str, tuple[dict[str, int], int]]:
         """Every run's stored episodes by status ("scored", "error"), with the rowid of
-        its last one; runs without episodes left out. It reads every summary (0.06 s for
-        100,000 here)."""
+        its last one; runs without episodes left out. From the runs' kinds (a store of an
+        earlier format: every summary, 0.06 s for 100,000 here)."""
         found: dict[str, tuple[dict[str, int], int]] = {}
+        if self.counted:
+            with self.reading() as db:
+                for run_id, counts in store_figures.counts(db).items():
+                    (last,) = db.execute(
+                        "SELECT MAX(rowid) FROM episode_summaries WHERE run_id = ?", (run_id,)
+                    ).fetchone()
+                    found[run_id] = (counts, int(last or 0))
+            return found
         with self.reading() as db:
             for run_id, status, n, rowid in db.execute(
                 f"SELECT run_id, status, COUNT(*), MAX(rowid) FROM {self._table} "
@@ -185,7 +207,26 @@ class ReadOnlyStore:
 
     def kinds(self, run_id: str, after: int) -> Iterator[tuple[str, str, str, str | None, int]]:
         """What the run's episodes written after rowid `after` are, each kind once:
-        (sample, condition, metadata JSON, outcome, the last rowid of that kind)."""
+        (sample, condition, metadata JSON, outcome, the last rowid of that kind); from
+        the run's kinds where the store keeps them (every kind, then; the rowid the
+        run's last)."""
+        if self.counted:
+            with self.reading() as db:
+                (last,) = db.execute(
+                    "SELECT MAX(rowid) FROM episode_summaries WHERE run_id = ?", (run_id,)
+                ).fetchone()
+                if last is None or last <= after:
+                    return
+                yield from (
+                    (sample, condition, metadata, outcome, int(last))
+                    for sample, condition, metadata, outcome in db.execute(
+                        "SELECT kind_json ->> '$.sample_id', kind_json ->> '$.condition', "
+                        "kind_json -> '$.metadata', kind_json ->> '$.score.outcome' "
+                        "FROM episode_kinds WHERE run_id = ? AND episodes > 0",
+                        (run_id,),
+                    )
+                )
+            return
         with self.reading() as db:
             yield from db.execute(
                 f"SELECT l.sample_id, l.condition, l.j -> '$.metadata', {_OUTCOME}, "
@@ -196,7 +237,21 @@ class ReadOnlyStore:
 
     def tally(self, run_id: str, chosen: Selection) -> list[tuple[str, str, str, int]]:
         """How many of the chosen episodes each (condition, sample) has, per what a list
-        shows of them ("error", an outcome or "?")."""
+        shows of them ("error", an outcome or "?"): from the run's kinds where the store
+        keeps them and nothing is searched in transcripts (else episode by episode)."""
+        if self.counted and not chosen.text and chosen.metadata is None:
+            where, args = _kind_where(run_id, chosen)
+            shown = (
+                "CASE WHEN k.j ->> '$.status' = 'error' THEN 'error' "
+                "ELSE coalesce(k.j ->> '$.score.outcome', '?') END"
+            )
+            with self.reading() as db:
+                return db.execute(
+                    f"SELECT k.j ->> '$.condition', k.j ->> '$.sample_id', {shown}, "
+                    "SUM(k.episodes) FROM (SELECT run_id, episodes, kind_json AS j "
+                    f"FROM episode_kinds) AS k WHERE k.episodes > 0 AND {where} GROUP BY 1, 2, 3",
+                    args,
+                ).fetchall()
         where, args = self._where(run_id, chosen)
         with self.reading() as db:
             return db.execute(
@@ -242,6 +297,21 @@ class ReadOnlyStore:
                 )
                 found.extend(ListedEpisode(*row) for row in rows)
         return found
+
+    def stored_kinds(self, run_id: str) -> list[tuple[int, int, str]]:
+        """The run's kinds of stored episodes (format 3: `engine.store_figures`)."""
+        with self.reading() as db:
+            return store_figures.kinds(db, run_id)
+
+    def stored_facts(self, run_id: str) -> tuple[np.ndarray, np.ndarray]:
+        """The epoch and kind of each of the run's stored episodes, in the order written."""
+        with self.reading() as db:
+            return store_figures.facts(db, run_id)
+
+    def stored_calls(self, run_id: str) -> list[tuple[str, bool, Usage]]:
+        """The run's model calls' token usage per (role, billed)."""
+        with self.reading() as db:
+            return store_figures.calls(db, run_id)
 
     def conditions_of(self, run_id: str, sample_id: str, epoch: int) -> list[str]:
         """The conditions in which this sample's epoch is stored."""
@@ -432,3 +502,39 @@ def _writable(file: Path) -> bool:
 
 def _json_list(values: Collection[str]) -> str:
     return json.dumps(sorted(values))
+
+
+def _kind_where(run_id: str, chosen: Selection) -> tuple[str, dict[str, Any]]:
+    """SQL that selects the chosen kinds of the run (of `k`: `j` its JSON, as
+    `records.kinds` writes it), and its parameters; no metadata, no transcript text."""
+    parts = ["k.run_id = :run"]
+    args: dict[str, Any] = {"run": run_id}
+    if chosen.condition is not None:
+        parts.append("k.j ->> '$.condition' = :condition")
+        args["condition"] = chosen.condition
+    if chosen.samples is not None:
+        parts.append("k.j ->> '$.sample_id' IN (SELECT value FROM json_each(:samples))")
+        args["samples"] = _json_list(chosen.samples)
+    if chosen.status is not None:
+        parts.append("k.j ->> '$.status' = :status")
+        args["status"] = chosen.status
+    if chosen.outcome is not None:
+        parts.append("k.j ->> '$.score.outcome' = :outcome")
+        args["outcome"] = chosen.outcome
+    if chosen.fault is not None:
+        kind, _, value = chosen.fault.partition(":")
+        args["fault"] = value if kind in ("party", "fault") else None
+        if kind == "party":
+            parts.append("k.j ->> '$.score.party' = :fault")
+        else:
+            parts.append(
+                "EXISTS (SELECT 1 FROM json_each(k.j, '$.score.faults') WHERE value = :fault)"
+            )
+    if chosen.counted:
+        parts.append("k.j ->> '$.status' = 'scored' AND json_type(k.j, '$.score') = 'object'")
+        if chosen.given is not None:
+            parts.append(
+                "(SELECT value FROM json_each(k.j, '$.score.values') WHERE key = :given) = 1.0"
+            )
+            args["given"] = chosen.given
+    return " AND ".join(parts), args

@@ -26,7 +26,8 @@ from deedbench.engine.executor import (
     Lost,
     Recipe,
 )
-from deedbench.engine.store import HEARTBEAT_SECONDS, RunStore
+from deedbench.engine.run_locks import HEARTBEAT_SECONDS
+from deedbench.engine.store import RunStore
 from deedbench.errors import ExecutorError, RunAborted
 from deedbench.records import EpisodeKey, EpisodeRecord, RunConfig, episode_seed
 

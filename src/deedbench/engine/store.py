@@ -15,25 +15,23 @@ store has one format; their rows are read and written by their owners, through t
 store's connection (`reading`, `writing`). A read-only reader of the same file, for a
 process that may not write it (the viewer), is `engine.read_only_store`.
 
-Beside each record the store keeps its summary, which is what reports read (format 2): the
-record with every message cut to the role and token usage of its model call, in a table of its
-own (`episode_summaries`), written by the record's own transaction. Why this shape: the summary
-is still an `EpisodeRecord` (score, metadata, chance, usage per role and per call, ending,
-error, timing), so every reader that took records (summaries, costs, the viewer's rows and
-pairings) takes it unchanged and nothing has a second schema to keep in step with the record's;
-SQLite makes it from the stored JSON with its JSON functions (no Python parse on the write path,
-and a migration is one statement per chunk); and in a table of its own a reader never walks
-the transcript's overflow pages, as it would for a column added after `record_json`. Columns per
-field would be faster still to read, but would tie the store's schema to `ReportSpec`'s metrics,
-which each benchmark declares. A format-1 store gets its summaries when it is opened, in one
-transaction, with progress for a big one; a read-only one is refused, saying how to migrate it.
+Beside each record the store keeps its summary (format 2): the record with every message
+cut to the role and token usage of its model call, in a table of its own, written by the
+record's own transaction. A summary is still an `EpisodeRecord`, so every reader that takes
+records (a run's re-read, the viewer's rows, an export's CSV) takes it unchanged; SQLite
+makes it from the stored JSON (no Python parse on the write path). Beside the summaries
+(format 3) the store keeps what a report of a million episodes reads instead of a million
+summaries: each kind of episode once per run with its count, one (epoch, kind) row per
+episode, and each run's calls' token usage summed, written with the record
+(`engine.store_schema` says what each table holds and how triggers keep it right;
+`engine.store_figures` reads it). So listing runs costs what their kinds cost, and a
+report what a run's kinds and two small integers per episode cost.
 
-A run being executed holds a lock row (pid, host, heartbeat): a second process that
-would execute it is refused with the holder's name, and a lock whose process died or
-whose heartbeat stopped is taken over. The store carries its format (`records.FORMAT`, in
-SQLite's `user_version`) and the deedbench version that wrote it in that format: an older
-store is migrated when opened (answers given their episode columns, run locks added), a
-newer one is refused with both versions named, before anything in it is touched.
+The store carries its format (`records.FORMAT`, in SQLite's `user_version`) and the
+deedbench version that wrote it in that format: an older store is migrated when opened, in
+one transaction, with progress for a big one (a read-only one is refused, saying how); a
+newer one is refused with both versions named, before anything in it is touched. The locks
+of runs being executed are `engine.run_locks`'.
 
 Every SQLite failure leaves as a `StoreError` whose message names the file and says
 what is wrong with it (a folder, not SQLite, damaged, read-only); a record that no
@@ -42,122 +40,41 @@ longer parses is skipped by readers and reported through `on_corrupt`, naming it
 
 from __future__ import annotations
 
+import json
 import os
-import socket
+import re
 import sqlite3
 import sys
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager, suppress
-from datetime import UTC, datetime
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import ValidationError
 
+from deedbench.engine import store_figures, store_schema
 from deedbench.engine.cache import CacheEntry
+from deedbench.engine.run_locks import (  # noqa: F401  (their home before; still found here)
+    HEARTBEAT_SECONDS,
+    LIVE_SECONDS,
+    STALE_SECONDS,
+    RunLocks,
+    executing,
+)
+from deedbench.engine.store_schema import SUMMARIZE, SUMMARY_JSON  # noqa: F401  (likewise)
 from deedbench.errors import StoreError, StoreFormatError
 from deedbench.records import FORMAT, EpisodeKey, EpisodeRecord, RunConfig, Usage
-from deedbench.version import __version__
 
-__all__ = [
-    "HEARTBEAT_SECONDS",
-    "LIVE_SECONDS",
-    "STALE_SECONDS",
-    "SUMMARY_JSON",
-    "Readable",
-    "RunStore",
-    "executing",
-]
+if TYPE_CHECKING:  # numpy is imported where figures are read
+    import numpy as np
 
-HEARTBEAT_SECONDS = 5.0  # how often the process executing a run proves it is alive
-STALE_SECONDS = 60.0  # a lock whose heartbeat is older than this is taken over
-LIVE_SECONDS = 3 * HEARTBEAT_SECONDS  # a run whose lock beat this recently is being executed
+__all__ = ["Readable", "RunStore"]
 
-_TABLES = """
-CREATE TABLE IF NOT EXISTS runs (
-    run_id TEXT PRIMARY KEY,
-    created_at TEXT NOT NULL,
-    config_json TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS episodes (
-    run_id TEXT NOT NULL REFERENCES runs(run_id),
-    sample_id TEXT NOT NULL,
-    condition TEXT NOT NULL,
-    epoch INTEGER NOT NULL,
-    status TEXT NOT NULL,
-    outcome TEXT,
-    record_json TEXT NOT NULL,
-    PRIMARY KEY (run_id, sample_id, condition, epoch)
-);
-CREATE TABLE IF NOT EXISTS episode_summaries (
-    run_id TEXT NOT NULL,
-    sample_id TEXT NOT NULL,
-    condition TEXT NOT NULL,
-    epoch INTEGER NOT NULL,
-    status TEXT NOT NULL,
-    summary_json TEXT NOT NULL,
-    PRIMARY KEY (run_id, sample_id, condition, epoch)
-);
-CREATE TABLE IF NOT EXISTS audits (
-    run_id TEXT NOT NULL REFERENCES runs(run_id),
-    sample_id TEXT NOT NULL,
-    condition TEXT NOT NULL,
-    epoch INTEGER NOT NULL,
-    judge TEXT NOT NULL,
-    record_json TEXT NOT NULL,
-    PRIMARY KEY (run_id, sample_id, condition, epoch, judge)
-);
-CREATE TABLE IF NOT EXISTS responses (
-    key TEXT PRIMARY KEY,
-    protocol TEXT NOT NULL,
-    model TEXT NOT NULL,
-    response_json TEXT NOT NULL,
-    sample_id TEXT,
-    epoch INTEGER,
-    seed INTEGER
-);
-CREATE TABLE IF NOT EXISTS studies (
-    name TEXT PRIMARY KEY,
-    created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL,
-    study_json TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS meta (
-    key TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS run_locks (
-    run_id TEXT PRIMARY KEY,
-    pid INTEGER NOT NULL,
-    host TEXT NOT NULL,
-    acquired_at TEXT NOT NULL,
-    heartbeat_at REAL NOT NULL
-);
-"""
-# Answers cached before they carried their episode have NULL there (see `_migrate`).
-_EPISODE_COLUMNS = {"sample_id": "TEXT", "epoch": "INTEGER", "seed": "INTEGER"}
-_INDEXES = """
-CREATE INDEX IF NOT EXISTS episodes_by_epoch ON episodes (run_id, epoch, condition);
-CREATE INDEX IF NOT EXISTS responses_by_seed ON responses (seed);
-CREATE INDEX IF NOT EXISTS summaries_by_run ON episode_summaries (run_id);
-"""
-# An episode's summary made from its stored record by SQLite (JSON in C, no Python parse):
-# the record with each message cut to its role and token usage, and messages without usage
-# left out (the rest is small: score, metadata, usage, timing, error).
-SUMMARY_JSON = """json_set(record_json, '$.messages', (
-    SELECT json_group_array(
-        json_object('role', m.value ->> '$.role', 'usage', m.value -> '$.usage')
-    ) FROM json_each(record_json, '$.messages') AS m WHERE m.value ->> '$.usage' IS NOT NULL
-))"""
-_SUMMARY = f"SELECT run_id, sample_id, condition, epoch, status, {SUMMARY_JSON} FROM episodes "
-_SUMMARIZE = (
-    "INSERT OR REPLACE INTO episode_summaries "
-    "(run_id, sample_id, condition, epoch, status, summary_json) " + _SUMMARY
-)
-_MIGRATE_CHUNK = 2_000  # records summarized per statement when a store is migrated
 _RESPONSE_COLUMNS = "key, protocol, model, response_json, sample_id, epoch, seed"
+_READ_CHUNK = 4_096  # rowids a run's rows are read by, in the order written
+_ENDS_WHOLE = re.compile(rb'"duration_s":-?[0-9][0-9.eE+-]*\}$')  # how a record's JSON ends
 
 
 class Readable(Protocol):
@@ -167,26 +84,7 @@ class Readable(Protocol):
     def reading(self) -> AbstractContextManager[sqlite3.Connection]: ...
 
 
-def executing(store: Readable, within: float = LIVE_SECONDS) -> dict[str, str]:
-    """The runs a live process is executing, each with that process ("pid P on host H"):
-    their lock's heartbeat is at most `within` seconds old (none in a store made before
-    runs had locks)."""
-    with store.reading() as db:
-        try:
-            rows = db.execute("SELECT run_id, pid, host, heartbeat_at FROM run_locks").fetchall()
-        except sqlite3.OperationalError as exc:
-            if "no such table" not in str(exc):
-                raise
-            rows = []
-    now = time.time()
-    return {
-        run_id: f"pid {pid} on host {host}"
-        for run_id, pid, host, beat in rows
-        if now - beat <= within
-    }
-
-
-class RunStore:
+class RunStore(RunLocks):
     """Reads and writes runs, their episodes and cached answers in one SQLite file.
 
     `on_corrupt` receives a message for each stored record that no longer parses (readers
@@ -212,6 +110,7 @@ class RunStore:
         self._batch_seconds = batch_seconds
         self._last_flush = time.monotonic()
         self._locks: dict[str, int] = {}  # runs this store holds locked, and how often
+        self._kinds = store_figures.KindIds()
         if self.path.is_dir():
             raise StoreError(f"{self.path} is a folder, not a run store (give a file name)")
         if read_only:
@@ -233,13 +132,18 @@ class RunStore:
         try:
             with self._guard():
                 self._db.execute("PRAGMA busy_timeout=10000")
-                self._refuse_newer()
-                self._refuse_unmigratable()
+                store_schema.refuse_newer(self._db, self.path)
+                store_schema.refuse_unmigratable(self._db, self.path)
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=NORMAL")
-                self._db.executescript(_TABLES)
-                self._migrate()
-                self._db.executescript(_INDEXES)
+                # a summary replaced takes its kind's count, fact and calls along (a trigger)
+                self._db.execute("PRAGMA recursive_triggers=ON")
+                self._db.executescript(store_schema.TABLES)
+                if store_schema.needs_migration(self._db):
+                    with self._transaction():  # another process may be migrating the file
+                        if store_schema.needs_migration(self._db):
+                            store_schema.migrate(self._db, self.path, self._on_progress)
+                self._db.executescript(store_schema.INDEXES)
                 self._probe_writable()
         except StoreError:
             self._db.close()
@@ -259,10 +163,11 @@ class RunStore:
             with self._guard():
                 self._db.execute("PRAGMA busy_timeout=10000")
                 self._db.execute("PRAGMA query_only = ON")
-                self._refuse_newer()
-                if self._format() < FORMAT or not self._has("runs"):
+                store_schema.refuse_newer(self._db, self.path)
+                found = store_schema.format_of(self._db)
+                if found < FORMAT or store_schema.needs_migration(self._db):
                     raise StoreFormatError(
-                        f"{self.path} is in format {self._format() or 1}; reading it takes "
+                        f"{self.path} is in format {found or 1}; reading it takes "
                         f"format {FORMAT}, which opening it to write makes"
                     )
         except StoreError:
@@ -283,6 +188,10 @@ class RunStore:
 
     # --- runs -----------------------------------------------------------------------------
 
+    def forget_kinds(self, run_id: str) -> None:
+        """Forget the kind numbers this writer keeps of a run (deleted, or written by SQL)."""
+        self._kinds.forget(run_id)
+
     def create_run(self, config: RunConfig) -> None:
         with self._guard():
             try:
@@ -292,6 +201,7 @@ class RunStore:
                 )
             except sqlite3.IntegrityError:
                 raise StoreError(f"run {config.run_id!r} already exists in {self.path}") from None
+        self._kinds.forget(config.run_id)
 
     def get_run(self, run_id: str) -> RunConfig | None:
         with self._guard():
@@ -336,49 +246,38 @@ class RunStore:
                 )
 
     def counts(self) -> dict[str, dict[str, int]]:
-        """Every run's stored episodes by status, read from the summaries' index."""
+        """Every run's stored episodes by status, from its kinds (nothing per episode)."""
         with self._guard():
-            rows = self._db.execute(
-                "SELECT run_id, status, COUNT(*) FROM episode_summaries GROUP BY run_id, status"
-            )
-            counts: dict[str, dict[str, int]] = {}
-            for run_id, status, n in rows:
-                counts.setdefault(run_id, {})[status] = n
-            return counts
+            return store_figures.counts(self._db)
 
     def call_usage(self) -> dict[str, list[tuple[str, bool, Usage]]]:
-        """Per run, the token usage of its model calls summed by SQLite from the summaries,
-        per (role, billed: not answered by deedbench's response cache); a judge's calls
-        (in each summary's usage, no message of the conversation) under "judge"."""
-        fields = ", ".join(
-            f"SUM(COALESCE(m.value ->> '$.usage.{name}', 0))" for name in Usage.model_fields
-        )
+        """Per run, the token usage of its model calls summed per (role, billed: not
+        answered by deedbench's response cache), in the order each role first called; a
+        judge's calls (in each record's usage, no message of the conversation) as "judge"."""
         with self._guard():
-            rows = self._db.execute(
-                f"SELECT s.run_id, m.value ->> '$.role', "
-                f"COALESCE(m.value ->> '$.usage.cache_hits', 0) = 0, {fields} "
-                "FROM episode_summaries AS s, json_each(s.summary_json, '$.messages') AS m "
-                "GROUP BY 1, 2, 3 ORDER BY MIN(s.rowid), 2, 3"
-            )
-            usage: dict[str, list[tuple[str, bool, Usage]]] = {}
-            for run_id, role, billed, *counts in rows:
-                total = Usage(**dict(zip(Usage.model_fields, counts, strict=True)))
-                usage.setdefault(run_id, []).append((role, bool(billed), total))
-            # calls outside the conversation (τ²'s NL judge), counted in the record's usage
-            judged = ", ".join(
-                f"SUM(COALESCE(s.summary_json ->> '$.usage.judge.{name}', 0))"
-                for name in Usage.model_fields
-            )
-            rows = self._db.execute(
-                f"SELECT s.run_id, COALESCE(s.summary_json ->> '$.usage.judge.cache_hits', 0) "
-                f"= 0, {judged} FROM episode_summaries AS s "
-                "WHERE s.summary_json ->> '$.usage.judge' IS NOT NULL "
-                "GROUP BY 1, 2 ORDER BY MIN(s.rowid), 2"
-            )
-            for run_id, billed, *counts in rows:
-                total = Usage(**dict(zip(Usage.model_fields, counts, strict=True)))
-                usage.setdefault(run_id, []).append(("judge", bool(billed), total))
-            return usage
+            return store_figures.call_usage(self._db)
+
+    # --- what reports read of a run ---------------------------------------------------------
+
+    def stored_kinds(self, run_id: str) -> list[tuple[int, int, str]]:
+        """The run's kinds of stored episodes (`records.kinds`): (kind, episodes, JSON)."""
+        with self._guard():
+            return store_figures.kinds(self._db, run_id)
+
+    def stored_facts(self, run_id: str) -> tuple[np.ndarray, np.ndarray]:
+        """The epoch and kind of each of the run's stored episodes, in the order written."""
+        self.flush()
+        with self._guard():
+            return store_figures.facts(self._db, run_id)
+
+    def stored_calls(self, run_id: str) -> list[tuple[str, bool, Usage]]:
+        """The run's model calls' token usage per (role, billed), as `call_usage`."""
+        with self._guard():
+            return store_figures.calls(self._db, run_id)
+
+    def report_corrupt(self, message: str) -> None:
+        """Say that a stored record, summary or configuration no longer parses."""
+        self._on_corrupt(message)
 
     # --- episodes -------------------------------------------------------------------------
 
@@ -402,10 +301,16 @@ class RunStore:
             self.flush()
 
     def flush(self) -> None:
-        """Write every queued record in one transaction."""
+        """Write every queued record in one transaction, with its summary, kind and fact."""
         self._last_flush = time.monotonic()
         if not self._pending:
             return
+        # an episode twice in one batch (an error, then its retry): the last is kept, in
+        # its place, as writing both in turn would leave it
+        kept: dict[tuple[str, str, str, int], tuple[str, EpisodeRecord, str | None]] = {}
+        for run_id, r, text in reversed(self._pending):
+            kept.setdefault((run_id, r.sample_id, r.condition, r.epoch), (run_id, r, text))
+        pending = list(reversed(kept.values()))
         rows = [
             (
                 run_id,
@@ -414,11 +319,11 @@ class RunStore:
                 r.epoch,
                 r.status,
                 r.score.outcome if r.score else None,
-                json if json is not None else r.model_dump_json(),
+                text if text is not None else r.model_dump_json(),
             )
-            for run_id, r, json in self._pending
+            for run_id, r, text in pending
         ]
-        with self._guard(), self._transaction():  # each record with its summary
+        with self._guard(), self._transaction():  # each record with its summary and figures
             self._db.executemany(
                 "INSERT OR REPLACE INTO episodes "
                 "(run_id, sample_id, condition, epoch, status, outcome, record_json) "
@@ -426,9 +331,10 @@ class RunStore:
                 rows,
             )
             self._db.executemany(
-                _SUMMARIZE + "WHERE run_id = ? AND sample_id = ? AND condition = ? AND epoch = ?",
+                SUMMARIZE + "WHERE run_id = ? AND sample_id = ? AND condition = ? AND epoch = ?",
                 [row[:4] for row in rows],
             )
+            store_figures.write_figures(self._db, self._kinds, [(run, r) for run, r, _ in pending])
         self._pending.clear()
 
     def episodes(self, run_id: str) -> Iterator[EpisodeRecord]:
@@ -446,14 +352,42 @@ class RunStore:
             rows = self._written(run_id, "episode_summaries", "summary_json")
             yield from self._parsed(run_id, rows, "summary")
 
-    def _written(self, run_id: str, table: str, column: str) -> sqlite3.Cursor:
-        """The run's (sample, condition, epoch, JSON `column`) rows of `table`, in the
-        order they were written."""
-        return self._db.execute(
-            f"SELECT sample_id, condition, epoch, {column} FROM {table} "
-            "WHERE run_id = ? ORDER BY rowid",
-            (run_id,),
-        )
+    def _written(self, run_id: str, table: str, column: str) -> Iterator[tuple[str, str, int, Any]]:
+        """The run's (sample, condition, epoch, `column`) rows of `table`, in the order
+        they were written: a range of rowids at a time, in the table's own order (ORDER BY
+        rowid over the run's index sorted whole rows, transcripts and all, on disk)."""
+        low, high = self._db.execute(
+            f"SELECT MIN(rowid), MAX(rowid) FROM {table} WHERE run_id = ?", (run_id,)
+        ).fetchone()
+        if low is None:
+            return
+        for start in range(low, high + 1, _READ_CHUNK):
+            rows = self._db.execute(
+                f"SELECT sample_id, condition, epoch, {column} FROM {table} "
+                "WHERE rowid BETWEEN ? AND ? AND run_id = ? ORDER BY rowid",
+                (start, min(start + _READ_CHUNK - 1, high), run_id),
+            )
+            for row in rows:  # noqa: UP028  (`yield from` closes the cursor: of a closed store)
+                yield row
+
+    def record_texts(self, run_id: str) -> Iterator[bytes]:
+        """The run's records as stored (their JSON's UTF-8 bytes, not parsed or decoded) in
+        the order they were written, for an export that writes them as they are. A record
+        whose text does not end as a record's does (its last field, `duration_s`) is
+        parsed, and skipped and reported through `on_corrupt` when it is no JSON object: a
+        record cut short is caught at the cost of a look at its last bytes (validating
+        each would cost more than reading and writing it)."""
+        with self._guard():
+            for sample_id, condition, epoch, text in self._written(
+                run_id, "episodes", "CAST(record_json AS BLOB)"
+            ):
+                if _ENDS_WHOLE.search(text, max(0, len(text) - 64)) or _json_object(text):
+                    yield text
+                else:
+                    self._on_corrupt(
+                        f"{self.path}: skipped the corrupt record of run {run_id!r}, sample "
+                        f"{sample_id!r}, condition {condition!r}, epoch {epoch}: not JSON"
+                    )
 
     def _parsed(
         self, run_id: str, rows: Iterable[tuple[str, str, int, str]], what: str
@@ -477,6 +411,15 @@ class RunStore:
             text = self._record_json(run_id, sample_id, condition, epoch)
             if text is not None:
                 yield from self._parsed(run_id, [(sample_id, condition, epoch, text)], "record")
+
+    def stored_in_epoch(self, run_id: str, epoch: int) -> set[tuple[str, str]]:
+        """The (sample, condition) of the run's stored episodes of one epoch."""
+        with self._guard():
+            rows = self._db.execute(
+                "SELECT sample_id, condition FROM episodes WHERE run_id = ? AND epoch = ?",
+                (run_id, epoch),
+            )
+            return set(rows.fetchall())
 
     def keys(self, run_id: str) -> Iterator[EpisodeKey]:
         """The keys of the run's stored episodes, read from their summaries' index."""
@@ -513,30 +456,19 @@ class RunStore:
         return None if row is None else str(row[0])
 
     def count(self, run_id: str) -> dict[str, int]:
+        """The run's stored episodes by status, from its kinds (nothing per episode)."""
+        self.flush()
         with self._guard():
-            rows = self._db.execute(
-                "SELECT status, COUNT(*) FROM episodes WHERE run_id = ? GROUP BY status",
-                (run_id,),
-            )
-            return dict(rows.fetchall())
+            return store_figures.counts(self._db, run_id).get(run_id, {})
 
     def scored_totals(
         self, run_id: str, value: str, given: str | None
     ) -> dict[str, tuple[int, float]]:
         """Per condition, the run's scored episodes (those whose score value `given` is 1,
         if one is named) and the sum of their score value `value`: summed by SQLite from
-        the summaries, no record parsed, for a listing of many runs."""
-        path = f'$.score.values."{value}"'
-        only = None if given is None else f'$.score.values."{given}"'
+        the run's kinds, nothing per episode, for a listing of many runs."""
         with self._guard():
-            rows = self._db.execute(
-                "SELECT condition, COUNT(*), TOTAL(json_extract(summary_json, ?)) "
-                "FROM episode_summaries WHERE run_id = ? AND status = 'scored' "
-                "AND json_valid(summary_json) "
-                "AND (? IS NULL OR json_extract(summary_json, ?) = 1) GROUP BY condition",
-                (path, run_id, only, only),
-            )
-            return {condition: (n, total) for condition, n, total in rows}
+            return store_figures.scored_totals(self._db, run_id, value, given)
 
     # --- cached model answers -------------------------------------------------------------
 
@@ -590,153 +522,7 @@ class RunStore:
         with self._guard(), self._transaction():
             yield self._db
 
-    # --- locks of runs being executed -----------------------------------------------------
-
-    @contextmanager
-    def lock_run(self, run_id: str) -> Iterator[None]:
-        """Hold the run's lock for the block; StoreError names the holder when another live
-        process holds it. Re-entrant for this store, released however the block ends."""
-        if run_id not in self._locks:
-            self._acquire(run_id)
-        self._locks[run_id] = self._locks.get(run_id, 0) + 1
-        try:
-            yield
-        finally:
-            self._locks[run_id] -= 1
-            if not self._locks[run_id]:
-                del self._locks[run_id]
-                self._release(run_id)
-
-    def heartbeat(self, run_id: str) -> None:
-        """Prove the run's executor alive; StoreError when another process took the lock
-        over meanwhile (this one looked dead for `STALE_SECONDS`)."""
-        with self._guard():
-            updated = self._db.execute(
-                "UPDATE run_locks SET heartbeat_at = ? WHERE run_id = ? AND pid = ? AND host = ?",
-                (time.time(), run_id, os.getpid(), socket.gethostname()),
-            ).rowcount
-        if not updated:
-            raise StoreError(
-                f"run {run_id!r} was taken over by another process: this one gave no sign of "
-                f"life for {STALE_SECONDS:.0f} s"
-            )
-
-    def _acquire(self, run_id: str) -> None:
-        host = socket.gethostname()
-        with self._guard(), self._transaction():
-            row = self._db.execute(
-                "SELECT pid, host, acquired_at, heartbeat_at FROM run_locks WHERE run_id = ?",
-                (run_id,),
-            ).fetchone()
-            if row is not None and not _stale(*row):
-                pid, holder, since, _ = row
-                raise StoreError(
-                    f"run {run_id!r} is being executed by pid {pid} on host {holder} since "
-                    f"{since}; wait for it to finish, or stop that process"
-                )
-            now = datetime.now(UTC)
-            self._db.execute(
-                "INSERT OR REPLACE INTO run_locks VALUES (?, ?, ?, ?, ?)",
-                (run_id, os.getpid(), host, f"{now:%Y-%m-%d %H:%M:%S} UTC", now.timestamp()),
-            )
-
-    def _release(self, run_id: str) -> None:
-        # a lock left behind is taken over once this process ends or goes quiet
-        with suppress(StoreError):
-            self._write(
-                "DELETE FROM run_locks WHERE run_id = ? AND pid = ? AND host = ?",
-                [(run_id, os.getpid(), socket.gethostname())],
-            )
-
     # --- plumbing -------------------------------------------------------------------------
-
-    def _format(self) -> int:
-        (version,) = self._db.execute("PRAGMA user_version").fetchone()
-        return int(version)
-
-    def _refuse_newer(self) -> None:
-        """StoreFormatError when a newer deedbench wrote the store in a newer format."""
-        found = self._format()
-        if found <= FORMAT:
-            return
-        writer = "a newer version"
-        with suppress(sqlite3.Error):  # a store without the table still gets its message
-            row = self._db.execute(
-                "SELECT value FROM meta WHERE key = 'deedbench_version'"
-            ).fetchone()
-            if row is not None:
-                writer = str(row[0])
-        raise StoreFormatError(
-            f"{self.path}: this store was written by deedbench {writer} (format {found}); "
-            f"this is {__version__} (format {FORMAT}): upgrade deedbench"
-        )
-
-    def _refuse_unmigratable(self) -> None:
-        """StoreFormatError, saying how, when an older store must be migrated (which
-        writes to it) and the file or its folder is read-only."""
-        if self._format() >= FORMAT or not self._has("runs"):
-            return
-        if os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK):
-            return
-        raise StoreFormatError(
-            f"{self.path} is in format {self._format() or 1} of an earlier deedbench; this "
-            f"{__version__} reads format {FORMAT} and migrates the store once, which writes "
-            "to it, but the file or its folder is read-only. Make both writable (or copy "
-            f"the file somewhere writable) and run any command on it once, e.g. "
-            f"deedbench runs --store {self.path}"
-        )
-
-    def _has(self, table: str) -> bool:
-        row = self._db.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
-        ).fetchone()
-        return row is not None
-
-    def _migrate(self) -> None:
-        """Bring an older store to this format, in one transaction: cached answers get
-        their episode columns (NULL for old rows), every stored record gets its summary
-        (format 2; with progress for big stores), and the store records its format and
-        who wrote it."""
-
-        def missing() -> list[str]:
-            have = {row[1] for row in self._db.execute("PRAGMA table_info(responses)")}
-            return [name for name in _EPISODE_COLUMNS if name not in have]
-
-        if not missing() and self._format() == FORMAT:
-            return
-        with self._transaction():  # another process may be migrating the same file
-            for name in missing():
-                self._db.execute(
-                    f"ALTER TABLE responses ADD COLUMN {name} {_EPISODE_COLUMNS[name]}"
-                )
-            if self._format() < FORMAT:
-                if self._format() < 2:
-                    self._summarize_all()
-                self._db.execute(
-                    "INSERT OR REPLACE INTO meta VALUES ('deedbench_version', ?)", (__version__,)
-                )
-                self._db.execute(f"PRAGMA user_version = {FORMAT}")
-
-    def _summarize_all(self) -> None:
-        """Summaries for every stored record, in the order the records were written."""
-        (total, last) = self._db.execute("SELECT COUNT(*), MAX(rowid) FROM episodes").fetchone()
-        if not total:
-            return
-        loud = total > _MIGRATE_CHUNK
-        if loud:
-            self._on_progress(
-                f"{self.path}: migrating the store to format {FORMAT}: summarizing "
-                f"{total:,} stored episodes once (reports read the summaries)"
-            )
-        done, low = 0, 0
-        while low < last:
-            high = low + _MIGRATE_CHUNK
-            done += self._db.execute(
-                _SUMMARIZE + "WHERE rowid > ? AND rowid <= ? ORDER BY rowid", (low, high)
-            ).rowcount
-            low = high
-            if loud:
-                self._on_progress(f"  {min(done, total):,} of {total:,}")
 
     def _probe_writable(self) -> None:
         """Fail now, not midway through a run, when the file cannot be written: rewrite a
@@ -791,27 +577,11 @@ class RunStore:
         return f"cannot use the run store {path}: {text}"
 
 
-def _stale(pid: int, host: str, since: str, heartbeat_at: float) -> bool:
-    """Whether a lock can be taken over: its heartbeat stopped, or its process is gone."""
-    if time.time() - heartbeat_at > STALE_SECONDS:
-        return True
-    return host == socket.gethostname() and not _alive(pid)
-
-
-def _alive(pid: int) -> bool:
-    if os.name != "posix":
-        return True  # no cheap check; the heartbeat decides
+def _json_object(text: bytes) -> bool:
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        return isinstance(json.loads(text), dict)
+    except ValueError:  # UnicodeDecodeError too
         return False
-    except PermissionError:
-        return True
-    try:  # a killed process its parent has not reaped yet (a zombie) still has its pid
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return True
-    return state != "Z"
 
 
 def _first(exc: ValidationError) -> str:

@@ -27,7 +27,8 @@ from typing import Any
 
 from pydantic_core import PydanticSerializationError
 
-from deedbench.engine.store import SUMMARY_JSON, RunStore
+from deedbench.engine.store import RunStore
+from deedbench.engine.store_schema import SUMMARY_JSON, figures_of_run
 from deedbench.errors import StoreError
 from deedbench.records import EpisodeRecord, RunConfig
 
@@ -40,7 +41,18 @@ _SUMMARIZE_RUN = (
     "WHERE run_id = ? ORDER BY rowid"
 )
 # the tables holding a run's rows, dependents first; `runs` last
-_RUN_TABLES = ("episode_summaries", "episodes", "audits", "run_locks", "runs")
+# (the summaries' and records' triggers keep the kinds' counts, facts and calls in step;
+# the run's kinds go after them)
+_RUN_TABLES = (
+    "episode_summaries",
+    "episodes",
+    "episode_facts",
+    "episode_kinds",
+    "run_calls",
+    "audits",
+    "run_locks",
+    "runs",
+)
 
 
 @dataclass(frozen=True)
@@ -77,6 +89,7 @@ def _add(db: sqlite3.Connection, config: RunConfig, records: Iterable[EpisodeRec
         _rows(run_id, records),
     )
     db.execute(_SUMMARIZE_RUN, (run_id,))
+    figures_of_run(db, run_id)  # what reports read of it: its kinds, facts and calls
 
 
 def _rows(
@@ -145,4 +158,5 @@ def delete_run(store: RunStore, run_id: str) -> Deleted:
         (audits,) = db.execute("SELECT COUNT(*) FROM audits WHERE run_id = ?", (run_id,)).fetchone()
         for table in _RUN_TABLES:
             db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
+    store.forget_kinds(run_id)
     return Deleted(run_id, int(episodes), int(audits))

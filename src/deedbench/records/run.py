@@ -42,8 +42,10 @@ __all__ = [
 
 # 1: the first versioned format (stores and records of deedbench 0.1.0 before formats were
 # recorded read as format 1: they are format 1 without the `format` field). 2: the store keeps
-# a summary of each record beside it (`engine.store`); records themselves are unchanged.
-FORMAT = 2
+# a summary of each record beside it (`engine.store`); records themselves are unchanged. 3: the
+# store keeps each run's kinds of episodes, an (epoch, kind) per episode and its calls' usage
+# summed (`engine.store_schema`); records are unchanged.
+FORMAT = 3
 
 # Bounds on a plan, checked before a run is recorded: far above any real study, low enough
 # that a typo (--epochs 99999999999) is an error instead of a run that can never end.

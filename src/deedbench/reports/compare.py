@@ -14,10 +14,11 @@ from pydantic import BaseModel, Field
 
 from deedbench.audit import AuditSummary
 from deedbench.records import AGENT_SCOPE
-from deedbench.reports.contrast import Contrast, contrast
+from deedbench.reports.columns import Codes
+from deedbench.reports.contrast import Contrast, contrast, contrast_sides
 from deedbench.reports.cost import RoleCost
 from deedbench.reports.format import data_label
-from deedbench.reports.summary import EpisodeFigures, RunSummary
+from deedbench.reports.summary import EpisodeFigures, RunSummary, RunTally
 from deedbench.stats import ChanceTest, ClusterChanceTest, ClusterRate, PassK, Rate
 
 __all__ = ["CompareRow", "Comparison", "compare_runs"]
@@ -54,10 +55,12 @@ class Comparison(BaseModel):
 
 
 def compare_runs(
-    summaries: Sequence[RunSummary], episodes: Mapping[str, Sequence[EpisodeFigures]]
+    summaries: Sequence[RunSummary],
+    episodes: Mapping[str, RunTally | Sequence[EpisodeFigures]],
 ) -> Comparison:
     """Rows for every run and condition; runs must share a benchmark (its metrics differ).
-    `episodes` holds each run's scored episodes by run id (`RunTally.episodes`)."""
+    `episodes` holds each run's tally by run id (or its scored episodes' figures,
+    `RunTally.episodes`), which the contrasts between runs pair."""
     if not summaries:
         raise ValueError("compare needs at least one run")
     first = summaries[0]
@@ -103,14 +106,22 @@ def compare_runs(
         for condition in summary.run.conditions:
             if condition not in first.run.conditions:
                 continue
+            ours, theirs = episodes[first.run.run_id], episodes[summary.run.run_id]
+            if isinstance(ours, RunTally) and isinstance(theirs, RunTally):
+                labels = (f"{first.run.run_id}/{condition}", f"{summary.run.run_id}/{condition}")
+                args = (primary.value, primary.name, condition, labels, ours, theirs)
+                contrasts.append(_contrast(*args))
+                if attributed:
+                    agents.append(_contrast(*args, given=AGENT_SCOPE))
+                continue
             pair = (
                 (
                     f"{first.run.run_id}/{condition}",
-                    [e for e in episodes[first.run.run_id] if e.condition == condition],
+                    [e for e in _figures(ours) if e.condition == condition],
                 ),
                 (
                     f"{summary.run.run_id}/{condition}",
-                    [e for e in episodes[summary.run.run_id] if e.condition == condition],
+                    [e for e in _figures(theirs) if e.condition == condition],
                 ),
             )
             contrasts.append(contrast(primary.name, primary.value, *pair))
@@ -127,3 +138,27 @@ def compare_runs(
         unpaired=unpaired,
         costs={summary.run.run_id: summary.costs for summary in summaries},
     )
+
+
+def _figures(episodes: RunTally | Sequence[EpisodeFigures]) -> Sequence[EpisodeFigures]:
+    return episodes.episodes if isinstance(episodes, RunTally) else episodes
+
+
+def _contrast(
+    value: str,
+    metric: str,
+    condition: str,
+    labels: tuple[str, str],
+    a: RunTally,
+    b: RunTally,
+    given: str | None = None,
+) -> Contrast:
+    """Run b's `condition` against run a's, from their columns."""
+    codes = (Codes(), Codes())  # samples and clusters, numbered alike on both sides
+    stride = max(a.columns().largest_epoch, b.columns().largest_epoch) + 1
+    sides = []
+    for tally in (a, b):
+        columns = tally.columns()
+        where = columns.of_condition(condition)
+        sides.append(columns.side(where, value, given, *codes, stride))
+    return contrast_sides(metric, (labels[0], sides[0]), (labels[1], sides[1]))

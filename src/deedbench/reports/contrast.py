@@ -13,9 +13,11 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
+from deedbench.reports.columns import Side, shared_keys, totals
 from deedbench.stats import McNemar, PairedDifference, mcnemar_exact, paired_bootstrap_difference
+from deedbench.stats.paired import mcnemar_of, paired_difference_of
 
-__all__ = ["Contrast", "Paired", "contrast"]
+__all__ = ["Contrast", "Paired", "contrast", "contrast_sides"]
 
 _PairKey = tuple[str, int]
 
@@ -72,6 +74,34 @@ def contrast(
             {k: v == 1.0 for k, v in first.items()}, {k: v == 1.0 for k, v in second.items()}
         ),
         difference=paired_bootstrap_difference(first, second, clusters),
+    )
+
+
+def contrast_sides(metric: str, a: tuple[str, Side], b: tuple[str, Side]) -> Contrast:
+    """`contrast` of two sides given as columns (`Columns.side`): the same figures, the
+    keys b shares taken in a's order, each shared key's cluster b's."""
+    first, second = a[1], b[1]
+    where, found = shared_keys(first.keys, second.keys)
+    theirs = second.kinds[where[found]]
+    del where  # a million episodes: each array here is megabytes, let go when done
+    va, vb = first.values[first.kinds[found]], second.values[theirs]
+    del found
+    ones_a, ones_b = va == 1.0, vb == 1.0
+    b01, b10 = int((~ones_a & ones_b).sum()), int((ones_a & ~ones_b).sum())
+    del ones_a, ones_b
+    shared = len(va)
+    means = (float(va.mean()), float(vb.mean())) if shared else (None, None)
+    clusters = second.clusters[theirs]
+    del theirs
+    vb -= va
+    del va
+    sums, counts = totals(clusters, vb)
+    return Contrast(
+        metric=metric,
+        a=a[0],
+        b=b[0],
+        mcnemar=mcnemar_of(b01, b10, shared),
+        difference=paired_difference_of(sums, counts, *means),
     )
 
 

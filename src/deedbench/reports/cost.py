@@ -115,6 +115,16 @@ class CallTotals:
                 for i, n in enumerate(counts):
                     total[i] += n
 
+    def add_total(self, role: str, spec: str, calls: Usage, billed: bool) -> None:
+        """Count calls whose usage is summed already (the store's `run_calls`): billed
+        ones, or ones answered by deedbench's response cache."""
+        counts = [getattr(calls, name) for name in _FIELDS]
+        for totals, counted in ((self._usage, True), (self._paid, billed)):
+            if counted:
+                total = totals.setdefault((role, spec), [0] * len(_FIELDS))
+                for i, n in enumerate(counts):
+                    total[i] += n
+
     def costs(self, prices: PriceTable) -> list[RoleCost]:
         """Cost per (role, model) of the calls counted so far."""
         result = []

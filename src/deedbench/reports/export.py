@@ -29,7 +29,7 @@ from typing import IO, Any
 from deedbench.errors import OutputError
 from deedbench.records import EpisodeRecord, RunConfig
 from deedbench.reports.summary import RunSummary
-from deedbench.secrets import redact
+from deedbench.secrets import redact, redact_bytes
 
 __all__ = [
     "OutputError",
@@ -40,6 +40,7 @@ __all__ = [
     "summary_rows",
     "write_csv",
     "write_jsonl",
+    "write_jsonl_texts",
 ]
 
 
@@ -76,9 +77,13 @@ def atomic_path(path: Path) -> Iterator[Path]:
 
 
 @contextmanager
-def atomic_write(path: Path) -> Iterator[IO[str]]:
-    """A text file (UTF-8, newlines as written) that appears at `path` whole or not at all."""
-    with atomic_path(path) as temporary, open(temporary, "w", encoding="utf-8", newline="") as out:
+def atomic_write(path: Path, buffering: int = -1) -> Iterator[IO[str]]:
+    """A text file (UTF-8, newlines as written) that appears at `path` whole or not at all;
+    `buffering` as `open`'s (an export of gigabytes writes a megabyte at a time)."""
+    with (
+        atomic_path(path) as temporary,
+        open(temporary, "w", encoding="utf-8", newline="", buffering=buffering) as out,
+    ):
         yield out
 
 
@@ -105,6 +110,20 @@ def write_jsonl(config: RunConfig, records: Iterable[EpisodeRecord], out: IO[str
     for record in records:
         line = {"run_id": config.run_id, **record.redacted().model_dump(mode="json")}
         out.write(json.dumps(line, ensure_ascii=False) + "\n")
+        count += 1
+    return count
+
+
+def write_jsonl_texts(config: RunConfig, records: Iterable[bytes], out: IO[bytes]) -> int:
+    """`write_jsonl` of records as the store keeps them (JSON objects as UTF-8 bytes,
+    written as they are, compact, registered secrets redacted), one at a time: none is
+    parsed or decoded, so a million records stream at the speed of the disk; returns the
+    count."""
+    head = ('{"run_id":' + json.dumps(config.run_id, ensure_ascii=False) + ",").encode()
+    count = 0
+    for text in records:
+        body = text[1:].lstrip()
+        out.write(redact_bytes(head + body if body != b"}" else head[:-1] + b"}") + b"\n")
         count += 1
     return count
 

@@ -1,23 +1,35 @@
 """A run's figures, computed from its stored episodes only.
 
 The summary is the single source for every output: the terminal tables render
-it and ``--json`` prints it as it is.
+it and ``--json`` prints it as it is. Its input is a `RunTally`: the run's kinds of
+episode and, per episode, its epoch and kind (`reports.columns` computes with them), read
+from the store's kinds and facts or gathered from records as they arrive.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 import re
+from array import array
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from sys import intern
-from typing import NamedTuple
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from pydantic import BaseModel, Field
 
 from deedbench.audit import AuditResult, AuditSummary, summarize_audits
-from deedbench.records import EpisodeRecord, MetricSpec, ReportSpec, RunConfig
-from deedbench.reports.contrast import Contrast, contrast
+from deedbench.records import EpisodeRecord, ReportSpec, RunConfig, Usage
+from deedbench.records.kinds import episode_kind, kind_value
+from deedbench.reports.columns import (
+    Codes,
+    Columns,
+    Kind,
+    ScoreFigures,
+    kind_of_json,
+)
+from deedbench.reports.contrast import Contrast, contrast_sides
 from deedbench.reports.cost import (
     OUTSIDE_ROLES,
     CallTotals,
@@ -34,14 +46,10 @@ from deedbench.stats import (
     FlipRate,
     PassK,
     Rate,
-    chance_test,
-    cluster_bootstrap_rate,
-    cluster_chance_test,
-    flip_rates,
-    pass_hat_k,
-    rate,
-    spearman_with_bootstrap,
 )
+
+if TYPE_CHECKING:  # numpy is imported where figures are computed
+    import numpy as np
 
 __all__ = [
     "ConditionSummary",
@@ -52,7 +60,7 @@ __all__ = [
     "GroupSummary",
     "RunSummary",
     "RunTally",
-    "ScoreFigures",
+    "StoredRun",
     "VariantFlip",
     "cluster_of",
     "group_order",
@@ -164,15 +172,11 @@ def cluster_of(spec: ReportSpec) -> Callable[[EpisodeRecord], str]:
     return lambda r: str(r.metadata.get(key, r.sample_id))
 
 
-class ScoreFigures(NamedTuple):
-    """What the statistics read of a score: no evidence excerpts, only the rules cited."""
-
-    outcome: str
-    values: dict[str, float]
-    choice: str | None
-    rules: tuple[str, ...]
-    party: str | None = None  # whose failure it was (`records.Attribution`), None: no verdict
-    faults: tuple[str, ...] = ()  # the kinds of the faults found in it, each once
+def _kind_cluster(spec: ReportSpec) -> Callable[[Kind], str]:
+    key = spec.cluster_by
+    if key is None:
+        return lambda k: k.sample_id
+    return lambda k: str(k.metadata.get(key, k.sample_id))
 
 
 class EpisodeFigures(NamedTuple):
@@ -191,11 +195,24 @@ class EpisodeFigures(NamedTuple):
     chance: float | None
 
 
+class StoredRun(Protocol):
+    """Where a run's kinds, facts and calls are read (`engine.store_figures`): the run
+    store, or the viewer's read-only one."""
+
+    @property
+    def path(self) -> Path: ...
+    def stored_kinds(self, run_id: str) -> list[tuple[int, int, str]]: ...
+    def stored_facts(self, run_id: str) -> tuple[np.ndarray, np.ndarray]: ...
+    def stored_calls(self, run_id: str) -> list[tuple[str, bool, Usage]]: ...
+    def report_corrupt(self, message: str) -> None: ...
+
+
 class RunTally:
-    """A run's figures gathered as its records stream by, each record read once and let
-    go: errors, terminations, timeouts and token usage are counted on the way, and each
-    scored episode leaves only its `EpisodeFigures` (`episodes`, in the order read) for
-    the statistics, which need every episode of a group at once."""
+    """A run's figures gathered as its episodes come: each kind of episode once
+    (`records.kinds`) and, per episode in the order read, its epoch and its kind;
+    the token usage of its calls summed. From the store (`stored`) that is what the
+    store keeps (nothing per episode parsed); as a run's records arrive (`add`), each
+    record is read once and let go. `added` counts the episodes, errors included."""
 
     def __init__(self, config: RunConfig) -> None:
         self.config = config
@@ -204,13 +221,13 @@ class RunTally:
         self._cluster = cluster_of(spec)
         self._group_by = tuple(spec.group_by)
         self._models = role_models(config)
-        self.episodes: list[EpisodeFigures] = []
-        self.added = 0  # records added, errors included
-        self._errors: Counter[str] = Counter()  # per condition
-        self._terminations: dict[str, Counter[str]] = defaultdict(Counter)  # per condition
-        self._kinds: dict[str, ErrorKind] = {}
-        self._timeouts = 0
+        self._kinds: list[Kind] = []
+        self._ids: dict[str, int] = {}  # a kind's JSON: its place in `_kinds`
+        self._epochs = array("i")
+        self._of = array("i")
+        self._read: tuple[np.ndarray, np.ndarray] | None = None  # (epochs, kinds) from a store
         self._calls = CallTotals()
+        self._columns: Columns | None = None  # made once per change
 
     @classmethod
     def of(cls, config: RunConfig, records: Iterable[EpisodeRecord]) -> RunTally:
@@ -221,13 +238,63 @@ class RunTally:
             tally.add(record)
         return tally
 
+    @classmethod
+    def stored(cls, config: RunConfig, store: StoredRun) -> RunTally:
+        """The run's tally as the store keeps it: its kinds, two integers per episode and
+        its calls (no record read). A kind the store marks corrupt (a summary that is no
+        record's any more) is skipped, its episode named through the store."""
+        import numpy as np
+
+        tally = cls(config)
+        run_id = config.run_id
+        numbers = []
+        for number, _, text in store.stored_kinds(run_id):
+            value = json.loads(text)
+            try:
+                kind = kind_of_json(value)
+            except (KeyError, TypeError, ValueError):
+                store.report_corrupt(
+                    f"{store.path}: skipped the corrupt summary of run {run_id!r}, sample "
+                    f"{value.get('sample_id')!r}, condition {value.get('condition')!r}, epoch "
+                    f"{value.get('corrupt', '?')}: it is no episode's record"
+                )
+                continue
+            numbers.append(number)
+            tally._kinds.append(kind)
+        epochs, kinds = store.stored_facts(run_id)
+        highest = int(kinds.max(initial=-1))
+        place = np.full(max(highest, *numbers, 0) + 1, -1, dtype=np.int32)
+        place[np.asarray(numbers, dtype=np.intp)] = np.arange(len(numbers), dtype=np.int32)
+        np.take(place, kinds, out=kinds)  # the store's kind numbers become places, in place
+        if kinds.size and int(kinds.min()) < 0:  # episodes of a corrupt kind: left out
+            keep = kinds >= 0
+            epochs, kinds = epochs[keep], kinds[keep]
+        tally._read = (epochs, kinds)
+        for role, billed, usage in store.stored_calls(run_id):
+            tally._calls.add_total(role, tally._models.get(role, "unknown"), usage, billed)
+        return tally
+
+    @property
+    def added(self) -> int:
+        """Episodes counted, errors included."""
+        return len(self._of) + (0 if self._read is None else len(self._read[1]))
+
     def add(self, record: EpisodeRecord, figures: EpisodeFigures | None = None) -> None:
         """Count one record (a whole one, or its stored summary: the same figures);
-        `figures`, if the caller has made them already, are its `figures(record)`."""
-        self.added += 1
-        condition = intern(record.condition)
-        self._terminations[condition][intern(record.termination)] += 1
-        self._timeouts += sum(u.timeouts for u in record.usage.values())
+        `figures` is accepted and ignored (what is kept is the record's kind)."""
+        if self._read is not None:  # one from the store: go on in memory
+            epochs, of = self._read
+            self._epochs.extend(epochs.tolist())
+            self._of.extend(of.tolist())
+            self._read = None
+        self._columns = None
+        text = episode_kind(record)
+        index = self._ids.get(text)
+        if index is None:
+            index = self._ids[text] = len(self._kinds)
+            self._kinds.append(kind_of_json(kind_value(record)))
+        self._epochs.append(record.epoch)
+        self._of.append(index)
         for m in record.messages:
             if m.usage is not None:
                 self._calls.add(m.role, self._models.get(m.role, "unknown"), m.usage)
@@ -235,52 +302,70 @@ class RunTally:
             used = record.usage.get(role)
             if used is not None:
                 self._calls.add(role, self._models.get(role, "unknown"), used)
-        if record.status != "scored":
-            self._errors[condition] += 1
-            message = record.error or "unknown error"
-            key = _NUMBERS.sub("#", message)
-            kind = self._kinds.setdefault(key, ErrorKind(message=message, count=0))
-            kind.count += 1
-            self._timeouts += "timed out" in (record.error or "")
-            return
-        self.episodes.append(figures or self.figures(record))
 
     def snapshot(self) -> RunTally:
         """A copy that later `add`s leave alone: a summary computed from it meanwhile
         counts only what was added before."""
         other = copy.copy(self)
-        other.episodes = list(self.episodes)
-        other._errors = Counter(self._errors)
-        other._terminations = defaultdict(
-            Counter, {c: Counter(t) for c, t in self._terminations.items()}
-        )
-        other._kinds = {key: kind.model_copy() for key, kind in self._kinds.items()}
+        other._kinds = list(self._kinds)
+        other._ids = dict(self._ids)
+        other._epochs = array("i", self._epochs)
+        other._of = array("i", self._of)
         other._calls = copy.deepcopy(self._calls)
+        other._columns = None
         return other
 
-    def figures(self, record: EpisodeRecord) -> EpisodeFigures:
-        """What the statistics keep of one record (no score unless it was scored); its
-        strings interned, so that the figures of a big run share them."""
-        score = record.score if record.status == "scored" else None
-        figures = None
-        if score is not None:
-            rules = tuple([intern(e.rule) for e in score.evidence if e.rule])
-            choice = None if score.choice is None else intern(score.choice)
-            found = score.attribution
-            party = None if found is None or found.party is None else intern(found.party)
-            kinds = () if found is None else tuple(sorted({intern(f.kind) for f in found.faults}))
-            figures = ScoreFigures(intern(score.outcome), score.values, choice, rules, party, kinds)
-        metadata, flip_by = record.metadata, self._spec.flip_by
-        return EpisodeFigures(
-            intern(record.sample_id),
-            intern(record.condition),
-            record.epoch,
-            intern(self._cluster(record)),
-            tuple([intern(str(metadata.get(key, "?"))) for key in self._group_by]),
-            None if flip_by is None else intern(str(metadata.get(flip_by, "?"))),
-            figures,
-            record.chance,
+    def columns(self) -> Columns:
+        """The episodes as the statistics read them (`reports.columns`)."""
+        import numpy as np
+
+        if self._columns is not None:
+            return self._columns
+        if self._read is not None:
+            epochs, of = self._read
+        else:
+            # copies: an array.array that lends its buffer cannot grow
+            epochs = np.array(self._epochs, dtype=np.int32)
+            of = np.array(self._of, dtype=np.int32)
+        self._columns = Columns(
+            self._kinds,
+            epochs,
+            of,
+            self._spec,
+            _kind_cluster(self._spec),
+            self.config.conditions,
         )
+        return self._columns
+
+    @property
+    def episodes(self) -> list[EpisodeFigures]:
+        """Each scored episode's figures, in the order read (built on each call: a report
+        computes from `columns`)."""
+        columns = self.columns()
+        figures = [self._figures_of(kind) for kind in self._kinds]
+        return [
+            figures[kind]._replace(epoch=epoch)
+            for epoch, kind in zip(columns.epochs.tolist(), columns.of.tolist(), strict=True)
+            if self._kinds[kind].status == "scored"
+        ]
+
+    def _figures_of(self, kind: Kind) -> EpisodeFigures:
+        metadata, flip_by = kind.metadata, self._spec.flip_by
+        return EpisodeFigures(
+            kind.sample_id,
+            kind.condition,
+            0,
+            _kind_cluster(self._spec)(kind),
+            tuple([str(metadata.get(key, "?")) for key in self._group_by]),
+            None if flip_by is None else str(metadata.get(flip_by, "?")),
+            kind.score if kind.status == "scored" else None,
+            kind.chance,
+        )
+
+    def figures(self, record: EpisodeRecord) -> EpisodeFigures:
+        """What the statistics keep of one record (no score unless it was scored)."""
+        figures = self._figures_of(kind_of_json(kind_value(record)))
+        return figures._replace(epoch=record.epoch)
 
     def summary(
         self,
@@ -299,61 +384,88 @@ class RunTally:
         audits = list(audits)
         prices = prices or PriceTable.load()
         primary = spec.metric(spec.primary)
-        scored = self.episodes
+        columns = self.columns()
         planned = config.planned_episodes
-        errors = sum(self._errors.values())
+        from deedbench.reports.figures import (  # they build this module's models
+            all_positions,
+            covariate_of,
+            flips_of,
+            group_of,
+            group_pass_hat_k,
+        )
+
+        every = columns.first_counts(all_positions(columns))
+        terminations: dict[str, Counter[str]] = defaultdict(Counter)
+        errors: Counter[str] = Counter()
+        kinds: dict[str, ErrorKind] = {}
+        timeouts = scored = 0
+        for kind, n in every:
+            terminations[kind.condition][kind.termination] += n
+            timeouts += kind.timeouts * n
+            if kind.status == "scored":
+                scored += n
+                continue
+            errors[kind.condition] += n
+            message = kind.error or "unknown error"
+            found = kinds.setdefault(
+                _NUMBERS.sub("#", message), ErrorKind(message=message, count=0)
+            )
+            found.count += n
+            timeouts += n * ("timed out" in (kind.error or ""))
         conditions = []
         for condition in config.conditions:
-            mine = [e for e in scored if e.condition == condition]
-            columns = _Columns(mine, spec)
+            mine = columns.of_condition(condition)
             by: dict[str, list[GroupSummary]] = {}
             for index, key in enumerate(spec.group_by):
                 if key not in keys:
                     continue
-                groups: dict[str, list[int]] = defaultdict(list)
-                for position, e in enumerate(mine):
-                    groups[e.groups[index]].append(position)
+                groups = columns.in_group(mine, index)
                 by[key] = [
-                    _group(name, groups[name], columns, spec)
+                    group_of(name, groups[name], columns, spec)
                     for name in sorted(groups, key=group_order)
                 ]
-            overall = _group("all", range(len(mine)), columns, spec)
-            passes = {name: _pass_hat_k(mine, spec.metric(name).value) for name in spec.pass_hat_k}
+            overall = group_of("all", mine, columns, spec)
+            passes = {
+                name: group_pass_hat_k(mine, columns, spec.metric(name).value)
+                for name in spec.pass_hat_k
+            }
             versus = None
             if condition != config.conditions[0]:
                 first = config.conditions[0]
-                versus = contrast(
+                shared = (Codes(), Codes(), columns.largest_epoch + 1)
+                theirs = columns.side(columns.of_condition(first), primary.value, None, *shared)
+                versus = contrast_sides(
                     primary.name,
-                    primary.value,
-                    (first, (e for e in scored if e.condition == first)),
-                    (condition, mine),
+                    (first, theirs),
+                    (condition, columns.side(mine, primary.value, None, *shared)),
                 )
             conditions.append(
                 ConditionSummary(
                     condition=condition,
-                    errors=self._errors[condition],
-                    terminations=dict(sorted(self._terminations[condition].items())),
+                    errors=errors[condition],
+                    terminations=dict(sorted(terminations[condition].items())),
                     overall=overall,
                     by=by,
                     pass_hat_k=passes,
-                    flips=_flips(mine, spec) if with_flips else [],
+                    flips=flips_of(mine, columns, spec) if with_flips else [],
                     versus_first=versus,
-                    covariate=_covariate(mine, primary, covariate),
+                    covariate=covariate_of(mine, columns, primary, covariate),
                 )
             )
-        terminations: Counter[str] = Counter()
-        for counts in self._terminations.values():
-            terminations.update(counts)
+        total: Counter[str] = Counter()
+        for counts in terminations.values():
+            total.update(counts)
+        error_count = sum(errors.values())
         return RunSummary(
             run=config,
             cluster_by=spec.cluster_by or "sample",
             planned=planned,
-            scored=len(scored),
-            errors=errors,
-            missing=planned - len(scored) - errors,
-            terminations=dict(sorted(terminations.items())),
-            error_kinds=sorted(self._kinds.values(), key=lambda k: (-k.count, k.message)),
-            timeouts=self._timeouts,
+            scored=scored,
+            errors=error_count,
+            missing=planned - scored - error_count,
+            terminations=dict(sorted(total.items())),
+            error_kinds=sorted(kinds.values(), key=lambda k: (-k.count, k.message)),
+            timeouts=timeouts,
             conditions=conditions,
             costs=self._calls.costs(prices)
             + call_costs(
@@ -378,124 +490,3 @@ def summarize(
     """Every figure of a run, its records (or their stored summaries) read once, one at
     a time; `audits` are its stored eval-awareness audits, if any."""
     return RunTally.of(config, records).summary(prices, covariate, audits)
-
-
-def _pass_hat_k(episodes: list[EpisodeFigures], value: str) -> list[PassK]:
-    trials: dict[str, list[bool]] = defaultdict(list)
-    for e in episodes:
-        # an episode without the value was not scored on it (τ²'s "needs judge"): it is
-        # no trial, neither a pass nor a failure
-        if e.score is not None and value in e.score.values:
-            trials[e.sample_id].append(e.score.values[value] == 1.0)
-    return pass_hat_k(trials)
-
-
-class _Columns:
-    """One condition's episodes as numpy columns, built in one pass, so that each group
-    (all of them, and one per value of every grouping) is counted by indexing them
-    instead of by a pass in Python per metric."""
-
-    def __init__(self, episodes: list[EpisodeFigures], spec: ReportSpec) -> None:
-        import numpy as np
-
-        self.scores = [e.score for e in episodes]
-        self.scored = np.array([s is not None for s in self.scores], dtype=bool)
-        names = {m.value for m in spec.metrics} | {m.given for m in spec.metrics if m.given}
-        self.values = {
-            name: np.array([0.0 if s is None else s.values.get(name, 0.0) for s in self.scores])
-            for name in names
-        }
-        self.clusters = np.array([e.cluster for e in episodes], dtype=object)
-        self.chances = np.array([np.nan if e.chance is None else e.chance for e in episodes])
-
-
-def _group(
-    name: str, positions: Sequence[int], columns: _Columns, spec: ReportSpec
-) -> GroupSummary:
-    """The figures of the episodes at these positions (in the order read) of a condition."""
-    import numpy as np
-
-    where = np.asarray(positions, dtype=np.intp)
-    scored = where[columns.scored[where]]
-    rates = {}
-    clustered = {}
-    for metric in spec.metrics:
-        counted = scored  # the episodes a metric counts: those with `given` = 1, if it has one
-        if metric.given is not None:
-            counted = scored[columns.values[metric.given][scored] == 1.0]
-        values = columns.values[metric.value][counted]
-        rates[metric.name] = rate(float(values.sum()), len(values))
-        clustered[metric.name] = cluster_bootstrap_rate(values, columns.clusters[counted])
-    chance = cluster_chance = None
-    if spec.compare_to_chance:
-        trials = scored[~np.isnan(columns.chances[scored])]
-        primary = columns.values[spec.metric(spec.primary).value][trials]
-        successes = [round(v) for v in primary.tolist()]
-        chances = columns.chances[trials].tolist()
-        chance = chance_test(sum(successes), chances)
-        cluster_chance = cluster_chance_test(successes, chances, columns.clusters[trials])
-    scores = [s for i in scored.tolist() if (s := columns.scores[i]) is not None]
-    outcomes = Counter(sc.outcome for sc in scores)
-    rules = Counter(rule for sc in scores for rule in sc.rules)
-    parties = Counter(sc.party for sc in scores if sc.party is not None)
-    kinds = Counter(kind for sc in scores for kind in sc.faults)
-    return GroupSummary(
-        group=name,
-        episodes=len(where),
-        metrics=rates,
-        clustered=clustered,
-        outcomes=dict(outcomes),
-        chance=chance,
-        cluster_chance=cluster_chance,
-        evidence_rules=dict(sorted(rules.items())),
-        failures=dict(parties.most_common()),
-        fault_kinds=dict(kinds.most_common()),
-    )
-
-
-def _flips(episodes: list[EpisodeFigures], spec: ReportSpec) -> list[VariantFlip]:
-    """Per variant, the choices compared with the base variant's on the same (cluster, epoch)."""
-    if spec.flip_by is None or spec.cluster_by is None:
-        return []
-    choices: dict[str, dict[tuple[str, int], str]] = defaultdict(dict)
-    for e in episodes:
-        if e.score is not None and e.score.choice is not None:
-            choices[e.variant or "?"][(e.cluster, e.epoch)] = e.score.choice
-    base = choices.get(spec.flip_base)
-    if not base:
-        return []
-    result = []
-    for variant in sorted(v for v in choices if v != spec.flip_base):
-        mine = choices[variant]
-        shared = [key for key in base if key in mine]
-        result.append(
-            VariantFlip(
-                variant=variant,
-                flips=flip_rates(base, mine),
-                clustered=cluster_bootstrap_rate(
-                    [float(base[k] != mine[k]) for k in shared], [k[0] for k in shared]
-                ),
-            )
-        )
-    return result
-
-
-def _covariate(
-    episodes: list[EpisodeFigures], primary: MetricSpec, covariate: Covariate | None
-) -> CovariateResult | None:
-    if covariate is None:
-        return None
-    per_cluster: dict[str, list[float]] = defaultdict(list)
-    for e in episodes:
-        if e.score is not None and primary.counts(e.score.values):
-            per_cluster[e.cluster].append(e.score.values.get(primary.value, 0.0))
-    matched = sorted(c for c in per_cluster if c in covariate.values)
-    return CovariateResult(
-        name=covariate.name,
-        metric=primary.name,
-        correlation=spearman_with_bootstrap(
-            [sum(per_cluster[c]) / len(per_cluster[c]) for c in matched],
-            [covariate.values[c] for c in matched],
-        ),
-        unmatched=sorted(set(per_cluster) - set(matched)),
-    )

@@ -25,7 +25,10 @@ __all__ = [
     "ClusterRate",
     "FlipRate",
     "cluster_bootstrap_rate",
+    "cluster_chance_of_totals",
     "cluster_chance_test",
+    "cluster_rate_of_totals",
+    "flip_rate_of",
     "flip_rates",
     "pooled_mean_bootstrap",
 ]
@@ -60,7 +63,19 @@ def cluster_bootstrap_rate(
     """
     _same_length(values, clusters, "values", "clusters")
     sums, counts = _cluster_totals(values, clusters)
-    n = len(values)
+    return cluster_rate_of_totals(sums, counts, confidence, resamples, seed)
+
+
+def cluster_rate_of_totals(
+    sums: np.ndarray,
+    counts: np.ndarray,
+    confidence: float = 0.95,
+    resamples: int = 10_000,
+    seed: int = 0,
+) -> ClusterRate:
+    """`cluster_bootstrap_rate` from each cluster's sum of values and number of trials, the
+    clusters in the order they first appear (the order decides which ones a resample draws)."""
+    n = int(counts.sum())
     if n == 0:
         return ClusterRate(value=None, ci_low=None, ci_high=None, clusters=0, n=0)
     value = float(sums.sum() / counts.sum())
@@ -128,9 +143,28 @@ def cluster_chance_test(
             raise ValueError(f"successes[{i}] is {s!r}; each trial's success must be 0 or 1")
         if not 0.0 <= c <= 1.0:
             raise ValueError(f"chances[{i}] is {c!r}; a chance probability lies in [0, 1]")
-    n = len(successes)
-    observed = int(sum(successes))
-    expected = float(sum(chances))
+    import numpy as np
+
+    differences = np.asarray(successes, dtype=float) - np.asarray(chances, dtype=float)
+    sums, counts = _cluster_totals(differences, clusters)
+    return cluster_chance_of_totals(
+        int(sum(successes)), float(sum(chances)), sums, counts, confidence, resamples, seed
+    )
+
+
+def cluster_chance_of_totals(
+    observed: int,
+    expected: float,
+    sums: np.ndarray,
+    counts: np.ndarray,
+    confidence: float = 0.95,
+    resamples: int = 10_000,
+    seed: int = 0,
+) -> ClusterChanceTest:
+    """`cluster_chance_test` from the successes, the sum of the chances (in the trials'
+    order: a sum of floats depends on it) and each cluster's sum of (success - chance)
+    and number of trials, the clusters in the order they first appear."""
+    n = int(counts.sum())
     if n == 0:
         return ClusterChanceTest(
             observed=0,
@@ -147,8 +181,6 @@ def cluster_chance_test(
         )
     import numpy as np
 
-    differences = np.asarray(successes, dtype=float) - np.asarray(chances, dtype=float)
-    sums, counts = _cluster_totals(differences, clusters)
     low = high = p_below = p_above = None
     if len(sums) >= 2:
         low, high, draws = pooled_mean_bootstrap(sums, counts, confidence, resamples, seed)
@@ -193,15 +225,20 @@ def flip_rates(
     """Share of shared (scenario, epoch) keys whose choice differs between the two runs."""
     shared = [key for key in base if key in variant]
     flips = sum(base[key] != variant[key] for key in shared)
-    result = rate(flips, len(shared))
+    return flip_rate_of(flips, len(shared), len(base), len(variant))
+
+
+def flip_rate_of(flips: int, shared: int, base: int, variant: int) -> FlipRate:
+    """`flip_rates` from its counts: flips among the shared keys, and each side's keys."""
+    result = rate(flips, shared)
     return FlipRate(
         flips=flips,
-        n=len(shared),
+        n=shared,
         value=result.value,
         ci_low=result.ci_low,
         ci_high=result.ci_high,
-        base_only=len(base) - len(shared),
-        variant_only=len(variant) - len(shared),
+        base_only=base - shared,
+        variant_only=variant - shared,
     )
 
 

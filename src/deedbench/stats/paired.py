@@ -7,14 +7,24 @@ test sees a difference that two separate intervals would hide.
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import BaseModel
 
 from deedbench.stats.clusters import _cluster_totals, pooled_mean_bootstrap
 from deedbench.stats.exact import binomial_pmf, tails
 
-__all__ = ["McNemar", "PairedDifference", "mcnemar_exact", "paired_bootstrap_difference"]
+if TYPE_CHECKING:  # numpy is imported where statistics are computed
+    import numpy as np
+
+__all__ = [
+    "McNemar",
+    "PairedDifference",
+    "mcnemar_exact",
+    "mcnemar_of",
+    "paired_bootstrap_difference",
+    "paired_difference_of",
+]
 
 _K = TypeVar("_K", bound=Hashable)
 
@@ -39,6 +49,11 @@ def mcnemar_exact(a: Mapping[_K, bool], b: Mapping[_K, bool]) -> McNemar:
     shared = [key for key in a if key in b]
     b01 = sum(not a[key] and bool(b[key]) for key in shared)
     b10 = sum(bool(a[key]) and not b[key] for key in shared)
+    return mcnemar_of(b01, b10, len(shared))
+
+
+def mcnemar_of(b01: int, b10: int, shared: int) -> McNemar:
+    """`mcnemar_exact` from its counts: the discordant pairs each way, and the pairs."""
     discordant = b01 + b10
     # scipy's binomtest(b01, discordant, 0.5): at p = 1/2 the two tails mirror each
     # other, so the two-sided p-value is twice the smaller one (1 when they meet, as
@@ -48,7 +63,7 @@ def mcnemar_exact(a: Mapping[_K, bool], b: Mapping[_K, bool]) -> McNemar:
     if 2 * smaller != discordant:
         below, _ = tails(binomial_pmf(discordant, 0.5), smaller)
         p_value = min(1.0, 2 * below)
-    return McNemar(b01=b01, b10=b10, n_shared=len(shared), p_value=p_value)
+    return McNemar(b01=b01, b10=b10, n_shared=shared, p_value=p_value)
 
 
 class PairedDifference(BaseModel):
@@ -98,6 +113,25 @@ def paired_bootstrap_difference(
     second = np.array([b[key] for key in shared], dtype=float)
     sums, counts = _cluster_totals(second - first, groups)
     if not shared:
+        return paired_difference_of(sums, counts, None, None)
+    return paired_difference_of(
+        sums, counts, float(first.mean()), float(second.mean()), confidence, resamples, seed
+    )
+
+
+def paired_difference_of(
+    sums: np.ndarray,
+    counts: np.ndarray,
+    mean_a: float | None,
+    mean_b: float | None,
+    confidence: float = 0.95,
+    resamples: int = 10_000,
+    seed: int = 0,
+) -> PairedDifference:
+    """`paired_bootstrap_difference` from each cluster's sum of b − a and number of shared
+    keys (the clusters in the order they first appear) and the two sides' means."""
+    shared = int(counts.sum())
+    if not shared:
         return PairedDifference(
             value=None, mean_a=None, mean_b=None, ci_low=None, ci_high=None, n_shared=0, clusters=0
         )
@@ -105,11 +139,11 @@ def paired_bootstrap_difference(
     if len(sums) >= 2:
         low, high, _ = pooled_mean_bootstrap(sums, counts, confidence, resamples, seed)
     return PairedDifference(
-        value=float(sums.sum() / len(shared)),
-        mean_a=float(first.mean()),
-        mean_b=float(second.mean()),
+        value=float(sums.sum() / shared),
+        mean_a=mean_a,
+        mean_b=mean_b,
         ci_low=low,
         ci_high=high,
-        n_shared=len(shared),
+        n_shared=shared,
         clusters=len(sums),
     )

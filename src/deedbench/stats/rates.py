@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from statistics import NormalDist
 
 from pydantic import BaseModel
 
-from deedbench.stats.exact import poisson_binomial_pmf, tails
+from deedbench.stats.exact import count_tails
 
-__all__ = ["ChanceTest", "Rate", "chance_test", "rate"]
+__all__ = ["ChanceTest", "Rate", "chance_test", "chance_test_of", "rate"]
 
 
 class Rate(BaseModel):
@@ -67,15 +68,27 @@ class ChanceTest(BaseModel):
 
 
 def chance_test(observed: int, probabilities: Sequence[float]) -> ChanceTest | None:
+    """`observed` successes of trials with these chance probabilities, against chance."""
     if not probabilities:
         return None
-    p_below, p_above = tails(poisson_binomial_pmf(probabilities), observed)
-    expected = float(sum(probabilities))
+    return chance_test_of(observed, Counter(probabilities), float(sum(probabilities)))
+
+
+def chance_test_of(
+    observed: int, trials: Mapping[float, int], expected: float
+) -> ChanceTest | None:
+    """The same from the number of trials at each chance probability, and `expected`,
+    their sum as the trials came (a sum of floats depends on its order; `chance_test`'s
+    is Python's, in the trials' order)."""
+    n = sum(trials.values())
+    if not n:
+        return None
+    p_below, p_above = count_tails(trials, observed)
     return ChanceTest(
-        chance=expected / len(probabilities),
+        chance=expected / n,
         expected=expected,
         observed=observed,
-        n=len(probabilities),
+        n=n,
         p_below=p_below,
         p_above=p_above,
     )

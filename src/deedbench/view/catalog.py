@@ -110,6 +110,9 @@ class _Run:
     conditions: set[str] = field(default_factory=set)
     outcomes: set[str] = field(default_factory=set)
     groups: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # each sample's value of each `group_by` key (a store that keeps runs' kinds is
+    # filtered by group through its samples)
+    sample_groups: dict[str, tuple[str, ...]] = field(default_factory=dict)
     ranks: dict[str, int] | None = None  # each sample's place in the run's order
     # the last list's buckets ((condition, sample), count) in order and outcome counts,
     # with the run's contents and the selection they count
@@ -288,21 +291,23 @@ class Catalog:
             status = "error"
         elif where.outcome:
             outcome = where.outcome
+
+        def chosen(values: tuple[str, ...]) -> bool:
+            named = dict(zip(spec.group_by, values, strict=True))
+            return all(named.get(k) == v for k, v in where.groups.items())
+
         with run.lock:
             self._learn(run)
-            metadata = samples = None
-            if where.groups:
-                metadata = frozenset(
-                    text
-                    for text, values in run.groups.items()
-                    if all(
-                        dict(zip(spec.group_by, values, strict=True)).get(k) == v
-                        for k, v in where.groups.items()
-                    )
-                )
+            metadata: frozenset[str] | None = None
+            samples: frozenset[str] | None = None
+            if where.groups and self.reader.counted:
+                samples = frozenset(s for s, values in run.sample_groups.items() if chosen(values))
+            elif where.groups:
+                metadata = frozenset(text for text, values in run.groups.items() if chosen(values))
             if where.sample:
                 needle = where.sample.lower()
-                samples = frozenset(s for s in run.samples if needle in s.lower())
+                found = frozenset(s for s in run.samples if needle in s.lower())
+                samples = found if samples is None else samples & found
         return Selection(
             condition=where.condition or None,
             samples=samples,
@@ -329,6 +334,7 @@ class Catalog:
             if metadata not in run.groups:
                 values = json.loads(metadata) if metadata else {}
                 run.groups[metadata] = tuple(str(values.get(key, "?")) for key in group_by)
+            run.sample_groups[sample_id] = run.groups[metadata]
             run.seen = max(run.seen, rowid)
 
     def _tally(

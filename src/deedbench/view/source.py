@@ -17,7 +17,7 @@ from pathlib import Path
 from deedbench.audit import AuditResult, load_audits
 from deedbench.audit.store import audit_counts, last_audit
 from deedbench.engine.read_only_store import ReadOnlyStore
-from deedbench.engine.store import executing
+from deedbench.engine.run_locks import executing
 
 __all__ = ["Activity", "StoreReader"]
 

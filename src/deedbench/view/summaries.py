@@ -1,8 +1,11 @@
 """A run's summary for the viewer: computed away from the pages, and kept between runs.
 
-A summary is `deedbench report --json`'s: every stored episode's summary read once
-(`RunTally`) and every rate with its intervals. Its cost grows with the run (100,000
-episodes: seconds of CPU and the figures of every episode in memory at once), so:
+A summary is `deedbench report --json`'s: the run's kinds of episode and two integers
+per episode (`RunTally.stored`, a store of format 3), or, in a store of an earlier format,
+every stored episode's summary read once; and every rate with its intervals. From kinds it
+is summarized on a thread of the server (a million episodes: about a second of CPU and
+tens of MB for a moment). From summaries its cost grows with the run (100,000 episodes:
+seconds of CPU and the figures of every episode in memory at once), so:
 
 - a run of at most `IN_PROCESS` stored episodes is summarized on a thread of the server,
   where it takes milliseconds; a bigger one in a child process forked by the fork server
@@ -57,10 +60,14 @@ class Summarized:
 def summarize(
     reader: StoreReader, config: RunConfig, prices: PriceTable, audits: bool
 ) -> Summarized:
-    """The run's summary from the store, as `report --json` computes it."""
+    """The run's summary from the store, as `report --json` computes it: from the run's
+    kinds of episode where the store keeps them, else from every episode's summary."""
     started = time.monotonic()
-    records = (record for _, record in reader.light_records(config.run_id))
-    tally = RunTally.of(config, records)
+    if reader.counted:
+        tally = RunTally.stored(config, reader)
+    else:
+        records = (record for _, record in reader.light_records(config.run_id))
+        tally = RunTally.of(config, records)
     found = reader.audits(config.run_id) if audits else []
     summary = tally.summary(prices, audits=found)
     return Summarized(summary, tally.added, time.monotonic() - started)
@@ -77,12 +84,19 @@ class Summarizer:
         self._threads = ThreadPoolExecutor(2, thread_name_prefix="deedbench-view-summary")
         self._children: set[BaseProcess] = set()
         self._lock = threading.Lock()
+        self._big = threading.Lock()  # one big run summarized at a time
         self._closed = False
 
     def submit(self, config: RunConfig, stored: int, audits: bool) -> Future[Summarized]:
         if stored <= IN_PROCESS:
             return self._threads.submit(summarize, self.reader, config, self.prices, audits)
+        if self.reader.counted:  # from kinds, a big run at a time: its arrays are megabytes
+            return self._threads.submit(self._one_big, config, audits)
         return self._threads.submit(self._in_child, config, audits)
+
+    def _one_big(self, config: RunConfig, audits: bool) -> Summarized:
+        with self._big:
+            return summarize(self.reader, config, self.prices, audits)
 
     def close(self) -> None:
         """Stop what is being computed: a child that reads a big run is ended, not

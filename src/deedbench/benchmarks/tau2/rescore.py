@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -41,6 +42,7 @@ from deedbench.benchmarks.tau2.results import (
     simulation_messages,
     task_num_actions,
 )
+from deedbench.benchmarks.tau2.results_stream import StreamedResults
 from deedbench.benchmarks.tau2.retail import RETAIL
 from deedbench.benchmarks.tau2.reward import NLAssertionCheck
 from deedbench.benchmarks.tau2.scorer import Tau2Scorer
@@ -202,7 +204,7 @@ class Tau2Rescorer:
 
     def __init__(
         self,
-        results: Tau2Results,
+        results: Tau2Results | StreamedResults,
         data_dir: Path | None,
         *,
         fresh_tasks: bool = False,
@@ -370,12 +372,19 @@ def rescore_results(
 
 
 def rescore_with(
-    rescorer: Tau2Rescorer, judged: Judged | None = None
+    rescorer: Tau2Rescorer,
+    judged: Judged | None = None,
+    *,
+    keep: bool = True,
+    each: Callable[[SimulationVerdict], None] | None = None,
 ) -> tuple[Tau2RescoreReport, list[Rescored]]:
     """`rescore_results` on a rescorer already made (the judge needed it first). A judge's
     verdicts are each simulation's own (by its place in the file, never its id: a file may
     repeat an id) and count only for the assertions they answer; a simulation the judge
-    failed on is an infrastructure error, in no rate."""
+    failed on is an infrastructure error, in no rate. `keep` False keeps each
+    simulation's verdict alone (not its score and messages: a report needs no more, and a
+    file's simulations then pass one at a time); `each` is told of every verdict as it
+    comes."""
     rescored = []
     for number, simulation in enumerate(rescorer.results.simulations):
         verdicts = judged.verdicts_for(number, rescorer.needs_judge(simulation)) if judged else None
@@ -385,7 +394,9 @@ def rescore_with(
             found.verdict.status = "infrastructure_error"
             found.verdict.error = f"the judge failed: {failure}"
             found = Rescored(found.verdict, None, found.messages)
-        rescored.append(found)
+        rescored.append(found if keep else Rescored(found.verdict, None, []))
+        if each is not None:
+            each(found.verdict)
     report = rescorer.report(rescored)
     if judged is not None:
         report.judge_reading = judged.reading

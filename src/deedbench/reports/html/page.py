@@ -32,12 +32,12 @@ def render_html(
     summaries: list[RunSummary],
     records: Mapping[str, Sequence[EpisodeRecord]],
     audits: Mapping[str, Sequence[AuditResult]] | None = None,
-    episodes: Mapping[str, Sequence[EpisodeFigures]] | None = None,
+    episodes: Mapping[str, RunTally | Sequence[EpisodeFigures]] | None = None,
 ) -> str:
     """The page for one or more runs; `records` holds the episodes whose transcripts it
     embeds, by run id; `audits` their stored audits, so the audit rates link to the
-    episodes they count; and `episodes` every scored episode's figures
-    (`RunTally.episodes`, made from `records` when not given), which pair runs. A run with
+    episodes they count; and `episodes` each run's tally (or its scored episodes' figures,
+    made from `records` when not given), which pair runs. A run with
     more episodes stored than embedded says so on the page."""
     if episodes is None:
         episodes = {s.run.run_id: _figures(s, records.get(s.run.run_id, ())) for s in summaries}
@@ -82,12 +82,12 @@ def _capped(summaries: list[RunSummary], records: Mapping[str, Sequence[EpisodeR
     return "".join(tag("p", escape(n), class_="note transcripts-capped") for n in notes)
 
 
-def _figures(summary: RunSummary, records: Sequence[EpisodeRecord]) -> list[EpisodeFigures]:
-    return RunTally.of(summary.run, records).episodes
+def _figures(summary: RunSummary, records: Sequence[EpisodeRecord]) -> RunTally:
+    return RunTally.of(summary.run, records)
 
 
 def render_figures(
-    summaries: list[RunSummary], episodes: Mapping[str, Sequence[EpisodeFigures]]
+    summaries: list[RunSummary], episodes: Mapping[str, RunTally | Sequence[EpisodeFigures]]
 ) -> str:
     """The report's figures without its header and transcript browser: the summary, charts
     and group tables, each rate a link with its filter in `data-filter`. `deedbench view`
