@@ -286,7 +286,8 @@ def test_a_user_judge_reads_each_failure_and_its_verdicts_are_stored_and_cached(
         assert "THE AGENT'S POLICY:\n# Service desk policy: online retail" in request
         text = flat(result.output)
         assert "judge openai/gpt-4o-mini, user rubric v1" in text
-        assert "scripted 3 100.0% [43.9, 100.0] 3 of 3 (+0 unclear) 3 0" in text
+        # the idle agent did nothing either: whose failure is unclear (issue 38's causes)
+        assert "scripted 3 100.0% [43.9, 100.0] 0 of 3 (+3 unclear) 3 0" in text, text
         assert "scripted faults (episodes): user.ended_early 3" in text
         assert "judge: user.ended_early in retail-000" in text and "i want to cancel" in text
         assert "judge calls: 3 paid, 0 from cache" in text
@@ -297,7 +298,7 @@ def test_a_user_judge_reads_each_failure_and_its_verdicts_are_stored_and_cached(
         assert judge.hits == 3  # the store's cache answered
     payload = json.loads(again.output)
     [users] = payload["users"]
-    assert users["user_failures"] == 3 and users["judged"] == 3
+    assert users["user_failures"] == 0 and users["judged"] == 3, users
     assert {j["faults"][0]["kind"] for j in payload["judgments"]} == {"user.ended_early"}
 
     judged = stored_judgments(store)

@@ -105,6 +105,7 @@ def test_ctrl_c_keeps_what_was_played_and_the_run_resumes(tmp_path: Path) -> Non
     assert "2 of 2 episodes to play" in shown and f"=== episode {SAMPLE}" in shown
     term.line("Nothing here suits you, sorry.")
     term.expect("=== episode melbourne_cup_base")
+    term.expect("> ")  # its prompt: a ^D typed before readline reads is not an end of file
     term.send("\x04")  # Ctrl-D stops as Ctrl-C does
     term.expect("resume with:")
     assert term.wait() == 0

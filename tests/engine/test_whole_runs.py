@@ -72,3 +72,39 @@ def test_unencodable_names_the_path_of_the_first_lone_surrogate() -> None:
     assert unencodable({"a": [1, {"b": "ok"}, {"c": "x\ud800"}]}) == ("a.2.c", "\ud800")
     assert unencodable({"a\udc80": 1}) == ("", "\udc80")
     assert unencodable({"a": ["fine", 1.5, None]}) is None
+
+
+def test_an_imported_run_has_the_figures_of_one_written_record_by_record(tmp_path: Path) -> None:
+    """Reports read a run's kinds, facts and calls (store format 3): a run added whole by
+    SQL (an import) gets the same as the writer gives the same records, the judge's calls
+    too; deleting it takes them along and leaves the other run's."""
+    from deedbench.records import Usage
+    from deedbench.reports.summary import RunTally
+
+    from .test_store_figures import kept
+
+    judged = make_record("s3", "spicy", 1).model_copy(
+        update={"usage": {"judge": Usage(input_tokens=7, output_tokens=2, calls=1)}}
+    )
+    records = [make_record("s1"), make_record("s2", "spicy", 2), judged]
+    imported, written = tmp_path / "imported.db", tmp_path / "written.db"
+    with RunStore(imported) as store:
+        add_runs(store, [(make_config("a"), records), (make_config("b"), [make_record()])])
+    with RunStore(written) as store:
+        for config, recs in ((make_config("a"), records), (make_config("b"), [make_record()])):
+            store.create_run(config)
+            for record in recs:
+                store.add(config.run_id, record)
+    ours, theirs = kept(imported), kept(written)
+    assert ours["counts"] and ours["counts"] == theirs["counts"]
+    assert ours["facts"] == theirs["facts"] and ours["summaries"] == len(records) + 1
+    assert sorted(ours["calls"]) == sorted(theirs["calls"])
+    assert any(row[1] == "judge" and row[4] == 7 for row in ours["calls"])
+    with RunStore(imported) as store:
+        figures = RunTally.stored(make_config("a"), store).summary()
+        assert figures.scored == len(records)
+        assert [c.role for c in figures.costs if c.role == "judge"] == ["judge"]
+        delete_run(store, "a")
+    left = kept(imported)
+    assert {run for run, _ in left["counts"]} == {"b"} and list(left["facts"]) == ["b"]
+    assert {row[0] for row in left["calls"]} <= {"b"}

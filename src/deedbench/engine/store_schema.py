@@ -16,9 +16,9 @@ episodes without reading a million summaries (`engine.store_figures` reads them)
 
 The writer keeps them as it writes each record (`RunStore.flush`, which makes the kind in
 Python from the record at hand). Triggers keep them right whatever else changes the
-records or summaries: a record deleted takes its summary along, a summary deleted or
-replaced (a run's error written again on resume) takes its kind's count, its fact and its
-calls' usage with it, and a summary rewritten in place gets
+summaries: a summary deleted or replaced (a run's error written again on resume) takes its
+kind's count, its fact and its calls' usage with it (a run deleted deletes its summaries
+first: `engine.whole_runs`), and a summary rewritten in place gets
 its kind made anew by SQLite (`KIND_JSON`, the same kind as `records.kinds` makes, from the
 summary's JSON; one that is no longer a record's gets a kind marked corrupt, which readers
 skip and name). An older store gets them when it is opened, chunk by chunk in one
@@ -237,12 +237,6 @@ _NEW_KIND = _kind("NEW.summary_json", "NEW.sample_id", "NEW.condition", "NEW.epo
 TRIGGERS = (  # each one statement: `migrate` runs them inside its transaction
     f"""CREATE TRIGGER IF NOT EXISTS summary_removed AFTER DELETE ON episode_summaries
 BEGIN{_REMOVE}
-END""",
-    # a record deleted (or replaced) takes its summary along, and so its kind's count,
-    # its fact and its calls: what the store keeps for reports follows the records
-    """CREATE TRIGGER IF NOT EXISTS record_removed AFTER DELETE ON episodes BEGIN
-    DELETE FROM episode_summaries WHERE run_id = OLD.run_id AND sample_id = OLD.sample_id
-        AND condition = OLD.condition AND epoch = OLD.epoch;
 END""",
     f"""CREATE TRIGGER IF NOT EXISTS summary_changed
 AFTER UPDATE OF summary_json ON episode_summaries BEGIN{_REMOVE}

@@ -1,7 +1,8 @@
-"""Make before-40-*.txt: what the code before issue 40 (main 9b32aac) printed of the store
-tests/reports/_before_40.py builds.
+"""Make before-40-*.txt: what the code before issue 40 printed of the store
+tests/reports/_before_40.py builds (main 7c357a7: the last commit before store format 3,
+with the round's other changes in).
 
-    git archive 9b32aac src | tar -x -C ../before-40
+    git archive 7c357a7 src | tar -x -C ../before-40
     PYTHONPATH=../before-40/src python tests/reports/data/make_before_40.py
 """
 
