@@ -197,11 +197,11 @@ def test_a_run_page_shows_report_json_figures_and_links_that_are_urls(
 def test_a_whose_failure_link_lists_exactly_those_episodes(page: Page, url: str) -> None:
     """The run page's failures table links each party's count to its episodes; the link
     sets the browser's fault filter, which the list and the URL keep."""
-    page.goto(url + "runs/reckless")
+    page.goto(url + "runs/idle")  # every episode failed: the agent never did what was asked
     cell = page.locator("#figures table.failures td.faults").first
     expect(cell).to_be_attached()
     counts = json.loads(cell.get_attribute("data-faults") or "{}")
-    assert counts == {"party:agent": 32, "fault:agent.procedure.consent": 32}
+    assert counts == {"party:agent": 32, "fault:agent.action_not_done": 32}
     cell.locator("a").first.click()
     count = page.locator("#match-count")
     expect(count).to_have_attribute("data-count", "32")

@@ -147,7 +147,7 @@ def test_a_killed_import_shows_nothing_leaves_nothing_and_imports_again(tmp_path
     again = invoke(*given)
     assert again.exit_code == 0, again.output
     [run] = listed(store)
-    assert run["scored"] == 4 and run["state"] == "finished"
+    assert run["scored"] == 4 and run["state"] == "imported"  # the file's episodes
 
 
 @pytest.mark.parametrize(

@@ -73,7 +73,7 @@ class Report:
 @dataclass(frozen=True)
 class Reports:
     tac: Report  # a mixed agent (every outcome, some provider errors), then baseline/relevance
-    retail: Report  # baseline/reckless, then baseline/oracle, on the service desk
+    retail: Report  # baseline/reckless, baseline/oracle, then baseline/idle (failures), on the desk
     model: Report  # openai/gpt-4o played by the fake model server
     payload: Report  # a scenario file and model replies full of markup
     taubench: Report | None  # baseline/oracle and baseline/reckless, one epoch of six tasks
@@ -194,7 +194,7 @@ def build_reports(folder: Path) -> Reports:
         run_id="mixed",
     )
     run_tac(folder, "baseline/relevance", epochs=1, run_id="relevance")
-    for agent in ("reckless", "oracle"):
+    for agent in ("reckless", "oracle", "idle"):  # idle: failures, and whose they are
         invoke(
             "run", "retail", "--agent", f"baseline/{agent}", "--epochs", "2", "--limit", "16",
             "--run-id", agent, "--store", str(store),
@@ -228,7 +228,7 @@ def build_reports(folder: Path) -> Reports:
         taubench = report(tau_store, ["tau-oracle", "tau-reckless"], folder / "taubench.html")
     return Reports(
         tac=report(store, ["mixed", "relevance"], folder / "tac.html"),
-        retail=report(store, ["reckless", "oracle"], folder / "retail.html"),
+        retail=report(store, ["reckless", "oracle", "idle"], folder / "retail.html"),
         model=report(store, ["gpt"], folder / "model.html"),
         payload=report(store, ["xss" + PAYLOADS["img"]], folder / "payload.html"),
         taubench=taubench,

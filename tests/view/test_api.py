@@ -32,7 +32,15 @@ def test_every_run_is_listed_newest_first_with_its_progress_and_rates(
     get(client, "/api/runs/mixed/summary")  # one run's figures computed, the others later
     runs = get(client, "/api/runs")["runs"]
     ids = [r["id"] for r in runs]
-    assert set(ids) == {"xss" + PAYLOADS["img"], "gpt", "oracle", "reckless", "relevance", "mixed"}
+    assert set(ids) == {
+        "xss" + PAYLOADS["img"],
+        "gpt",
+        "oracle",
+        "reckless",
+        "idle",
+        "relevance",
+        "mixed",
+    }
     assert ids[0] == "xss" + PAYLOADS["img"]  # the last made
     created = [r["created"] for r in runs]
     assert created == sorted(created, reverse=True)
@@ -67,7 +75,7 @@ def test_every_link_in_the_figures_selects_exactly_the_episodes_it_counts(
     """The figures are the HTML report's markup; each link's filter, sent to the episodes
     API, gives the count its cell stands for (a rate's n, an outcome's count, a group's n)."""
     checked = faults = 0
-    for run_id in ("mixed", "oracle", "reckless"):
+    for run_id in ("mixed", "oracle", "reckless", "idle"):
         figures = get(client, f"/api/runs/{run_id}/figures")
         for where, cell, row in _links(figures["html"]):
             if "data-wilson" in cell and "counted" in where:
@@ -85,9 +93,12 @@ def test_every_link_in_the_figures_selects_exactly_the_episodes_it_counts(
             assert shown == expected, (where, row)
             checked += 1
     assert checked > 100 and faults >= 1
+    undone = "fault=fault:agent.action_not_done"
+    assert get(client, f"/api/runs/idle/episodes?{undone}")["total"] == 32  # it does nothing
+    # the reckless agent never asks for consent, but passes τ's reward: a procedure
+    # verdict, not a failure, so no episode of it is anyone's failure (issue 38)
     consent = "fault=fault:agent.procedure.consent"
-    selected = get(client, f"/api/runs/reckless/episodes?{consent}")["total"]
-    assert selected == 32  # every episode: the reckless agent never asks for consent
+    assert get(client, f"/api/runs/reckless/episodes?{consent}")["total"] == 0
     for none in ("party:user", "fault:user.early_stop", "nonsense:agent"):
         assert get(client, f"/api/runs/reckless/episodes?fault={none}")["total"] == 0
 
