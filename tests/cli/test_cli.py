@@ -42,7 +42,9 @@ def stored(store: Path, run_id: str) -> dict[str, int]:
 def delete_condition(store: Path, run_id: str, condition: str) -> None:
     """Forget a run's stored episodes of one condition, as if they never ran."""
     with closing(sqlite3.connect(store)) as db, db:
-        db.execute("DELETE FROM episodes WHERE run_id = ? AND condition = ?", (run_id, condition))
+        for table in ("episodes", "episode_summaries"):  # the summaries' trigger keeps the kinds
+            where = "WHERE run_id = ? AND condition = ?"
+            db.execute(f"DELETE FROM {table} {where}", (run_id, condition))
 
 
 @pytest.fixture

@@ -15,14 +15,16 @@ from deedbench.benchmarks.tau2.banking import banking_domain
 from deedbench.benchmarks.tau2.domain import Tau2Data, Tau2Domain
 from deedbench.benchmarks.tau2.retail import RETAIL
 from deedbench.benchmarks.tau2.scorer import Tau2Scorer
+from deedbench.benchmarks.tau2.source.prompts import OWN_PROMPTS
 from deedbench.benchmarks.tau2.tasks import Tau2Task
 from deedbench.benchmarks.tau2.telecom import TELECOM
-from deedbench.benchmarks.tau2.validate import GREETING
 from deedbench.records import AGENT_SCOPE, Message, Score, ToolCall
 
 from . import _reference
 
 Call = tuple[str, str, dict[str, Any]]  # requestor, tool, arguments
+
+pytestmark = pytest.mark.reference("tau2")
 
 
 def _data(domain: Tau2Domain) -> Tau2Data:
@@ -46,8 +48,6 @@ def retail() -> Tau2Data:
 def banking() -> Tau2Data:
     domain = banking_domain("no_knowledge")
     folder = _reference.domain_data(domain.folder_name)
-    if not folder.is_dir():
-        pytest.fail(f"τ²'s banking data is not at {folder}")
     return Tau2Data(domain, folder, "tau2-banking", None)
 
 
@@ -57,7 +57,7 @@ def _scored(data: Tau2Data, task: Tau2Task, calls: list[Call | str]) -> Score:
     environment = data.start(task)
     messages = [
         Message(role="system", content="the policy"),
-        Message(role="assistant", content=GREETING),
+        Message(role="assistant", content=OWN_PROMPTS.greeting),
         Message(role="user", content="Hello, I need help."),
     ]
     for number, item in enumerate(calls):
