@@ -51,11 +51,13 @@ __all__ = [
     "SUMMARY_JSON",
     "TABLES",
     "TRIGGERS",
+    "figures_of_run",
     "format_of",
     "migrate",
     "needs_migration",
     "refuse_newer",
     "refuse_unmigratable",
+    "with_judge",
 ]
 
 CALL_FIELDS = tuple(Usage.model_fields)  # the token counts `run_calls` sums, one column each
