@@ -354,8 +354,8 @@ class RunStore(RunLocks):
 
     def _written(self, run_id: str, table: str, column: str) -> Iterator[tuple[str, str, int, Any]]:
         """The run's (sample, condition, epoch, `column`) rows of `table`, in the order
-        they were written: a range of rowids at a time, in the table's own order (ORDER BY
-        rowid over the run's index sorted whole rows, transcripts and all, on disk)."""
+        written: a range of rowids at a time, read by rowid (`+run_id`: with `run_id = ?`
+        SQLite walked the run's whole index by epoch for every range, and sorted)."""
         low, high = self._db.execute(
             f"SELECT MIN(rowid), MAX(rowid) FROM {table} WHERE run_id = ?", (run_id,)
         ).fetchone()
@@ -364,7 +364,7 @@ class RunStore(RunLocks):
         for start in range(low, high + 1, _READ_CHUNK):
             rows = self._db.execute(
                 f"SELECT sample_id, condition, epoch, {column} FROM {table} "
-                "WHERE rowid BETWEEN ? AND ? AND run_id = ? ORDER BY rowid",
+                "WHERE rowid BETWEEN ? AND ? AND +run_id = ? ORDER BY rowid",
                 (start, min(start + _READ_CHUNK - 1, high), run_id),
             )
             for row in rows:  # noqa: UP028  (`yield from` closes the cursor: of a closed store)
