@@ -6,7 +6,7 @@ tests and the time by folder.
     python bench/suite_time.py --cold       # first with an empty reference cache, then warm
     python bench/suite_time.py -- tests/benchmarks/tau2   # any pytest arguments after --
 
-It runs ``python -m pytest -n 2 -rs`` (the README's command) in a child process, from the
+It runs ``python -m pytest -n 3 -rs`` (the README's command) in a child process, from the
 checkout, and reads pytest's JUnit XML: each test's time is its setup, call and teardown
 together, summed over both workers (so the folders add up to more than the wall time).
 It prints pytest's closing line, the wall and CPU time of the run, the slowest 20 tests
@@ -35,7 +35,7 @@ FAST = "not reference and not browser"
 def run(pytest_args: list[str], env: dict[str, str], label: str) -> float:
     with tempfile.TemporaryDirectory() as scratch:
         junit = Path(scratch) / "junit.xml"
-        command = [sys.executable, "-m", "pytest", "-n", "2", "-rs", f"--junitxml={junit}"]
+        command = [sys.executable, "-m", "pytest", "-n", "3", "-rs", f"--junitxml={junit}"]
         command += pytest_args
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
