@@ -2,7 +2,7 @@
 tests and the time by folder.
 
     python bench/suite_time.py              # the whole suite, as .ci/run runs it
-    python bench/suite_time.py --fast       # the fast tier (not reference, not browser)
+    python bench/suite_time.py --fast       # the fast tier (not reference, not browser, not slow)
     python bench/suite_time.py --cold       # first with an empty reference cache, then warm
     python bench/suite_time.py -- tests/benchmarks/tau2   # any pytest arguments after --
 
@@ -29,7 +29,7 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-FAST = "not reference and not browser"
+FAST = "not reference and not browser and not slow"
 
 
 def run(pytest_args: list[str], env: dict[str, str], label: str) -> float:

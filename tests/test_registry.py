@@ -103,6 +103,7 @@ def test_an_installed_package_adds_a_benchmark_to_list_run_and_report(
         assert condition["overall"]["outcomes"] == {"right": 3}
 
 
+@pytest.mark.slow  # a fresh interpreter imports Inspect
 def test_inspect_finds_the_installed_benchmark_as_a_generated_task(
     site: Path, tmp_path: Path
 ) -> None:

@@ -26,9 +26,10 @@ import pytest
 
 from deedbench.records import EpisodeRecord
 
-pytestmark = pytest.mark.skipif(
-    sys.platform == "win32", reason="needs POSIX signals (SIGKILL, SIGINT)"
-)
+pytestmark = [
+    pytest.mark.slow,  # runs killed with signals, then resumed
+    pytest.mark.skipif(sys.platform == "win32", reason="needs POSIX signals (SIGKILL, SIGINT)"),
+]
 
 RUN_ID = "killme"
 TOTAL = 48 * 2 * 2  # TAC samples x conditions x epochs

@@ -31,9 +31,12 @@ import pytest
 
 from deedbench.testing import FakeModelServer, Reply, tac_player
 
-pytestmark = pytest.mark.skipif(
-    not Path("/proc/self/stat").exists(), reason="finds the workers through /proc"
-)
+pytestmark = [
+    pytest.mark.slow,  # processes killed at random moments, then resumed
+    pytest.mark.skipif(
+        not Path("/proc/self/stat").exists(), reason="finds the workers through /proc"
+    ),
+]
 
 RUN_ID = "killed"
 TOTAL = 12 * 2 * 2  # --limit 12 samples x 2 conditions x --epochs 2

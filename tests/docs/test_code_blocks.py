@@ -112,6 +112,7 @@ PYTHON = [block for found in _runnable("python").values() for block in found]
 
 
 # Each page's commands are baseline runs of a second or two each, so a page takes a few seconds.
+@pytest.mark.slow
 @pytest.mark.parametrize("page", sorted(BASH))
 def test_the_pages_shell_blocks_run_as_written(page: str, tmp_path: Path) -> None:
     """One folder per page, its blocks in order, so a later block reads what an earlier one

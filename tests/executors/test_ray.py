@@ -40,6 +40,7 @@ from deedbench.testing import FakeModelServer, Reply, tac_player
 from ._agents import DOOMED
 
 pytestmark = [
+    pytest.mark.slow,  # a two-node Ray cluster: out of the fast tier
     pytest.mark.xdist_group("ray"),
     pytest.mark.skipif(sys.platform == "win32", reason="Ray's cluster utilities need POSIX"),
 ]

@@ -152,6 +152,7 @@ def test_outside_deedbench_tasks_the_seed_comes_from_inspects_seed_and_the_reque
     assert baseline_seed(request, 7) != baseline_seed(request, 0) == baseline_seed(request, None)
 
 
+@pytest.mark.slow  # a fresh interpreter imports Inspect
 def test_the_command_runs_offline_in_a_fresh_interpreter(tmp_path: Path) -> None:
     """`inspect eval deedbench/tac --model deedbench/relevance`: Inspect finds the model
     through deedbench's entry point, and no tiktoken encoding is loaded."""

@@ -116,6 +116,7 @@ def test_retail_under_inspect_scores_as_deedbench_does(tmp_path: Path) -> None:
         assert sample.store["deedbench_termination"] == expected.termination == "user_stopped"
 
 
+@pytest.mark.slow  # a fresh interpreter imports Inspect
 def test_the_entry_point_makes_deedbench_tasks_resolvable_by_name(tmp_path: Path) -> None:
     """docs/inspect.md's block, run as it is in a fresh interpreter that never imported
     deedbench: it finds deedbench/tac_welfare through the `inspect_ai` entry point alone."""
