@@ -131,7 +131,8 @@ def figures(rows: list[Row]) -> dict[str, Any]:
     passing = [r for r in rows if r.label is None]
     out["passing"] = len(passing)
     out["passing_with_party"] = sum(r.found is not None for r in passing)
-    out["confusion"] = Counter((r.label or "none", r.found or "none") for r in rows)
+    table = Counter((r.label or "none", r.found or "none") for r in rows)
+    out["confusion"] = {f"{label}->{found}": n for (label, found), n in sorted(table.items())}
     out["reward_mismatch"] = sum(
         r.reference_reward is not None
         and r.reward is not None

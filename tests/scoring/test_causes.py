@@ -3,6 +3,8 @@ removes what differs, and put on whoever performed or failed to perform the acti
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from deedbench.records import Message, ToolCall
 from deedbench.scoring.causes import Act, Call, GoldStep, answerable, departures, explain
 from deedbench.scoring.dialogue import early_stop
@@ -126,3 +128,57 @@ def test_the_stop_is_early_while_the_agent_is_at_work_and_not_after_it_winds_up(
     assert early_stop([_agent("Sorry, but I cannot do that."), _user(STOP)], STOP) is None
     assert early_stop([_agent("Summary: refunded $5.")], STOP) is None
     assert early_stop(ask[:1], STOP, ended=True) == 1  # ended with no stop message
+
+
+def test_a_raising_gold_action_never_made_is_whoever_failed_to_make_it() -> None:
+    """Where calls are checked (τ²), a gold call that raises still counts when made as
+    written: one the user's early stop left unmade is the stop's, one never made otherwise
+    the agent's (not the task's: the call could have been made)."""
+    done = GoldStep(0, "agent", "refuel", {"n": 2})
+    raising = GoldStep(1, "agent", "dispute", {"n": 0}, raises=True, error="missing argument")
+    acts = [Act(1, "agent", "refuel", {"n": 2})]
+    [departure] = departures(acts, [done, raising], _same, calls_checked=True)
+    assert departure.kind == "missing" and departure.gold == raising
+    messages = [_agent("Refuelled. I will file the dispute. Shall I?"), _user(f"Yes. {STOP}")]
+    options = {"acts": acts, "messages": messages, "instruction": "", "last_done_gold": 0}
+    asked = {"asked": lambda tool, args, after: False}
+    [relevant] = explain(acts, [departure], lambda calls: frozenset({"dispute not called"}))
+    stopped = answerable(relevant, stopped_at=1, **asked, **options)  # type: ignore[arg-type]
+    assert stopped.kind == "user.early_stop" and stopped.party == "user"
+    assert "dispute" in stopped.excerpt
+    unmade = answerable(relevant, stopped_at=None, **asked, **options)  # type: ignore[arg-type]
+    assert unmade.kind == "agent.action_not_done" and unmade.party == "agent"
+    assert "raises in the gold replay (missing argument)" in unmade.excerpt
+
+
+def test_a_call_that_hit_the_gold_actions_own_error_is_the_callers() -> None:
+    """A raising gold action sets the task apart only where the episode's call did what the
+    gold cannot: a call that raised the gold's own error differs only in its arguments."""
+    gold = GoldStep(0, "agent", "dispute", {"n": 1, "id": "t1"}, raises=True, error="Error: no cap")
+    for failed in (False, True):  # flagged or not, an error answer
+        acts = [Act(2, "agent", "dispute", {"n": 1, "id": "t2"}, failed, answer="Error: no cap")]
+        [departure] = departures(acts, [gold], _same, calls_checked=True)
+        assert departure.kind == "gold_raises"
+        [relevant] = explain(acts, [departure], lambda calls: frozenset({"no call matches #0"}))
+        fault = answerable(
+            relevant,
+            acts=acts,
+            messages=[],
+            instruction="",
+            stopped_at=None,
+            asked=lambda tool, args, after: False,
+            last_done_gold=-1,
+        )
+        assert fault.kind == "agent.wrong_arguments" and fault.party == "agent"
+    other = [Act(2, "agent", "dispute", {"n": 1, "id": "t2"}, answer="Error: unknown tool")]
+    [departure] = departures(other, [gold], _same, calls_checked=True)
+    fault = answerable(
+        replace(departure, explains=("no call matches #0",)),
+        acts=other,
+        messages=[],
+        instruction="",
+        stopped_at=None,
+        asked=lambda tool, args, after: False,
+        last_done_gold=-1,
+    )
+    assert fault.kind == "task.gold_raises" and fault.party == "task"

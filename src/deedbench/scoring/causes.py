@@ -20,8 +20,11 @@ actions and never for this one. The user too where the agent's differing value i
 the user stated and their instruction does not hold, for gold actions left undone after
 the user ended the conversation while the agent was still at work, and where they said
 they do not have the user id their instruction gives (`scoring.dialogue` reads these).
-The task where a call matches a gold action that raises, or where the agent's value is
-in the instruction and the gold's is not. The agent otherwise.
+The task where a call that did something matches a gold action that raises (the gold
+never does it), or where the agent's value is in the instruction and the gold's is not. A
+raising gold action never made is not the task's: where calls are checked (the only place
+it is a departure), the call made as the gold writes it counts, raise or not, so it is
+whoever failed to make it. The agent otherwise.
 """
 
 from __future__ import annotations
@@ -77,6 +80,8 @@ class Act:
     """The tool is not this side's (the other side's tool, called by the wrong side)."""
     writes: bool = True
     """Whether its tool can change state (a call that only reads is never extra)."""
+    answer: str = ""
+    """What the call was answered (an error's text, where it raised)."""
 
     def call(self) -> Call:
         return (self.side, self.name, self.arguments)
@@ -143,7 +148,8 @@ def departures(
     for step in gold:  # same tool, other arguments: the closest unused call
         if step.index in paired:
             continue
-        near = [i for i in done if i not in used and acts[i].name == step.name]
+        pool = range(len(acts)) if step.raises else done  # a raising call, made too
+        near = [i for i in pool if i not in used and acts[i].name == step.name]
         if near:
             best = max(near, key=lambda i: _agreement(step.arguments, acts[i].arguments))
             paired[step.index] = best
@@ -235,24 +241,21 @@ def answerable(
     gold, act = departure.gold, departure.act
     if departure.kind == "gold_raises":
         assert gold is not None and act is not None
-        return _fault(
-            "task.gold_raises",
-            f"gold action #{gold.index} {gold.shown()} raises in the gold replay ({gold.error}), "
-            f"so the gold never does what {act.side} call {act.shown()} at message "
-            f"{act.index} did: {differs}",
-            act.index,
-        )
+        if not _same_error(act, gold):
+            return _fault(
+                "task.gold_raises",
+                f"gold action #{gold.index} {gold.shown()} raises in the gold replay "
+                f"({gold.error}), so the gold never does what {act.side} call {act.shown()} "
+                f"at message {act.index} did: {differs}",
+                act.index,
+            )
+        departure = replace(departure, kind="different")  # the same error: the arguments differ
     if departure.kind == "missing":
         assert gold is not None
         nearest = _nearest(acts, gold)
         near = f"; nearest call made: {nearest}" if nearest else "; no call of that tool was made"
-        if gold.raises:
-            return _fault(
-                "task.gold_raises",
-                f"gold action #{gold.index} {gold.shown()} raises in the gold replay "
-                f"({gold.error}): no call can do it as the gold asks{near}: {differs}",
-                None,
-            )
+        if gold.raises:  # only where calls are checked: made as written, it counts
+            near = f"; it raises in the gold replay ({quote(gold.error, 100)}){near}"
         tried = [a for a in acts if a.name == gold.name and a.failed and a.side == "agent"]
         if tried:
             ours, _ = _differing(tried[-1].arguments, gold.arguments)
@@ -387,6 +390,12 @@ def answerable(
         f"{differs}",
         act.index,
     )
+
+
+def _same_error(act: Act, gold: GoldStep) -> bool:
+    """Whether the call raised as the gold action does: the gold's error is then not what
+    sets them apart (its arguments are)."""
+    return bool(act.answer.strip()) and act.answer.strip() == gold.error.strip()
 
 
 def _nearest(acts: Sequence[Act], gold: GoldStep) -> str:

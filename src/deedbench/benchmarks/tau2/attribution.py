@@ -341,6 +341,7 @@ class Tau2Attribution:
                     arguments=answered.call.args or {},
                     failed=answered.failed,
                     refused=refused,
+                    answer=answered.result.content if answered.result is not None else "",
                     writes=name in self._writes,
                 )
             )
