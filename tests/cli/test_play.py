@@ -91,7 +91,7 @@ def test_ctrl_c_keeps_what_was_played_and_the_run_resumes(tmp_path: Path) -> Non
     term.line('search_experiences {"location": "Seville", "keywords": "bulls"}')
     term.expect("> ")
     term.send("\x03")  # Ctrl-C at the prompt
-    shown = term.expect("resume with: deedbench play tac --run-id bo-tac")
+    shown = term.expect("resume with: deedbench play tac --run-id bo-tac", timeout=60)
     assert "=== ended: interrupted (the player stopped (Ctrl-C)) ===" in shown
     assert "0 of 2 episodes scored, 1 interrupted or failed" in shown
     assert term.wait() == 0
@@ -107,7 +107,7 @@ def test_ctrl_c_keeps_what_was_played_and_the_run_resumes(tmp_path: Path) -> Non
     term.expect("=== episode melbourne_cup_base")
     term.expect("> ")  # its prompt: a ^D typed before readline reads is not an end of file
     term.send("\x04")  # Ctrl-D stops as Ctrl-C does
-    term.expect("resume with:")
+    term.expect("resume with:", timeout=60)
     assert term.wait() == 0
     with RunStore(store) as runs:
         assert runs.count("bo-tac") == {"scored": 1, "error": 1}
