@@ -33,7 +33,8 @@ from typing import Any
 import pytest
 
 CHECKOUT = Path(__file__).resolve().parents[1]
-SHARED = CHECKOUT.parent / "shared"
+# a symlinked ../shared is read as its target: deedbench records the real paths it reads
+SHARED = (CHECKOUT.parent / "shared").resolve()
 TAU2 = SHARED / "tau2"
 TAUBENCH = SHARED / "taubench"
 
