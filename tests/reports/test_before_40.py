@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 from tests.reports._before_40 import REPORTS, build, report
 
+pytestmark = pytest.mark.slow  # three runs of the CLI made for each worker
+
 DATA = Path(__file__).parent / "data"
 EXACT_P = {"p_below", "p_above", "p_value"}  # of the exact tests only: the bootstrap's are equal
 

@@ -69,6 +69,7 @@ def test_a_summary_is_what_report_json_prints(client: TestClient, reports: Repor
         assert get(client, f"/api/runs/{summary['run']['run_id']}/summary") == summary
 
 
+@pytest.mark.slow  # every link of four runs' figures, each asked of the API
 def test_every_link_in_the_figures_selects_exactly_the_episodes_it_counts(
     client: TestClient,
 ) -> None:
