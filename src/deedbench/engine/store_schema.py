@@ -370,11 +370,26 @@ def _kinds_of_all(
         return
     done = 0
     for low, high in steps:
-        db.execute(
-            f"CREATE TEMP TABLE kinds_chunk AS SELECT rowid AS r, run_id, epoch, {KIND_JSON} "
-            "AS j FROM episode_summaries WHERE rowid > ? AND rowid <= ?",
-            (low, high),
-        )
+        done += _figures_of("s.rowid > ? AND s.rowid <= ?", (low, high), db)
+        if total > _MIGRATE_CHUNK:
+            on_progress(f"  {min(done, total):,} of {total:,}")
+
+
+def figures_of_run(db: sqlite3.Connection, run_id: str) -> None:
+    """Kinds, facts and calls of a run whose summaries were written by SQL (an import, in
+    its transaction: `engine.whole_runs`), as the migration makes them for a chunk."""
+    _figures_of("s.run_id = ?", (run_id,), db)
+
+
+def _figures_of(where: str, params: tuple[Any, ...], db: sqlite3.Connection) -> int:
+    """Kinds, facts and calls of the summaries `where` selects (of `s`), new kinds numbered
+    per run after its last, in the order they first appear; how many facts were written."""
+    db.execute(
+        f"CREATE TEMP TABLE kinds_chunk AS SELECT s.rowid AS r, s.run_id, s.epoch, "
+        f"{KIND_JSON} AS j FROM episode_summaries AS s WHERE {where}",
+        params,
+    )
+    try:
         db.execute(
             "INSERT INTO episode_kinds (run_id, kind, episodes, kind_json) "
             "SELECT c.run_id, coalesce(b.next, 0) + ROW_NUMBER() OVER "
@@ -384,40 +399,15 @@ def _kinds_of_all(
             "FROM episode_kinds GROUP BY run_id) AS b USING (run_id) WHERE true "
             "ON CONFLICT (run_id, kind_json) DO UPDATE SET episodes = episodes + excluded.episodes"
         )
-        done += db.execute(
+        facts = db.execute(
             "INSERT INTO episode_facts (rowid, run_id, epoch, kind) "
             "SELECT c.r, c.run_id, c.epoch, k.kind FROM temp.kinds_chunk AS c "
             "JOIN episode_kinds AS k ON k.run_id = c.run_id AND k.kind_json = c.j ORDER BY c.r"
         ).rowcount
-        db.execute("DROP TABLE temp.kinds_chunk")
-        db.execute(_all_calls("WHERE s.rowid > ? AND s.rowid <= ?"), (low, high))
-        if total > _MIGRATE_CHUNK:
-            on_progress(f"  {min(done, total):,} of {total:,}")
-
-
-def figures_of_run(db: sqlite3.Connection, run_id: str) -> None:
-    """Kinds, facts and calls of a run whose summaries were written by SQL (an import, in
-    its transaction: `engine.whole_runs`), as `_kinds_of_all` makes them for a chunk."""
-    db.execute(
-        f"CREATE TEMP TABLE kinds_run AS SELECT rowid AS r, run_id, epoch, {KIND_JSON} "
-        "AS j FROM episode_summaries WHERE run_id = ?",
-        (run_id,),
-    )
-    try:
-        db.execute(
-            "INSERT INTO episode_kinds (run_id, kind, episodes, kind_json) "
-            "SELECT run_id, ROW_NUMBER() OVER (ORDER BY first) - 1, n, j FROM (SELECT run_id, "
-            "j, MIN(r) AS first, COUNT(*) AS n FROM temp.kinds_run GROUP BY j) WHERE true "
-            "ON CONFLICT (run_id, kind_json) DO UPDATE SET episodes = episodes + excluded.episodes"
-        )
-        db.execute(
-            "INSERT INTO episode_facts (rowid, run_id, epoch, kind) "
-            "SELECT c.r, c.run_id, c.epoch, k.kind FROM temp.kinds_run AS c "
-            "JOIN episode_kinds AS k ON k.run_id = c.run_id AND k.kind_json = c.j ORDER BY c.r"
-        )
     finally:
-        db.execute("DROP TABLE temp.kinds_run")
-    db.execute(_all_calls("WHERE s.run_id = ?"), (run_id,))
+        db.execute("DROP TABLE temp.kinds_chunk")
+    db.execute(_all_calls(f"WHERE {where}"), params)
+    return int(facts)
 
 
 def _kinds_on_threads(
